@@ -1,0 +1,81 @@
+/**
+ * Async dispatch: the same pipeline as sync dispatch, for methods that may return a Promise.
+ * Plain methods work too (they run on the event loop). Every request of a batch runs at once; the
+ * answers keep the batch's order.
+ *
+ * @module
+ */
+import type { Methods } from "./methods";
+import { environment, postProcessOf, serializerOf, type JsonOptions, type Options, type ResponseOptions } from "./options";
+import { processed, type Processed } from "./output";
+import { runAsync } from "./pipeline";
+import { toSerializable, type Response, type Serializable } from "./response";
+import { writeAll } from "./serializer";
+
+/**
+ * Async {@link "main".dispatchToResponse}: resolves to a Response, a list of them, or `undefined`.
+ *
+ * @example
+ * import { asyncDispatchToResponse, Success } from "rpcserver";
+ * await asyncDispatchToResponse('{"jsonrpc":"2.0","method":"ping","id":1}', { ping: async () => Success("pong") });
+ *
+ * @since 5.0.10
+ * @category dispatch
+ */
+export const dispatchToResponse = async <T = Response>(
+  request: string | Uint8Array,
+  methods?: Methods,
+  options?: ResponseOptions<T>,
+): Promise<Processed<T>> => {
+  const env = environment(methods, options, true);
+  return processed(env, postProcessOf(options), await runAsync(env, request));
+};
+
+/**
+ * Async {@link "main".dispatchToSerializable}.
+ *
+ * @example
+ * import { asyncDispatchToSerializable, Success } from "rpcserver";
+ * await asyncDispatchToSerializable('{"jsonrpc":"2.0","method":"ping","id":1}', { ping: async () => Success("pong") });
+ *
+ * @since 5.0.10
+ * @category dispatch
+ */
+export const dispatchToSerializable = async (
+  request: string | Uint8Array,
+  methods?: Methods,
+  options?: Options,
+): Promise<Serializable> => {
+  const env = environment(methods, options, true);
+  return toSerializable(await runAsync(env, request));
+};
+
+/**
+ * Async {@link "main".dispatchToJson}: resolves to JSON text, `""` when there is nothing to send.
+ * Rejects only for a bad `maxBatchSize` (RangeError) or an option of the wrong type (TypeError).
+ *
+ * @example
+ * import { asyncDispatch, Success } from "rpcserver";
+ * await asyncDispatch('{"jsonrpc":"2.0","method":"ping","id":1}', { ping: async () => Success("pong") });
+ *
+ * @since 5.0.10
+ * @category dispatch
+ */
+export const dispatchToJson = async (request: string | Uint8Array, methods?: Methods, options?: JsonOptions): Promise<string> => {
+  const env = environment(methods, options, true);
+  return writeAll(serializerOf(options), env.debug, await runAsync(env, request));
+};
+
+/** Spec spelling of {@link dispatchToJson} in this module. @since 5.0.10 @category aliases */
+export const dispatch_to_json = dispatchToJson;
+/** Spec spelling of {@link dispatchToSerializable} in this module. @since 5.0.10 @category aliases */
+export const dispatch_to_serializable = dispatchToSerializable;
+/** Spec spelling of {@link dispatchToResponse} in this module. @since 5.0.10 @category aliases */
+export const dispatch_to_response = dispatchToResponse;
+
+/** {@link dispatchToJson}: the package's `asyncDispatch`. @since 5.0.10 @category dispatch */
+export const asyncDispatch = dispatchToJson;
+/** {@link dispatchToSerializable}: the package's `asyncDispatchToSerializable`. @since 5.0.10 @category dispatch */
+export const asyncDispatchToSerializable = dispatchToSerializable;
+/** {@link dispatchToResponse}: the package's `asyncDispatchToResponse`. @since 5.0.10 @category dispatch */
+export const asyncDispatchToResponse = dispatchToResponse;

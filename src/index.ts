@@ -1,0 +1,56 @@
+/**
+ * rpcserver: JSON-RPC 2.0 request dispatch on fp-ts and io-ts.
+ *
+ * @example
+ * import { dispatch, method, Success } from "rpcserver";
+ * method(function ping() { return Success("pong"); });
+ * dispatch('{"jsonrpc":"2.0","method":"ping","id":1}'); // '{"jsonrpc":"2.0","result":"pong","id":1}'
+ *
+ * @module
+ */
+export {
+  asyncDispatch,
+  asyncDispatchToResponse,
+  asyncDispatchToSerializable,
+  asyncDispatch as async_dispatch,
+  asyncDispatchToResponse as async_dispatch_to_response,
+  asyncDispatchToSerializable as async_dispatch_to_serializable,
+} from "./async_main";
+export * as codes from "./codes";
+export { JsonRpcError } from "./exceptions";
+export { defaultLogger, setLogger, type Logger } from "./logger";
+export { dispatch, dispatchToJson, dispatchToResponse, dispatchToSerializable, dispatch_to_response, dispatch_to_serializable } from "./main";
+export {
+  globalMethods,
+  global_methods,
+  method,
+  withParams,
+  type Method,
+  type MethodOf,
+  type MethodOptions,
+  type Methods,
+  type ParamsArgs,
+} from "./methods";
+export type { JsonOptions, Options, ResponseOptions } from "./options";
+export type { Processed } from "./output";
+export { requestCodec, validateRequest, type Id, type Request } from "./request";
+export {
+  ErrorResponse,
+  SuccessResponse,
+  toDict,
+  toErrorDict,
+  toSerializable,
+  toSuccessDict,
+  to_dict,
+  to_error_dict,
+  to_serializable,
+  to_success_dict,
+  type ErrorDict,
+  type Response,
+  type Serializable,
+  type SuccessDict,
+} from "./response";
+export { Error, InvalidParams, Success, type ErrorResult, type Result, type SuccessResult } from "./result";
+export { NOCONTEXT, NODATA } from "./sentinels";
+export { serialize } from "./serializer";
+export { VERSION, __version__ } from "./version";

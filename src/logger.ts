@@ -1,0 +1,57 @@
+/**
+ * The replaceable logger. Python's `rpcserver.*` loggers become one console-compatible object:
+ * errors and warnings go to stderr by default, per-request info lines are silent.
+ *
+ * The current logger lives on `globalThis` under a registered symbol so that the ESM and the
+ * CommonJS builds, if both are loaded, log through the same one.
+ *
+ * @module
+ */
+
+/**
+ * What rpcserver logs through: `console`, pino and winston loggers all fit.
+ *
+ * @since 5.0.10
+ * @category logging
+ */
+export interface Logger {
+  readonly error: (...args: unknown[]) => void;
+  readonly warn: (...args: unknown[]) => void;
+  readonly info: (...args: unknown[]) => void;
+}
+
+const noop = (): void => undefined;
+
+/**
+ * The default logger: `console.error` and `console.warn` (stderr in Node), silent `info`.
+ *
+ * @since 5.0.10
+ * @category logging
+ */
+export const defaultLogger: Logger = {
+  error: (...args) => console.error(...args),
+  warn: (...args) => console.warn(...args),
+  info: noop,
+};
+
+const SLOT = Symbol.for("rpcserver.logger");
+type Slot = { [SLOT]?: Logger };
+
+/** The logger in force now. @internal */
+export const log = (): Logger => (globalThis as Slot)[SLOT] ?? defaultLogger;
+
+/**
+ * Replaces the logger used by dispatch and the development server; returns the previous one.
+ *
+ * @example
+ * import { setLogger } from "rpcserver";
+ * setLogger(console); // also print per-request info lines
+ *
+ * @since 5.0.10
+ * @category logging
+ */
+export const setLogger = (logger: Logger): Logger => {
+  const previous = log();
+  (globalThis as Slot)[SLOT] = logger;
+  return previous;
+};

@@ -1,0 +1,78 @@
+/**
+ * Sync dispatch: request text in, the answer out, synchronously. Methods must return a Result; a
+ * Promise is refused with -32603 (use `rpcserver/async_main` for async methods).
+ *
+ * @module
+ */
+import type { Methods } from "./methods";
+import { environment, postProcessOf, serializerOf, type JsonOptions, type Options, type ResponseOptions } from "./options";
+import { processed, type Processed } from "./output";
+import { runSync } from "./pipeline";
+import { toSerializable, type Response, type Serializable } from "./response";
+import { writeAll } from "./serializer";
+
+/**
+ * Dispatches to Responses (fp-ts Eithers): one for a single request, a list for a batch,
+ * `undefined` when there is nothing to send. With `postProcess`, whatever it makes of each.
+ *
+ * @example
+ * import * as E from "fp-ts/Either";
+ * import { dispatchToResponse, Success, type Response } from "rpcserver";
+ * const response = dispatchToResponse('{"jsonrpc":"2.0","method":"ping","id":1}', { ping: () => Success("pong") });
+ * E.isRight(response as Response); // true
+ *
+ * @since 5.0.10
+ * @category dispatch
+ */
+export const dispatchToResponse = <T = Response>(
+  request: string | Uint8Array,
+  methods?: Methods,
+  options?: ResponseOptions<T>,
+): Processed<T> => {
+  const env = environment(methods, options, false);
+  return processed(env, postProcessOf(options), runSync(env, request));
+};
+
+/**
+ * Dispatches to response objects: an object for a single request, a list for a batch,
+ * `undefined` when there is nothing to send.
+ *
+ * @example
+ * import { dispatchToSerializable, Success } from "rpcserver";
+ * dispatchToSerializable('{"jsonrpc":"2.0","method":"ping","id":1}', { ping: () => Success("pong") });
+ * // { jsonrpc: "2.0", result: "pong", id: 1 }
+ *
+ * @since 5.0.10
+ * @category dispatch
+ */
+export const dispatchToSerializable = (request: string | Uint8Array, methods?: Methods, options?: Options): Serializable => {
+  const env = environment(methods, options, false);
+  return toSerializable(runSync(env, request));
+};
+
+/**
+ * Dispatches to JSON text; `""` when there is nothing to send. Never throws for any request; only
+ * a bad `maxBatchSize` (RangeError) or an option of the wrong type (TypeError) does.
+ *
+ * @example
+ * import { dispatch, Success } from "rpcserver";
+ * dispatch('{"jsonrpc":"2.0","method":"ping","id":1}', { ping: () => Success("pong") });
+ * // '{"jsonrpc":"2.0","result":"pong","id":1}'
+ *
+ * @since 5.0.10
+ * @category dispatch
+ */
+export const dispatchToJson = (request: string | Uint8Array, methods?: Methods, options?: JsonOptions): string => {
+  const env = environment(methods, options, false);
+  return writeAll(serializerOf(options), env.debug, runSync(env, request));
+};
+
+/** {@link dispatchToJson}, the package's main entry point. @since 5.0.10 @category dispatch */
+export const dispatch = dispatchToJson;
+
+/** Spec spelling of {@link dispatchToJson}. @since 5.0.10 @category aliases */
+export const dispatch_to_json = dispatchToJson;
+/** Spec spelling of {@link dispatchToSerializable}. @since 5.0.10 @category aliases */
+export const dispatch_to_serializable = dispatchToSerializable;
+/** Spec spelling of {@link dispatchToResponse}. @since 5.0.10 @category aliases */
+export const dispatch_to_response = dispatchToResponse;
