@@ -4,7 +4,10 @@ export default {
   roots: ["<rootDir>/tests"],
   testMatch: ["**/*.test.ts"],
   transform: {
-    "^.+\\.(t|j)sx?$": ["@swc/jest", { jsc: { target: "es2022", parser: { syntax: "typescript" } }, module: { type: "commonjs" } }],
+    "^.+\\.(t|j)sx?$": [
+      "@swc/jest",
+      { jsc: { target: "es2022", parser: { syntax: "typescript" } }, module: { type: "commonjs" } },
+    ],
   },
   moduleFileExtensions: ["ts", "js", "mjs", "cjs", "json"],
   testTimeout: 60000,

@@ -6,7 +6,14 @@
  * @module
  */
 import type { Methods } from "./methods";
-import { environment, postProcessOf, serializerOf, type JsonOptions, type Options, type ResponseOptions } from "./options";
+import {
+  environment,
+  postProcessOf,
+  serializerOf,
+  type JsonOptions,
+  type Options,
+  type ResponseOptions,
+} from "./options";
 import { processed, type Processed } from "./output";
 import { runAsync } from "./pipeline";
 import { toSerializable, type Response, type Serializable } from "./response";
@@ -61,7 +68,11 @@ export const dispatchToSerializable = async (
  * @since 5.0.10
  * @category dispatch
  */
-export const dispatchToJson = async (request: string | Uint8Array, methods?: Methods, options?: JsonOptions): Promise<string> => {
+export const dispatchToJson = async (
+  request: string | Uint8Array,
+  methods?: Methods,
+  options?: JsonOptions,
+): Promise<string> => {
   const env = environment(methods, options, true);
   return writeAll(serializerOf(options), env.debug, await runAsync(env, request));
 };

@@ -19,7 +19,14 @@ export {
 export * as codes from "./codes";
 export { JsonRpcError } from "./exceptions";
 export { defaultLogger, setLogger, type Logger } from "./logger";
-export { dispatch, dispatchToJson, dispatchToResponse, dispatchToSerializable, dispatch_to_response, dispatch_to_serializable } from "./main";
+export {
+  dispatch,
+  dispatchToJson,
+  dispatchToResponse,
+  dispatchToSerializable,
+  dispatch_to_response,
+  dispatch_to_serializable,
+} from "./main";
 export {
   globalMethods,
   global_methods,

@@ -5,7 +5,14 @@
  * @module
  */
 import type { Methods } from "./methods";
-import { environment, postProcessOf, serializerOf, type JsonOptions, type Options, type ResponseOptions } from "./options";
+import {
+  environment,
+  postProcessOf,
+  serializerOf,
+  type JsonOptions,
+  type Options,
+  type ResponseOptions,
+} from "./options";
 import { processed, type Processed } from "./output";
 import { runSync } from "./pipeline";
 import { toSerializable, type Response, type Serializable } from "./response";
@@ -45,7 +52,11 @@ export const dispatchToResponse = <T = Response>(
  * @since 5.0.10
  * @category dispatch
  */
-export const dispatchToSerializable = (request: string | Uint8Array, methods?: Methods, options?: Options): Serializable => {
+export const dispatchToSerializable = (
+  request: string | Uint8Array,
+  methods?: Methods,
+  options?: Options,
+): Serializable => {
   const env = environment(methods, options, false);
   return toSerializable(runSync(env, request));
 };

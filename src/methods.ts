@@ -159,6 +159,7 @@ const hasOwn = Object.prototype.hasOwnProperty;
 
 /** The method registered under `name` as an own entry, if it is a function. @internal */
 export const lookup = (methods: Methods, name: string): Method | undefined => {
-  const f = methods instanceof Map ? methods.get(name) : hasOwn.call(methods, name) ? (methods as Registry)[name] : undefined;
+  const f =
+    methods instanceof Map ? methods.get(name) : hasOwn.call(methods, name) ? (methods as Registry)[name] : undefined;
   return typeof f === "function" ? f : undefined;
 };

@@ -56,7 +56,8 @@ const idOf = (request: Request): Id => (request.id === undefined ? null : reques
 const error = (code: number, message: string, data: unknown, id: Id | null): E.Either<ErrorResponse, never> =>
   E.left(ErrorResponse(code, message, data, id));
 
-const invalidRequest = (why: string): E.Either<ErrorResponse, never> => error(ERROR_INVALID_REQUEST, "Invalid Request", why, null);
+const invalidRequest = (why: string): E.Either<ErrorResponse, never> =>
+  error(ERROR_INVALID_REQUEST, "Invalid Request", why, null);
 
 /** Logging must never cost a client its answer, so a logger that throws is ignored. */
 const logError = (message: string, thrown?: unknown): void => {
@@ -75,7 +76,8 @@ export const parse: Stage<unknown, unknown> = (env, request) => {
   try {
     const text: unknown = request instanceof Uint8Array ? utf8.decode(request) : request;
     if (env.deserializer !== undefined) return E.right(env.deserializer(text as string));
-    if (typeof text !== "string") throw new TypeError(`the request must be a string or UTF-8 bytes, got ${typeof text}`);
+    if (typeof text !== "string")
+      throw new TypeError(`the request must be a string or UTF-8 bytes, got ${typeof text}`);
     return E.right(JSON.parse(text));
   } catch (thrown) {
     return error(ERROR_PARSE_ERROR, "Parse error", messageOf(thrown), null);
@@ -135,7 +137,8 @@ const apply = (env: Env, { method, params }: Invocation): unknown => {
 const isResult = (value: unknown): value is Result => {
   if (typeof value !== "object" || value === null) return false;
   const either = value as { _tag?: unknown; left?: unknown; right?: unknown };
-  if (either._tag === "Right") return typeof either.right === "object" && either.right !== null && "result" in either.right;
+  if (either._tag === "Right")
+    return typeof either.right === "object" && either.right !== null && "result" in either.right;
   return either._tag === "Left" && typeof either.left === "object" && either.left !== null;
 };
 
@@ -170,7 +173,12 @@ const refuse = (request: Request, thenable: PromiseLike<unknown>): Response => {
     logError(`rpcserver: method "${request.method}" rejected after sync dispatch refused its Promise`, thrown),
   );
   logError(`rpcserver: method "${request.method}" returned a Promise to sync dispatch`);
-  return failure(ERROR_INTERNAL_ERROR, "Internal error", "The method returned a Promise; use asyncDispatch", idOf(request));
+  return failure(
+    ERROR_INTERNAL_ERROR,
+    "Internal error",
+    "The method returned a Promise; use asyncDispatch",
+    idOf(request),
+  );
 };
 
 const settle = (env: Env, request: Request, thenable: PromiseLike<unknown>): Promise<Response> =>
@@ -233,7 +241,8 @@ export const collect = (
 ): Response | Response[] | undefined => {
   if (!Array.isArray(outcomes)) return outcomes as Response | undefined;
   const responses: Response[] = [];
-  for (const outcome of outcomes as ReadonlyArray<Response | undefined>) if (outcome !== undefined) responses.push(outcome);
+  for (const outcome of outcomes as ReadonlyArray<Response | undefined>)
+    if (outcome !== undefined) responses.push(outcome);
   return responses.length === 0 ? undefined : responses;
 };
 

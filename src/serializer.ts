@@ -59,7 +59,13 @@ const writeDefault = (response: Response): string => {
 
 /** An id that the serializer could not write, written as best it can be; never throws. */
 const lastResortId = (id: Id | null): string =>
-  typeof id === "string" ? JSON.stringify(id) : typeof id === "number" && Number.isFinite(id) ? String(id) : typeof id === "bigint" ? id.toString() : "null";
+  typeof id === "string"
+    ? JSON.stringify(id)
+    : typeof id === "number" && Number.isFinite(id)
+      ? String(id)
+      : typeof id === "bigint"
+        ? id.toString()
+        : "null";
 
 /** A serializer's output must be text: it is joined into a batch and sent. */
 const asText = (output: unknown): string => {
