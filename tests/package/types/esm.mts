@@ -1,0 +1,39 @@
+// Compiled against the BUILT package's ESM types (dist/esm/*.d.ts) under strict NodeNext resolution.
+import * as E from "fp-ts/lib/Either.js";
+import * as t from "io-ts";
+import {
+  asyncDispatch,
+  dispatch,
+  dispatchToResponse,
+  Error as RpcError,
+  method,
+  NODATA,
+  Success,
+  withParams,
+  type Response,
+  type Result,
+} from "rpcserver";
+import { ERROR_METHOD_NOT_FOUND } from "rpcserver/codes";
+import { NODATA as NODATA2 } from "rpcserver/sentinels";
+import { toDict } from "rpcserver/response";
+import { serve } from "rpcserver/server";
+
+const add = method({ name: "add", params: t.tuple([t.number, t.number]) })((a, b) => Success(a + b));
+const sum: number = add.length;
+const typed = withParams(t.type({ name: t.string }), ({ name }) => Success(name.toUpperCase()));
+const ping = method(function ping(): Result {
+  return Success("pong");
+});
+// @ts-expect-error a method must return a Result
+method(function notAResult(): number {
+  return 1;
+});
+const text: string = dispatch('{"jsonrpc":"2.0","method":"ping","id":1}', { ping, typed });
+const later: Promise<string> = asyncDispatch("[]");
+const response = dispatchToResponse("{}") as Response;
+const code: number = E.isLeft(response) ? response.left.code : ERROR_METHOD_NOT_FOUND;
+const same: typeof NODATA = NODATA2;
+const error: Result = RpcError(1, "x", NODATA);
+const dict = toDict(response);
+const server: ReturnType<typeof serve> = serve("localhost", 0);
+export { sum, text, later, code, same, error, dict, server };
