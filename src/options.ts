@@ -9,7 +9,9 @@ import type { Response } from "./response";
 import { NOCONTEXT } from "./sentinels";
 
 /**
- * Options every dispatch function takes.
+ * Options every dispatch function takes. Each member also accepts an explicit `undefined`, meaning
+ * the default, so callers compiled with `exactOptionalPropertyTypes` can pass `{ maxBatchSize: limit }`
+ * with a `limit` that may be unset, as the defaults below promise.
  *
  * @since 5.0.10
  * @category options
@@ -18,13 +20,13 @@ export interface Options {
   /** Passed as the first argument to every method; clients can neither see nor set it. Default `NOCONTEXT` (none); `undefined` also means none. */
   readonly context?: unknown;
   /** Turns the request text into a value. Default `JSON.parse`. If it throws: -32700 with the message as `data`. */
-  readonly deserializer?: (request: string) => unknown;
+  readonly deserializer?: ((request: string) => unknown) | undefined;
   /** Throws for an invalid request object (any exception: -32600). Default: the JSON-RPC 2.0 schema (`requestCodec`). Called once per batch member. `() => undefined` turns validation off. */
-  readonly validator?: (request: unknown) => unknown;
+  readonly validator?: ((request: unknown) => unknown) | undefined;
   /** Sends an uncaught exception's message in `data`. Default `false`: such messages may hold secrets. */
-  readonly debug?: boolean;
+  readonly debug?: boolean | undefined;
   /** The largest batch; a larger one gets one -32600 and none of it runs. Default: no limit (`undefined` or `null`). A value that is not a positive integer is a `RangeError`. */
-  readonly maxBatchSize?: number | null;
+  readonly maxBatchSize?: number | null | undefined;
 }
 
 /**
@@ -35,7 +37,7 @@ export interface Options {
  */
 export interface ResponseOptions<T = Response> extends Options {
   /** Applied to each Response before it is returned. Default: identity. */
-  readonly postProcess?: (response: Response) => T;
+  readonly postProcess?: ((response: Response) => T) | undefined;
 }
 
 /**
@@ -46,7 +48,7 @@ export interface ResponseOptions<T = Response> extends Options {
  */
 export interface JsonOptions extends Options {
   /** Turns one response object into JSON text. Default: `serialize` (JSON that refuses NaN, Infinity, BigInt and cycles). */
-  readonly serializer?: (response: unknown) => string;
+  readonly serializer?: ((response: unknown) => string) | undefined;
 }
 
 /** What the stages of one dispatch call read. @internal */

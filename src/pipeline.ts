@@ -104,6 +104,17 @@ export const validate: Stage<unknown, Request> = (env, value) => {
     : invalidRequest("method: must be a string");
 };
 
+/**
+ * An exception from a method's own code (the method, or its params codec) as the error to send: a
+ * JsonRpcError as given, anything else -32603 (logged; its message in `data` only under `debug`).
+ */
+const thrownError = (env: Env, request: Request, thrown: unknown): ErrorResponse => {
+  const id = idOf(request);
+  if (isJsonRpcError(thrown)) return ErrorResponse(thrown.code, thrown.message, thrown.data, id);
+  logError(`rpcserver: method "${request.method}" raised an exception`, thrown);
+  return ErrorResponse(ERROR_INTERNAL_ERROR, "Internal error", env.debug ? messageOf(thrown) : NODATA, id);
+};
+
 /** Stage 3: the method the request names, and the params it will receive (decoded, when it has a codec). */
 export const resolve: Stage<Request, Invocation> = (env, request) => {
   const method = lookup(env.methods, request.method);
@@ -115,7 +126,14 @@ export const resolve: Stage<Request, Invocation> = (env, request) => {
       ? E.right({ request, method, params: request.params })
       : error(ERROR_INVALID_PARAMS, "Invalid params", why, idOf(request));
   }
-  const decoded = codec.decode(paramsToDecode(request.params));
+  let decoded: ReturnType<typeof codec.decode>;
+  try {
+    decoded = codec.decode(paramsToDecode(request.params));
+  } catch (thrown) {
+    // A codec is the method's own code: its exception answers this request alone, as the method's
+    // would, rather than escaping to -32000 for the whole dispatch (and every other batch member).
+    return E.left(thrownError(env, request, thrown));
+  }
   return E.isRight(decoded)
     ? E.right({ request, method, params: decoded.right })
     : error(ERROR_INVALID_PARAMS, "Invalid params", report(decoded.left), idOf(request));
@@ -160,12 +178,7 @@ const fromReturned = (request: Request, returned: unknown): Response => {
 };
 
 /** A method's exception as the Response: JsonRpcError is sent as given, anything else is -32603. */
-const fromThrown = (env: Env, request: Request, thrown: unknown): Response => {
-  const id = idOf(request);
-  if (isJsonRpcError(thrown)) return failure(thrown.code, thrown.message, thrown.data, id);
-  logError(`rpcserver: method "${request.method}" raised an exception`, thrown);
-  return failure(ERROR_INTERNAL_ERROR, "Internal error", env.debug ? messageOf(thrown) : NODATA, id);
-};
+const fromThrown = (env: Env, request: Request, thrown: unknown): Response => E.left(thrownError(env, request, thrown));
 
 /** Sync dispatch cannot wait: the Promise is refused, and its rejection marked handled so it cannot crash the host. */
 const refuse = (request: Request, thenable: PromiseLike<unknown>): Response => {
@@ -181,9 +194,20 @@ const refuse = (request: Request, thenable: PromiseLike<unknown>): Response => {
   );
 };
 
+/**
+ * Async dispatch waits for the method. Reading what it resolved to may throw (a Proxy, a getter), as
+ * it may in sync dispatch, where `invoke`'s catch makes it -32603; here it is caught the same way, so
+ * the promise never rejects and one member cannot turn a whole batch into -32000.
+ */
 const settle = (env: Env, request: Request, thenable: PromiseLike<unknown>): Promise<Response> =>
   Promise.resolve(thenable).then(
-    (value) => fromReturned(request, value),
+    (value) => {
+      try {
+        return fromReturned(request, value);
+      } catch (thrown) {
+        return fromThrown(env, request, thrown);
+      }
+    },
     (thrown: unknown) => fromThrown(env, request, thrown),
   );
 

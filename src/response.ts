@@ -137,7 +137,9 @@ export const toSuccessDict = (response: SuccessResponse): SuccessDict => ({
 });
 
 /**
- * An ErrorResponse as a response object, leaving out `data` when it is `NODATA`.
+ * An ErrorResponse as a response object, leaving out `data` when it is `NODATA`, or `undefined`
+ * (an error Result built by hand without `data`): JSON has no `undefined`, and the default writer
+ * leaves it out too, so every output form agrees on the member being absent.
  *
  * @example
  * import { toErrorDict, ErrorResponse } from "rpcserver/response";
@@ -151,7 +153,7 @@ export const toSuccessDict = (response: SuccessResponse): SuccessDict => ({
 export const toErrorDict = (response: ErrorResponse): ErrorDict => ({
   jsonrpc: "2.0",
   error:
-    response.data === NODATA
+    response.data === NODATA || response.data === undefined
       ? { code: response.code, message: response.message }
       : { code: response.code, message: response.message, data: response.data },
   id: response.id,

@@ -1,0 +1,225 @@
+/**
+ * The public names: version constants, codes, sentinels, every specification-spelling alias as the
+ * same function object as its TypeScript name, and the deprecated names.
+ */
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import * as index from "../src";
+import * as asyncMain from "../src/async_main";
+import * as codes from "../src/codes";
+import * as main from "../src/main";
+import * as methods from "../src/methods";
+import * as response from "../src/response";
+import * as result from "../src/result";
+import * as sentinels from "../src/sentinels";
+import { recordWarnings } from "./support";
+
+describe("version", () => {
+  test("__version__ and VERSION are both 5.0.10, the package's version", () => {
+    expect(index.__version__).toBe("5.0.10");
+    expect(index.VERSION).toBe("5.0.10");
+    const pkg = JSON.parse(readFileSync(join(__dirname, "..", "package.json"), "utf8")) as { version: string };
+    expect(pkg.version).toBe(index.__version__);
+  });
+});
+
+describe("codes", () => {
+  test("the constants, ERROR_METHOD_NOT_FOUND included", () => {
+    expect({ ...codes }).toStrictEqual({
+      ERROR_PARSE_ERROR: -32700,
+      ERROR_INVALID_REQUEST: -32600,
+      ERROR_METHOD_NOT_FOUND: -32601,
+      ERROR_INVALID_PARAMS: -32602,
+      ERROR_INTERNAL_ERROR: -32603,
+      ERROR_SERVER_ERROR: -32000,
+      RESERVED_MIN: -32768,
+      RESERVED_MAX: -32000,
+    });
+  });
+
+  test("the package's codes namespace is the codes module", () => {
+    expect({ ...index.codes }).toStrictEqual({ ...codes });
+  });
+});
+
+describe("sentinels", () => {
+  test("NODATA and NOCONTEXT are distinct registered symbols", () => {
+    expect(typeof sentinels.NODATA).toBe("symbol");
+    expect(typeof sentinels.NOCONTEXT).toBe("symbol");
+    expect(sentinels.NODATA).not.toBe(sentinels.NOCONTEXT);
+    expect(sentinels.NODATA).toBe(Symbol.for("rpcserver.NODATA"));
+    expect(sentinels.NOCONTEXT).toBe(Symbol.for("rpcserver.NOCONTEXT"));
+    expect(index.NODATA).toBe(sentinels.NODATA);
+    expect(index.NOCONTEXT).toBe(sentinels.NOCONTEXT);
+  });
+});
+
+describe("the package's own names", () => {
+  test.each([
+    "method",
+    "Success",
+    "Error",
+    "InvalidParams",
+    "JsonRpcError",
+    "dispatch",
+    "dispatch_to_serializable",
+    "dispatch_to_response",
+    "async_dispatch",
+    "async_dispatch_to_serializable",
+    "async_dispatch_to_response",
+    "dispatchToSerializable",
+    "dispatchToResponse",
+    "asyncDispatch",
+    "asyncDispatchToSerializable",
+    "asyncDispatchToResponse",
+    "globalMethods",
+    "global_methods",
+    "toDict",
+    "toSerializable",
+    "setLogger",
+  ])("%s is exported", (name) => {
+    expect((index as Record<string, unknown>)[name]).toBeDefined();
+  });
+
+  test("the package's names are the modules' own objects", () => {
+    expect(index.method).toBe(methods.method);
+    expect(index.Success).toBe(result.Success);
+    expect(index.Error).toBe(result.Error);
+    expect(index.InvalidParams).toBe(result.InvalidParams);
+    expect(index.dispatch).toBe(main.dispatch);
+    expect(index.dispatchToSerializable).toBe(main.dispatchToSerializable);
+    expect(index.dispatchToResponse).toBe(main.dispatchToResponse);
+    expect(index.asyncDispatch).toBe(asyncMain.dispatchToJson);
+    expect(index.asyncDispatchToSerializable).toBe(asyncMain.dispatchToSerializable);
+    expect(index.asyncDispatchToResponse).toBe(asyncMain.dispatchToResponse);
+    expect(index.globalMethods).toBe(methods.globalMethods);
+    expect(index.toDict).toBe(response.toDict);
+  });
+});
+
+describe("specification spellings are the same function objects", () => {
+  test.each([
+    ["main", "dispatch", main.dispatch, main.dispatchToJson],
+    ["main", "dispatch_to_json", main.dispatch_to_json, main.dispatchToJson],
+    ["main", "dispatch_to_serializable", main.dispatch_to_serializable, main.dispatchToSerializable],
+    ["main", "dispatch_to_response", main.dispatch_to_response, main.dispatchToResponse],
+    ["async_main", "dispatch_to_json", asyncMain.dispatch_to_json, asyncMain.dispatchToJson],
+    ["async_main", "asyncDispatch", asyncMain.asyncDispatch, asyncMain.dispatchToJson],
+    ["async_main", "dispatch_to_serializable", asyncMain.dispatch_to_serializable, asyncMain.dispatchToSerializable],
+    [
+      "async_main",
+      "asyncDispatchToSerializable",
+      asyncMain.asyncDispatchToSerializable,
+      asyncMain.dispatchToSerializable,
+    ],
+    ["async_main", "dispatch_to_response", asyncMain.dispatch_to_response, asyncMain.dispatchToResponse],
+    ["async_main", "asyncDispatchToResponse", asyncMain.asyncDispatchToResponse, asyncMain.dispatchToResponse],
+    ["response", "to_dict", response.to_dict, response.toDict],
+    ["response", "to_success_dict", response.to_success_dict, response.toSuccessDict],
+    ["response", "to_error_dict", response.to_error_dict, response.toErrorDict],
+    ["response", "to_serializable", response.to_serializable, response.toSerializable],
+    ["response", "serialize_error", response.serialize_error, response.serializeError],
+    ["response", "serialize_success", response.serialize_success, response.serializeSuccess],
+    ["methods", "global_methods", methods.global_methods, methods.globalMethods],
+    ["index", "dispatch_to_serializable", index.dispatch_to_serializable, index.dispatchToSerializable],
+    ["index", "dispatch_to_response", index.dispatch_to_response, index.dispatchToResponse],
+    ["index", "async_dispatch", index.async_dispatch, index.asyncDispatch],
+    [
+      "index",
+      "async_dispatch_to_serializable",
+      index.async_dispatch_to_serializable,
+      index.asyncDispatchToSerializable,
+    ],
+    ["index", "async_dispatch_to_response", index.async_dispatch_to_response, index.asyncDispatchToResponse],
+    ["index", "global_methods", index.global_methods, index.globalMethods],
+    ["index", "to_dict", index.to_dict, index.toDict],
+    ["index", "to_success_dict", index.to_success_dict, index.toSuccessDict],
+    ["index", "to_error_dict", index.to_error_dict, index.toErrorDict],
+    ["index", "to_serializable", index.to_serializable, index.toSerializable],
+  ])("%s.%s", (_module, _name, alias, canonical) => {
+    expect(canonical).toBeDefined();
+    expect(alias).toBe(canonical);
+  });
+
+  test("dispatch_to_json in main and in async_main are different functions (sync and async)", () => {
+    expect(main.dispatch_to_json).not.toBe(asyncMain.dispatch_to_json);
+    expect(typeof main.dispatch_to_json('{"jsonrpc":"2.0","method":"x"}', {})).toBe("string");
+    const pending = asyncMain.dispatch_to_json('{"jsonrpc":"2.0","method":"x"}', {});
+    expect(pending).toBeInstanceOf(Promise);
+    return expect(pending).resolves.toBe("");
+  });
+});
+
+describe("deprecated functions", () => {
+  /** A fresh copy of the response module (and of the once-per-process memory of warnings). */
+  const freshResponse = async (): Promise<typeof response> => {
+    let fresh: typeof response | undefined;
+    await jest.isolateModulesAsync(async () => {
+      fresh = await import("../src/response");
+    });
+    if (fresh === undefined) throw new globalThis.Error("the module did not load");
+    return fresh;
+  };
+
+  test("serializeError and serializeSuccess each warn DeprecationWarning exactly once per process", async () => {
+    const warnings = recordWarnings();
+    try {
+      const fresh = await freshResponse();
+      expect(fresh.serializeError).not.toBe(response.serializeError);
+      const error = fresh.ErrorResponse(1, "Oops", sentinels.NODATA, 1);
+      const success = fresh.SuccessResponse("pong", 1);
+      expect(fresh.serializeError(error)).toStrictEqual({ jsonrpc: "2.0", error: { code: 1, message: "Oops" }, id: 1 });
+      fresh.serializeError(error);
+      fresh.serialize_error(error);
+      expect(warnings.warnings()).toStrictEqual([
+        {
+          message: "serializeError is deprecated and will be removed in 6.0; use toErrorDict instead",
+          type: "DeprecationWarning",
+        },
+      ]);
+      expect(fresh.serializeSuccess(success)).toStrictEqual({ jsonrpc: "2.0", result: "pong", id: 1 });
+      fresh.serializeSuccess(success);
+      fresh.serialize_success(success);
+      expect(warnings.warnings()).toStrictEqual([
+        {
+          message: "serializeError is deprecated and will be removed in 6.0; use toErrorDict instead",
+          type: "DeprecationWarning",
+        },
+        {
+          message: "serializeSuccess is deprecated and will be removed in 6.0; use toSuccessDict instead",
+          type: "DeprecationWarning",
+        },
+      ]);
+    } finally {
+      warnings.restore();
+    }
+  });
+
+  test("the non-deprecated conversions do not warn", async () => {
+    const warnings = recordWarnings();
+    try {
+      const fresh = await freshResponse();
+      fresh.toErrorDict(fresh.ErrorResponse(1, "Oops", sentinels.NODATA, 1));
+      fresh.toSuccessDict(fresh.SuccessResponse("pong", 1));
+      expect(warnings.warnings()).toStrictEqual([]);
+    } finally {
+      warnings.restore();
+    }
+  });
+
+  test("without process.emitWarning (a browser), the warning goes to console.warn", async () => {
+    const emitWarning = process.emitWarning;
+    const warn = jest.spyOn(console, "warn").mockImplementation(() => undefined);
+    (process as { emitWarning?: unknown }).emitWarning = undefined;
+    try {
+      const fresh = await freshResponse();
+      fresh.serializeSuccess(fresh.SuccessResponse(1, 1));
+      expect(warn.mock.calls).toStrictEqual([
+        ["DeprecationWarning: serializeSuccess is deprecated and will be removed in 6.0; use toSuccessDict instead"],
+      ]);
+    } finally {
+      process.emitWarning = emitWarning;
+      warn.mockRestore();
+    }
+  });
+});
