@@ -60,4 +60,5 @@ export {
 export { Error, InvalidParams, Success, type ErrorResult, type Result, type SuccessResult } from "./result";
 export { NOCONTEXT, NODATA } from "./sentinels";
 export { serialize } from "./serializer";
+export { serve, type ServeOptions } from "./server";
 export { VERSION, __version__ } from "./version";

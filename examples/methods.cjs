@@ -1,0 +1,25 @@
+/**
+ * A CommonJS module whose exported functions are its methods (no `method(...)` calls needed):
+ *
+ *     npx rpcserver examples/methods.cjs --port 5000
+ *
+ * The command serves every function the module exports; each must return a Result.
+ */
+const { InvalidParams, Success } = require("rpcserver");
+
+module.exports = {
+  /** `[6, 7]` -> `42`. */
+  multiply(a, b) {
+    return typeof a === "number" && typeof b === "number" ? Success(a * b) : InvalidParams("two numbers expected");
+  },
+
+  /** `["hello"]` -> `"HELLO"`. */
+  upper(text) {
+    return typeof text === "string" ? Success(text.toUpperCase()) : InvalidParams("a string expected");
+  },
+
+  /** An async function works as well. */
+  async now() {
+    return Success(new Date().toISOString());
+  },
+};

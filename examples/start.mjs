@@ -1,0 +1,29 @@
+/**
+ * `npm start`: serves examples/methods.mjs on localhost:5000 (the PORT environment variable
+ * overrides the port; PORT=0 picks a free one) and prints a curl command to try. Ctrl-C stops it.
+ */
+import { serve } from "rpcserver";
+import "./methods.mjs";
+
+const DEFAULT_PORT = 5000;
+const port = process.env.PORT === undefined || process.env.PORT === "" ? DEFAULT_PORT : Number(process.env.PORT);
+
+let server;
+try {
+  server = await serve("localhost", port);
+} catch (error) {
+  console.error(error.message);
+  process.exit(1);
+}
+
+const url = `http://localhost:${server.address().port}/`;
+const body = '{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}';
+console.log(`Try it:\n  curl -s -X POST ${url} -H 'Content-Type: application/json' -d '${body}'`);
+console.log("Methods: ping, add, divide, greet, sleep, getUser, withdraw, crash, log (see examples/methods.mjs)");
+
+const stop = () => {
+  server.close(() => process.exit(0));
+  server.closeAllConnections();
+};
+process.once("SIGINT", stop);
+process.once("SIGTERM", stop);

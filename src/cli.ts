@@ -1,0 +1,207 @@
+/**
+ * The `rpcserver` command: serves the methods of a JavaScript module with the development server.
+ *
+ *     rpcserver ./methods.js --host localhost --port 5000
+ *
+ * Rules:
+ * - The module (ESM or CommonJS, path relative to the current directory) is imported once. Its
+ *   methods are those it registers with `method(...)` (the process-wide `globalMethods`, which
+ *   the ESM and CommonJS builds share), plus the functions it exports: named exports that are
+ *   functions, and the functions of a default export that is an object. A registered method wins
+ *   over an exported function of the same name; a function registered and exported is served once.
+ * - The default host is `localhost` (the command is for trying things out on your own machine;
+ *   `--host ""` or `--host 0.0.0.0` listens on every interface), the default port 5000.
+ * - Exit status: 0 for `--help`, `--version` and a stop by SIGINT or SIGTERM; 2 for a usage error
+ *   (no module, a bad option or port); 1 when the module cannot be found or loaded, has no methods,
+ *   or the server cannot listen (a port in use). Every failure says why on stderr.
+ *
+ * @module
+ */
+import { existsSync } from "node:fs";
+import { resolve } from "node:path";
+import { pathToFileURL } from "node:url";
+import { parseArgs } from "node:util";
+import type { Server } from "node:http";
+import { messageOf } from "./describe";
+import { globalMethods, method, type Method } from "./methods";
+import { DEFAULT_PORT, serve } from "./server";
+import { VERSION } from "./version";
+
+/** The command's default host: local connections only (unlike `serve`, whose default is every interface). */
+const CLI_DEFAULT_HOST = "localhost";
+
+/** Exit status of a usage error, as most Unix tools use. */
+const EXIT_USAGE = 2;
+
+/** Exit status of any other failure. */
+const EXIT_FAILURE = 1;
+
+const USAGE = `Usage: rpcserver <module> [--host HOST] [--port PORT]
+
+Serves the JSON-RPC 2.0 methods of a JavaScript module over HTTP, for development only
+(no TLS, no authentication, no request size limit).
+
+Arguments:
+  <module>          an ESM or CommonJS module, path relative to the current directory.
+                    Its methods: those it registers with method(...) from "rpcserver", and the
+                    functions it exports (named exports, or those of a default export object).
+
+Options:
+  --host HOST       host name or address to listen on (default: ${CLI_DEFAULT_HOST};
+                    --host "" or --host 0.0.0.0 listens on every interface)
+  -p, --port PORT   port to listen on, 0 for any free port (default: ${DEFAULT_PORT})
+  -h, --help        print this help and exit
+  -v, --version     print the version and exit
+
+Example:
+  rpcserver ./methods.js --port 5000
+  curl -s -X POST http://localhost:5000/ -H 'Content-Type: application/json' \\
+    -d '{"jsonrpc":"2.0","method":"ping","id":1}'
+
+Stop it with Ctrl-C.
+`;
+
+/** A failure the command reports with a message and an exit status. */
+class CliError extends globalThis.Error {
+  constructor(
+    message: string,
+    readonly exitCode: number,
+  ) {
+    super(message);
+  }
+}
+
+const usageError = (problem: string): CliError =>
+  new CliError(`rpcserver: ${problem}\nTry 'rpcserver --help' for usage.`, EXIT_USAGE);
+
+interface Command {
+  readonly kind: "serve";
+  readonly module: string;
+  readonly host: string;
+  readonly port: number;
+}
+
+const parsePort = (text: string): number => {
+  const port = /^\d{1,5}$/.test(text) ? Number(text) : NaN;
+  if (!(port >= 0 && port <= 65535)) {
+    throw usageError(`bad --port value "${text}": expected an integer from 0 to 65535`);
+  }
+  return port;
+};
+
+const parse = (argv: readonly string[]): Command | { readonly kind: "help" } | { readonly kind: "version" } => {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: [...argv],
+      allowPositionals: true,
+      strict: true,
+      options: {
+        host: { type: "string" },
+        port: { type: "string", short: "p" },
+        help: { type: "boolean", short: "h" },
+        version: { type: "boolean", short: "v" },
+      },
+    });
+  } catch (thrown) {
+    throw usageError(messageOf(thrown));
+  }
+  const { values, positionals } = parsed;
+  if (values.help === true) return { kind: "help" };
+  if (values.version === true) return { kind: "version" };
+  const [module, ...extra] = positionals;
+  if (module === undefined || module === "")
+    throw usageError("missing the module to serve, as in: rpcserver ./methods.js");
+  if (extra.length > 0) throw usageError(`one module only; unexpected: ${extra.join(" ")}`);
+  const port = values.port === undefined ? DEFAULT_PORT : parsePort(values.port);
+  return { kind: "serve", module, host: values.host ?? CLI_DEFAULT_HOST, port };
+};
+
+/** A class is a function too, but not a method. */
+const isClass = (f: unknown): boolean => /^class[\s{]/.test(Function.prototype.toString.call(f));
+
+/** The functions a module exports, by name: named exports, then those of a default export object. */
+const exportedFunctions = (namespace: Record<string, unknown>): Array<[string, Method]> => {
+  const found = new Map<string, Method>();
+  const take = (name: string, value: unknown): void => {
+    if (typeof value === "function" && !isClass(value) && !found.has(name)) found.set(name, value as Method);
+  };
+  for (const [name, value] of Object.entries(namespace)) if (name !== "default") take(name, value);
+  const fallback = namespace["default"];
+  if (typeof fallback === "object" && fallback !== null) {
+    for (const [name, value] of Object.entries(fallback)) take(name, value);
+  }
+  return [...found];
+};
+
+/** Imports the module and registers its exported functions; returns the names served. */
+const load = async (specifier: string): Promise<string[]> => {
+  const path = resolve(process.cwd(), specifier);
+  if (!existsSync(path))
+    throw new CliError(`rpcserver: cannot find module ${specifier} (no file ${path})`, EXIT_FAILURE);
+  let namespace: Record<string, unknown>;
+  try {
+    namespace = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
+  } catch (thrown) {
+    const stack = thrown instanceof globalThis.Error && thrown.stack !== undefined ? `\n${thrown.stack}` : "";
+    throw new CliError(`rpcserver: cannot load module ${specifier}: ${messageOf(thrown)}${stack}`, EXIT_FAILURE);
+  }
+  const registered = new Set<unknown>(Object.values(globalMethods));
+  for (const [name, f] of exportedFunctions(namespace)) {
+    if (!registered.has(f) && !Object.prototype.hasOwnProperty.call(globalMethods, name)) method(f, name);
+  }
+  const names = Object.keys(globalMethods);
+  if (names.length === 0) {
+    throw new CliError(
+      `rpcserver: module ${specifier} has no methods: register them with method(...) from "rpcserver", ` +
+        "or export functions that return a Result",
+      EXIT_FAILURE,
+    );
+  }
+  return names;
+};
+
+/** Stops on SIGINT (Ctrl-C) and SIGTERM: closes the server and its connections, exits 0. */
+const stopOnSignals = (server: Server): void => {
+  const stop = (signal: NodeJS.Signals): void => {
+    process.stderr.write(`rpcserver: ${signal}, stopping\n`);
+    server.close(() => process.exit(0));
+    server.closeAllConnections();
+  };
+  process.once("SIGINT", stop);
+  process.once("SIGTERM", stop);
+};
+
+/** Runs the command; resolves to an exit status once done, or never settles while serving. */
+const main = async (argv: readonly string[]): Promise<number | undefined> => {
+  const command = parse(argv);
+  if (command.kind === "help") {
+    process.stdout.write(USAGE);
+    return 0;
+  }
+  if (command.kind === "version") {
+    process.stdout.write(`${VERSION}\n`);
+    return 0;
+  }
+  const names = await load(command.module);
+  process.stderr.write(`rpcserver: serving ${names.length} method(s) from ${command.module}: ${names.join(", ")}\n`);
+  let server: Server;
+  try {
+    server = await serve(command.host, command.port);
+  } catch (thrown) {
+    throw new CliError(messageOf(thrown), EXIT_FAILURE);
+  }
+  stopOnSignals(server);
+  return undefined;
+};
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== undefined) process.exitCode = code;
+  },
+  (thrown: unknown) => {
+    process.stderr.write(`${thrown instanceof CliError ? thrown.message : `rpcserver: ${messageOf(thrown)}`}\n`);
+    // exit() rather than exitCode: the module may hold the event loop open (timers, sockets).
+    process.exit(thrown instanceof CliError ? thrown.exitCode : EXIT_FAILURE);
+  },
+);

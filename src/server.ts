@@ -1,0 +1,265 @@
+/**
+ * The development server: JSON-RPC over HTTP with `node:http`, for trying methods out, never for
+ * production.
+ *
+ * Rules (interface specification, "Development server"):
+ * - POST on any path: the body is dispatched with the async dispatcher, so async methods work; the
+ *   answer is 200 with `Content-Type: application/json`, or 204 with no body when there is nothing
+ *   to send (a notification, a batch of notifications).
+ * - Any other HTTP method: 405 with `Allow: POST`.
+ * - The body is handed to dispatch as bytes: invalid UTF-8 and text that is not JSON are answered
+ *   with the JSON-RPC parse error (-32700), like any other bad request.
+ * - Requests are handled concurrently; a client that goes away, a broken or half-sent request, a
+ *   stream error: each is logged and dropped, and the server goes on answering.
+ * - On start it logs where it listens (through `log().warn`, so the default logger prints it on
+ *   stderr); each request is logged at info level (silent by default).
+ * - No TLS, no authentication, no request size limit, no `maxBatchSize`: anyone who can reach the
+ *   port can run every registered method, with a body and a batch as large as memory allows.
+ *
+ * This is the only module besides the CLI that touches `node:`; it loads `node:http` when `serve`
+ * is called, so importing the package (which re-exports `serve`) loads no Node module in a browser,
+ * Deno or Bun.
+ *
+ * @module
+ */
+import type { IncomingMessage, Server, ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { dispatchToJson } from "./async_main";
+import { ERROR_SERVER_ERROR } from "./codes";
+import { messageOf } from "./describe";
+import { log } from "./logger";
+import type { Methods } from "./methods";
+import type { Options } from "./options";
+
+/**
+ * The default host of {@link serve}: the empty string listens on every network interface.
+ *
+ * @since 5.0.10
+ * @category server
+ */
+export const DEFAULT_HOST = "";
+
+/**
+ * The default port of {@link serve}, as in the specification.
+ *
+ * @since 5.0.10
+ * @category server
+ */
+export const DEFAULT_PORT = 5000;
+
+/** The highest TCP port number. */
+const MAX_PORT = 65535;
+
+/**
+ * Extras of {@link serve} beyond the specification's `(name, port)`; all optional.
+ *
+ * @since 5.0.10
+ * @category server
+ */
+export interface ServeOptions {
+  /** The methods to serve. Default: `globalMethods`, the methods registered with `method`. */
+  readonly methods?: Methods;
+  /** Passed as the first argument to every method, the same value for every request. Default: none. */
+  readonly context?: unknown;
+  /** Sends an uncaught exception's message in the error's `data`. Default `false`. */
+  readonly debug?: boolean;
+}
+
+/** Logging must never stop the server, so a logger that throws is ignored. */
+const say = (level: "error" | "warn" | "info", message: string): void => {
+  try {
+    log()[level](message);
+  } catch {
+    // Nothing to do: the server goes on.
+  }
+};
+
+/** The host part of a URL a person can paste: a wildcard address becomes `localhost`, IPv6 gets brackets. */
+const urlHost = (name: string): string => {
+  if (name === "" || name === "0.0.0.0" || name === "::") return "localhost";
+  return name.includes(":") ? `[${name}]` : name;
+};
+
+/** Where the server listens, in words. */
+const where = (name: string, port: number): string =>
+  name === "" || name === "0.0.0.0" || name === "::" ? `every interface, port ${port}` : `host ${name}, port ${port}`;
+
+const reasons: { readonly [code: string]: string } = {
+  EADDRINUSE: "the port is already in use",
+  EACCES: "permission denied (ports below 1024 usually need privileges)",
+  EADDRNOTAVAIL: "the address is not one of this machine's",
+  ENOTFOUND: "unknown host name",
+  EAI_AGAIN: "the host name could not be resolved",
+};
+
+/** A listen failure, translated once: a message that says what went wrong and where; `code` kept. */
+const listenError = (name: string, port: number, thrown: unknown): Error => {
+  const code = (thrown as { code?: unknown } | null)?.code;
+  const reason = typeof code === "string" && code in reasons ? `${reasons[code]} (${code})` : messageOf(thrown);
+  const error = new Error(`rpcserver: cannot listen on ${where(name, port)}: ${reason}`, { cause: thrown });
+  if (typeof code === "string") Object.defineProperty(error, "code", { value: code, enumerable: true });
+  return error;
+};
+
+/** What a request that made dispatch itself fail gets (a bad option, say): -32000, and a log line. */
+const SERVER_ERROR_BODY = JSON.stringify({
+  jsonrpc: "2.0",
+  error: { code: ERROR_SERVER_ERROR, message: "Server error" },
+  id: null,
+});
+
+const send = (
+  res: ServerResponse,
+  status: number,
+  headers: { readonly [name: string]: string | number },
+  body = "",
+): void => {
+  if (res.destroyed || res.writableEnded) return;
+  res.writeHead(status, { ...headers, ...(status === 204 ? {} : { "Content-Length": Buffer.byteLength(body) }) });
+  res.end(status === 204 ? undefined : body);
+};
+
+/** Dispatches one POST body and sends the answer: 200 with JSON, or 204 when there is nothing to send. */
+const answer = async (
+  bytes: Uint8Array,
+  methods: Methods | undefined,
+  options: Options,
+  res: ServerResponse,
+  line: string,
+): Promise<void> => {
+  let json: string;
+  try {
+    json = await dispatchToJson(bytes, methods, options);
+  } catch (thrown) {
+    say("error", `rpcserver: ${line}: dispatch failed: ${messageOf(thrown)}`);
+    json = SERVER_ERROR_BODY;
+  }
+  if (res.destroyed) {
+    say("info", `rpcserver: ${line}: the client went away before the answer`);
+    return;
+  }
+  if (json === "") send(res, 204, {});
+  else send(res, 200, { "Content-Type": "application/json" }, json);
+  say("info", `rpcserver: ${line} ${json === "" ? 204 : 200}`);
+};
+
+const NOT_ALLOWED = "rpcserver: send JSON-RPC 2.0 requests with POST\n";
+
+/** The request handler: one per server, all requests concurrent. */
+const handler =
+  (methods: Methods | undefined, options: Options) =>
+  (req: IncomingMessage, res: ServerResponse): void => {
+    const line = `${req.method ?? "?"} ${req.url ?? "?"}`;
+    req.on("error", (e) => say("info", `rpcserver: ${line}: request stream error (${messageOf(e)}); not answered`));
+    res.on("error", (e) => say("info", `rpcserver: ${line}: response stream error (${messageOf(e)})`));
+
+    if (req.method !== "POST") {
+      req.resume(); // drain the body so the connection can be reused
+      send(res, 405, { Allow: "POST", "Content-Type": "text/plain; charset=utf-8" }, NOT_ALLOWED);
+      say("info", `rpcserver: ${line} 405`);
+      return;
+    }
+
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks);
+      // A Uint8Array of this realm: dispatch checks `instanceof Uint8Array`.
+      const bytes = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+      answer(bytes, methods, options, res, line).catch((thrown: unknown) => {
+        // Only a bug of this module gets here; the process must not die of an unhandled rejection.
+        say("error", `rpcserver: ${line}: could not answer: ${messageOf(thrown)}`);
+        res.destroy();
+      });
+    });
+  };
+
+/**
+ * Starts the development server: JSON-RPC 2.0 over HTTP on `name`:`port`, for development only.
+ * Resolves, once listening, to the `http.Server` (read the port with `server.address()`, stop it
+ * with `server.close()`); the process then runs until stopped.
+ *
+ * When to use it: to try methods out with `curl` or a client library. In production, call
+ * `asyncDispatch` from your own HTTP framework, which gives you TLS, authentication, limits and a
+ * per-request `context`.
+ *
+ * Details:
+ * - `name`: the host name or address; `""` (the default) listens on every network interface,
+ *   `"localhost"` accepts only local connections. `port`: default 5000; `0` picks a free port.
+ * - POST on any path is dispatched with the async dispatcher over `globalMethods` (or
+ *   `options.methods`): 200 with `Content-Type: application/json`, or 204 and no body when there is
+ *   nothing to send. Other HTTP methods get 405 with `Allow: POST`. A body that is not UTF-8 or not
+ *   JSON gets the parse error (-32700).
+ * - Logs `rpcserver: listening on http://host:port/ ...` through the logger's `warn` (stderr by
+ *   default) and one `info` line per request (silent by default; `setLogger(console)` shows them).
+ *
+ * Gotchas (the risk of using it anywhere but your own machine):
+ * - No TLS, no authentication: anyone who can reach the port can call every method. The default
+ *   host listens on every interface; pass `"localhost"` to stay local.
+ * - No request size limit and no `maxBatchSize`: one request may be as large as memory allows,
+ *   and one batch may run any number of methods at once.
+ *
+ * Rejects with a `RangeError` for a port that is not an integer from 0 to 65535, a `TypeError` for
+ * a name that is not a string or an option of the wrong type, and an `Error` whose `code` is the
+ * system's (`EADDRINUSE`, `EACCES`...) when it cannot listen.
+ *
+ * @example
+ * import { method, serve, Success } from "rpcserver";
+ * method(function ping() { return Success("pong"); });
+ * const server = await serve("localhost", 0);
+ * // curl -X POST http://localhost:<port>/ -d '{"jsonrpc":"2.0","method":"ping","id":1}'
+ * server.close();
+ *
+ * @since 5.0.10
+ * @category server
+ */
+export const serve = async (
+  name: string = DEFAULT_HOST,
+  port: number = DEFAULT_PORT,
+  options: ServeOptions = {},
+): Promise<Server> => {
+  if (typeof name !== "string") throw new TypeError(`serve: the host name must be a string, got ${typeof name}`);
+  if (typeof port !== "number" || !Number.isInteger(port) || port < 0 || port > MAX_PORT) {
+    throw new RangeError(`serve: the port must be an integer from 0 to ${MAX_PORT}, got ${String(port)}`);
+  }
+  const { methods, debug } = options;
+  if (methods !== undefined && (typeof methods !== "object" || methods === null)) {
+    throw new TypeError(`serve: methods must be an object or a Map, got ${methods === null ? "null" : typeof methods}`);
+  }
+  if (debug !== undefined && typeof debug !== "boolean") {
+    throw new TypeError(`serve: debug must be a boolean, got ${typeof debug}`);
+  }
+  const dispatchOptions: Options = {
+    ...(options.context === undefined ? {} : { context: options.context }),
+    ...(options.debug === undefined ? {} : { debug: options.debug }),
+  };
+  const http = await import("node:http");
+  const server = http.createServer(handler(methods, dispatchOptions));
+  // A client that sends its request and then half-closes (shutdown(SHUT_WR), `nc -N`) still gets its
+  // answer: by default Node ends such a socket at once, before an async dispatch can reply. The
+  // property is undocumented but has been on http.Server since Node 0.x; where absent, it is inert.
+  (server as { httpAllowHalfOpen?: boolean }).httpAllowHalfOpen = true;
+
+  await new Promise<void>((resolve, reject) => {
+    const onError = (thrown: unknown): void => {
+      server.off("listening", onListening);
+      reject(listenError(name, port, thrown));
+    };
+    const onListening = (): void => {
+      server.off("error", onError);
+      resolve();
+    };
+    server.once("error", onError);
+    server.once("listening", onListening);
+    if (name === "") server.listen(port);
+    else server.listen(port, name);
+  });
+
+  server.on("error", (thrown) => say("error", `rpcserver: server error: ${messageOf(thrown)}`));
+  const actual = (server.address() as AddressInfo | null)?.port ?? port;
+  say(
+    "warn",
+    `rpcserver: listening on http://${urlHost(name)}:${actual}/ (${where(name, actual)}; development only: no TLS, no authentication)`,
+  );
+  return server;
+};

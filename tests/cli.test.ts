@@ -1,0 +1,165 @@
+/**
+ * The `rpcserver` command (dist/esm/cli.js) as a user runs it: real child processes, real sockets
+ * on 127.0.0.1, every failure with a message on stderr and a non-zero exit status.
+ */
+import * as net from "node:net";
+import { join } from "node:path";
+import { HOST, killAll, requireBuild, ROOT, runCli, startCli, type Serving } from "./helpers/processes";
+
+const FIXTURES = join("tests", "helpers", "fixtures");
+
+const post = async (cli: Serving, body: unknown): Promise<unknown> => {
+  const response = await fetch(cli.url, { method: "POST", body: JSON.stringify(body) });
+  return response.status === 204 ? undefined : response.json();
+};
+
+beforeAll(() => requireBuild());
+
+afterAll(() => {
+  killAll();
+});
+
+describe("rpcserver --help, --version", () => {
+  test.each(["--help", "-h"])("%s prints the usage on stdout and exits 0", async (flag) => {
+    const exit = await runCli([flag]);
+    expect(exit.code).toBe(0);
+    expect(exit.stdout).toMatch(/^Usage: rpcserver <module> \[--host HOST\] \[--port PORT\]/);
+    expect(exit.stdout).toContain("--port PORT");
+    expect(exit.stdout).toContain("development only");
+    expect(exit.stderr).toBe("");
+  });
+
+  test("--version prints the version", async () => {
+    const exit = await runCli(["--version"]);
+    expect(exit.code).toBe(0);
+    expect(exit.stdout).toBe("5.0.10\n");
+  });
+});
+
+describe("usage errors: a message on stderr, exit status 2", () => {
+  test("no module", async () => {
+    const exit = await runCli([]);
+    expect(exit.code).toBe(2);
+    expect(exit.stderr).toContain("rpcserver: missing the module to serve");
+    expect(exit.stderr).toContain("rpcserver --help");
+  });
+
+  test.each(["abc", "70000", "1.5", "", "0x10"])("bad --port value %j", async (port) => {
+    const exit = await runCli(["examples/methods.mjs", "--port", port]);
+    expect(exit.code).toBe(2);
+    expect(exit.stderr).toContain(`rpcserver: bad --port value "${port}": expected an integer from 0 to 65535`);
+  });
+
+  test("an unknown option, two modules", async () => {
+    const unknown = await runCli(["examples/methods.mjs", "--verbose"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("--verbose");
+    const two = await runCli(["examples/methods.mjs", "examples/methods.cjs"]);
+    expect(two.code).toBe(2);
+    expect(two.stderr).toContain("one module only");
+  });
+});
+
+describe("failures: a message on stderr, exit status 1", () => {
+  test("a module that cannot be found", async () => {
+    const exit = await runCli(["./no/such/module.mjs", "--port", "0"]);
+    expect(exit.code).toBe(1);
+    expect(exit.stderr).toMatch(/^rpcserver: cannot find module \.\/no\/such\/module\.mjs \(no file .*module\.mjs\)/);
+  });
+
+  test("a module that throws while loading", async () => {
+    const exit = await runCli([join(FIXTURES, "throws.mjs"), "--port", "0"]);
+    expect(exit.code).toBe(1);
+    expect(exit.stderr).toContain("cannot load module");
+    expect(exit.stderr).toContain("this module cannot be loaded");
+  });
+
+  test("a module with no methods", async () => {
+    const exit = await runCli([join(FIXTURES, "no-methods.mjs"), "--host", HOST, "--port", "0"]);
+    expect(exit.code).toBe(1);
+    expect(exit.stderr).toContain("has no methods");
+    expect(exit.stderr).not.toContain("listening");
+  });
+
+  test("a port in use", async () => {
+    const blocker = net.createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, HOST, resolve));
+    try {
+      const { port } = blocker.address() as net.AddressInfo;
+      const exit = await runCli(["examples/methods.mjs", "--host", HOST, "--port", String(port)]);
+      expect(exit.code).toBe(1);
+      expect(exit.stderr).toContain(
+        `rpcserver: cannot listen on host ${HOST}, port ${port}: the port is already in use (EADDRINUSE)`,
+      );
+    } finally {
+      await new Promise((resolve) => blocker.close(resolve));
+    }
+  });
+});
+
+describe("serving", () => {
+  test("an ESM module: method(...) registrations; SIGINT stops it with exit 0", async () => {
+    const cli = await startCli(["examples/methods.mjs", "--host", HOST, "--port", "0"]);
+    expect(cli.stderr()).toContain("rpcserver: serving 9 method(s) from examples/methods.mjs: ping, add,");
+    expect(await post(cli, { jsonrpc: "2.0", method: "add", params: [1, 2], id: 1 })).toEqual({
+      jsonrpc: "2.0",
+      result: 3,
+      id: 1,
+    });
+    // A kept-alive connection must not hold the shutdown up.
+    cli.child.kill("SIGINT");
+    const exit = await cli.exited;
+    expect(exit).toMatchObject({ code: 0, signal: null });
+    expect(exit.stderr).toContain("rpcserver: SIGINT, stopping");
+  });
+
+  test("a CommonJS module whose exports are plain functions; SIGTERM stops it with exit 0", async () => {
+    const cli = await startCli(["examples/methods.cjs", "--host", HOST, "--port", "0"]);
+    expect(cli.stderr()).toContain("serving 3 method(s) from examples/methods.cjs: multiply, upper, now");
+    expect(await post(cli, { jsonrpc: "2.0", method: "multiply", params: [6, 7], id: 1 })).toEqual({
+      jsonrpc: "2.0",
+      result: 42,
+      id: 1,
+    });
+    expect(await post(cli, { jsonrpc: "2.0", method: "upper", params: ["abc"], id: 2 })).toEqual({
+      jsonrpc: "2.0",
+      result: "ABC",
+      id: 2,
+    });
+    cli.child.kill("SIGTERM");
+    expect(await cli.exited).toMatchObject({ code: 0, signal: null });
+  });
+
+  test("exports: named functions and a default object's; no classes; a registered function once", async () => {
+    const cli = await startCli([join(FIXTURES, "exports.mjs"), "--host", HOST, "--port", "0"]);
+    const served = /serving \d+ method\(s\) from \S+: (.*)\n/.exec(cli.stderr())?.[1]?.split(", ");
+    expect(served?.sort()).toEqual(["bye", "fixtureAdd", "hello"]);
+    const batch = [
+      { jsonrpc: "2.0", method: "hello", params: ["you"], id: 1 },
+      { jsonrpc: "2.0", method: "bye", id: 2 },
+      { jsonrpc: "2.0", method: "fixtureAdd", params: [2, 2], id: 3 },
+      { jsonrpc: "2.0", method: "NotAMethod", id: 4 },
+      { jsonrpc: "2.0", method: "sum", id: 5 },
+    ];
+    expect(await post(cli, batch)).toEqual([
+      { jsonrpc: "2.0", result: "hello you", id: 1 },
+      { jsonrpc: "2.0", result: "bye", id: 2 },
+      { jsonrpc: "2.0", result: 4, id: 3 },
+      { jsonrpc: "2.0", error: { code: -32601, message: "Method not found", data: "NotAMethod" }, id: 4 },
+      { jsonrpc: "2.0", error: { code: -32601, message: "Method not found", data: "sum" }, id: 5 },
+    ]);
+    cli.child.kill("SIGINT");
+    expect((await cli.exited).code).toBe(0);
+  });
+
+  test("an absolute module path and the default port flag spelling -p", async () => {
+    const cli = await startCli([join(ROOT, "examples", "methods.mjs"), "--host", HOST, "-p", "0"]);
+    expect(await post(cli, { jsonrpc: "2.0", method: "ping", id: 1 })).toEqual({
+      jsonrpc: "2.0",
+      result: "pong",
+      id: 1,
+    });
+    cli.child.kill("SIGINT");
+    expect((await cli.exited).code).toBe(0);
+  });
+});
