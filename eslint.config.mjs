@@ -13,7 +13,7 @@ export default tseslint.config(
     },
   },
   {
-    files: ["**/*.mjs", "**/*.cjs", "**/*.js"],
+    files: ["**/*.mjs", "**/*.cjs", "**/*.js", "**/*.cts"],
     languageOptions: {
       globals: {
         process: "readonly",

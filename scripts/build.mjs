@@ -17,7 +17,10 @@ run(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.
 
 const relative = /(from\s+|import\s*\(\s*)(["'])(\.{1,2}\/[^"']+?)\2/g;
 const withExtension = (text, extension) =>
-  text.replace(relative, (_all, head, quote, spec) => `${head}${quote}${spec.replace(/\.(js|cjs)$/, "")}${extension}${quote}`);
+  text.replace(
+    relative,
+    (_all, head, quote, spec) => `${head}${quote}${spec.replace(/\.(js|cjs)$/, "")}${extension}${quote}`,
+  );
 
 const walk = (dir) =>
   readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
