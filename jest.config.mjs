@@ -1,13 +1,13 @@
-/** Jest runs the TypeScript sources through swc (types are checked separately by `tsc --noEmit`). */
+/**
+ * Jest runs the TypeScript sources through ts-jest in transpile-only mode (`isolatedModules`):
+ * fast, and pure JavaScript (no native binary). Types are checked separately by `tsc --noEmit`.
+ */
 export default {
   testEnvironment: "node",
   roots: ["<rootDir>/tests"],
   testMatch: ["**/*.test.ts"],
   transform: {
-    "^.+\\.(t|j)sx?$": [
-      "@swc/jest",
-      { jsc: { target: "es2022", parser: { syntax: "typescript" } }, module: { type: "commonjs" } },
-    ],
+    "^.+\\.ts$": ["ts-jest", { tsconfig: "<rootDir>/tsconfig.jest.json" }],
   },
   moduleFileExtensions: ["ts", "js", "mjs", "cjs", "json"],
   testTimeout: 60000,

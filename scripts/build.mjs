@@ -12,7 +12,7 @@ import { join } from "node:path";
 const run = (command, args) => execFileSync(command, args, { stdio: "inherit" });
 
 rmSync("dist", { recursive: true, force: true });
-run(process.execPath, ["node_modules/rollup/dist/bin/rollup", "-c", "--silent"]);
+run(process.execPath, ["node_modules/@rollup/wasm-node/dist/bin/rollup", "-c", "--silent"]);
 run(process.execPath, ["node_modules/typescript/bin/tsc", "-p", "tsconfig.build.json"]);
 
 const relative = /(from\s+|import\s*\(\s*)(["'])(\.{1,2}\/[^"']+?)\2/g;

@@ -2,7 +2,7 @@
  * Every TypeScript example in the README and in docs/*.md runs against the BUILT package, and
  * prints what its `// => ` comments say it prints, line by line.
  */
-import { transformSync } from "@swc/core";
+import ts from "typescript";
 import { execFileSync } from "node:child_process";
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -21,10 +21,9 @@ const run = (code: string, name: string): string[] => {
   const dir = join(root, ".tmp", "doctest");
   mkdirSync(dir, { recursive: true });
   const file = join(dir, `${name}.cjs`);
-  const { code: js } = transformSync(code, {
-    jsc: { parser: { syntax: "typescript" }, target: "es2022" },
-    module: { type: "commonjs" },
-  });
+  const js = ts.transpileModule(code, {
+    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
+  }).outputText;
   writeFileSync(file, js);
   const out = execFileSync(process.execPath, [file], { cwd: root, encoding: "utf8" });
   return out.split("\n").filter((line) => line !== "");

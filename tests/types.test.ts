@@ -1,5 +1,5 @@
 /**
- * Type-level tests. jest (swc) does not check types: `tsc -p tsconfig.json --noEmit` does, and fails
+ * Type-level tests. jest (ts-jest, transpile only) does not check types: `tsc -p tsconfig.json --noEmit` does, and fails
  * if an assignment below does not compile or a `// @ts-expect-error` line has no error. The runtime
  * assertions check that the same code also behaves.
  */
