@@ -11,4 +11,5 @@ export default {
   },
   moduleFileExtensions: ["ts", "js", "mjs", "cjs", "json"],
   testTimeout: 60000,
+  reporters: ["default", "<rootDir>/scripts/summary-reporter.cjs"],
 };
