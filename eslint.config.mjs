@@ -28,6 +28,8 @@ export default tseslint.config(
         Buffer: "readonly",
         performance: "readonly",
         __dirname: "readonly",
+        TextEncoder: "readonly",
+        TextDecoder: "readonly",
       },
     },
     rules: { "@typescript-eslint/no-require-imports": "off" },
