@@ -1,0 +1,1051 @@
+// Benchmark harness: rpcserver against a hand-written lower bound and against peer libraries.
+//
+//   npm run build && node bench/bench.mjs            full run (about 2-3 minutes on 2 cores)
+//   node bench/bench.mjs --quick                     smoke run (a few seconds)
+//   node bench/bench.mjs --write                     also write docs/benchmarks.md
+//   node bench/bench.mjs --json                      results as JSON on stdout (progress on stderr)
+//   node bench/bench.mjs --only dispatch-single      only these cells: an impl id, a scenario id, or
+//                                                   "<impl>-<scenario>", or "extras", comma separated;
+//                                                   without "extras" it skips heap, import time and size
+//   node bench/bench.mjs --no-extras                 skip heap growth, import time and bundle size
+//   --rounds N, --batch-ms N                         override the timing parameters
+//
+// Every implementation gets the same request text and must return response text ("" for nothing
+// to send). Each answer is checked before anything is timed; a wrong answer is reported as
+// "wrong: ..." and that cell is not timed. Timing runs in one process: per scenario every
+// implementation is warmed up and calibrated, then the scenario runs in interleaved rounds (each
+// round runs every implementation for a fixed number of iterations, the order rotating by one each
+// round), and the reported figure is the median ns per request across rounds.
+import { spawnSync } from "node:child_process";
+import { createRequire } from "node:module";
+import os from "node:os";
+import { writeFileSync, mkdirSync, readFileSync, statSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import * as t from "io-ts";
+import { dispatch, asyncDispatch, dispatchToSerializable, Success, withParams, setLogger } from "rpcserver";
+import { JsonRpcServer as MetaMaskServer } from "@metamask/json-rpc-engine/v2";
+import { rpcErrors } from "@metamask/rpc-errors";
+
+const require = createRequire(import.meta.url);
+const jayson = require("jayson");
+const jaysonPromise = require("jayson/promise");
+const { JSONRPCServer } = require("json-rpc-2.0");
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+const SELF = fileURLToPath(import.meta.url);
+
+// ---------------------------------------------------------------------------------------------
+// Options
+
+const argv = process.argv.slice(2);
+const flag = (name) => argv.includes(name);
+const valueOf = (name) => {
+  const i = argv.indexOf(name);
+  return i >= 0 && i + 1 < argv.length ? argv[i + 1] : undefined;
+};
+const QUICK = flag("--quick");
+const JSON_OUT = flag("--json");
+const WRITE = flag("--write");
+const ONLY = valueOf("--only")
+  ?.split(",")
+  .map((s) => s.trim())
+  .filter(Boolean);
+const EXTRAS = !flag("--no-extras") && (ONLY === undefined || ONLY.includes("extras"));
+const ROUNDS = Number(valueOf("--rounds") ?? (QUICK ? 8 : 60));
+const BATCH_MS = Number(valueOf("--batch-ms") ?? (QUICK ? 6 : 18));
+const WARMUP_MS = QUICK ? 40 : 150;
+const IMPORT_RUNS = QUICK ? 5 : 15;
+const HEAP_REQUESTS = 1_000_000;
+
+const progress = (message) => process.stderr.write(`${message}\n`);
+const now = () => process.hrtime.bigint();
+
+// Methods that throw log an error on every call: silence the logger for the whole run.
+const silent = () => undefined;
+setLogger({ error: silent, warn: silent, info: silent });
+
+// ---------------------------------------------------------------------------------------------
+// Heap child: `node --expose-gc bench/bench.mjs --heap-child` prints one JSON line.
+
+const ADD_TEXT = '{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}';
+
+const heapGrowth = (requests) => {
+  const methods = { add: (a, b) => Success(a + b) };
+  const chunks = 4;
+  const per = requests / chunks;
+  for (let i = 0; i < 20_000; i++) dispatch(ADD_TEXT, methods); // warm up, let the JIT settle
+  globalThis.gc();
+  globalThis.gc();
+  const samples = [process.memoryUsage().heapUsed];
+  let out = "";
+  for (let c = 0; c < chunks; c++) {
+    for (let i = 0; i < per; i++) out = dispatch(ADD_TEXT, methods);
+    globalThis.gc();
+    globalThis.gc();
+    samples.push(process.memoryUsage().heapUsed);
+  }
+  if (out !== '{"jsonrpc":"2.0","result":3,"id":1}') throw new Error(`unexpected answer ${out}`);
+  return { requests, samples, growth: samples[samples.length - 1] - samples[0] };
+};
+
+if (flag("--heap-child")) {
+  process.stdout.write(`${JSON.stringify(heapGrowth(HEAP_REQUESTS))}\n`);
+  process.exit(0);
+}
+
+// ---------------------------------------------------------------------------------------------
+// Scenarios: request text, the expected answer, and how many requests one text holds.
+
+const req = (method, params, id) =>
+  JSON.stringify({
+    jsonrpc: "2.0",
+    method,
+    ...(params === undefined ? {} : { params }),
+    ...(id === undefined ? {} : { id }),
+  });
+
+const BATCH_SIZE = 100;
+const SUM_SIZE = 1000;
+const range = (n, from = 1) => Array.from({ length: n }, (_, i) => i + from);
+
+const SCENARIOS = [
+  { id: "single", title: "single request, positional params", text: ADD_TEXT, expect: { result: 3, id: 1 } },
+  {
+    id: "named",
+    title: "single request, named params",
+    text: req("addNamed", { a: 1, b: 2 }, 1),
+    expect: { result: 3, id: 1 },
+  },
+  { id: "notification", title: "notification", text: req("add", [1, 2]), expect: { nothing: true } },
+  {
+    id: "batch",
+    title: `batch of ${BATCH_SIZE} (per request)`,
+    text: `[${range(BATCH_SIZE)
+      .map((i) => req("add", [i, i], i))
+      .join(",")}]`,
+    perRequest: BATCH_SIZE,
+    expect: { batch: range(BATCH_SIZE).map((i) => ({ result: 2 * i, id: i })) },
+  },
+  { id: "not-found", title: "method not found", text: req("nope", [1, 2], 1), expect: { code: -32601, ids: [1] } },
+  {
+    id: "invalid",
+    title: "invalid request",
+    text: '{"jsonrpc":"2.0","method":1,"id":1}',
+    // JSON-RPC 2.0 wants id null when the id cannot be detected; here it can, so 1 is accepted too.
+    expect: { code: -32600, ids: [null, 1] },
+  },
+  {
+    id: "parse-error",
+    title: "parse error",
+    text: '{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1',
+    expect: { code: -32700, ids: [null] },
+  },
+  {
+    id: "throws",
+    title: "method throws",
+    text: req("fail", [], 1),
+    // The code for an uncaught exception is the library's choice (-32603 in most; json-rpc-2.0 uses 0).
+    expect: { code: "any", ids: [1] },
+  },
+  {
+    id: "codec",
+    title: "io-ts params codec (peers: no codec)",
+    text: req("addChecked", [1, 2], 1),
+    expect: { result: 3, id: 1 },
+  },
+  {
+    id: "sum1000",
+    title: `params of ${SUM_SIZE} integers`,
+    text: req("sum", range(SUM_SIZE), 1),
+    expect: { result: (SUM_SIZE * (SUM_SIZE + 1)) / 2, id: 1 },
+  },
+];
+
+// ---------------------------------------------------------------------------------------------
+// Implementations. Each is `text => string` (sync) or `text => Promise<string>` (async).
+
+const boom = () => {
+  throw new Error("boom");
+};
+const sumOf = (xs) => {
+  let s = 0;
+  for (let i = 0; i < xs.length; i++) s += xs[i];
+  return s;
+};
+
+// Plain functions for the lower bounds: params spread, named params as one argument.
+const plain = {
+  add: (a, b) => a + b,
+  addNamed: ({ a, b }) => a + b,
+  addChecked: (a, b) => a + b,
+  sum: (...xs) => sumOf(xs),
+  fail: boom,
+};
+const plainAsync = {
+  add: async (a, b) => a + b,
+  addNamed: async ({ a, b }) => a + b,
+  addChecked: async (a, b) => a + b,
+  sum: async (...xs) => sumOf(xs),
+  fail: async () => boom(),
+};
+
+const errorResponse = (code, message, id) => ({ jsonrpc: "2.0", error: { code, message }, id });
+const PARSE_ERROR_TEXT = JSON.stringify(errorResponse(-32700, "Parse error", null));
+
+/** limit-sync: JSON.parse, a shape check, a Map lookup, the call with params spread, JSON.stringify. */
+const makeLimitSync = () => {
+  const table = new Map(Object.entries(plain));
+  const one = (r) => {
+    if (typeof r !== "object" || r === null || r.jsonrpc !== "2.0" || typeof r.method !== "string") {
+      return errorResponse(-32600, "Invalid Request", null);
+    }
+    const id = r.id;
+    const f = table.get(r.method);
+    if (f === undefined) return id === undefined ? undefined : errorResponse(-32601, "Method not found", id);
+    let result;
+    try {
+      const p = r.params;
+      result = p === undefined ? f() : Array.isArray(p) ? f(...p) : f(p);
+    } catch {
+      return id === undefined ? undefined : errorResponse(-32603, "Internal error", id);
+    }
+    return id === undefined ? undefined : { jsonrpc: "2.0", result, id };
+  };
+  return (text) => {
+    let message;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return PARSE_ERROR_TEXT;
+    }
+    if (Array.isArray(message)) {
+      const out = [];
+      for (let i = 0; i < message.length; i++) {
+        const r = one(message[i]);
+        if (r !== undefined) out.push(r);
+      }
+      return out.length === 0 ? "" : JSON.stringify(out);
+    }
+    const r = one(message);
+    return r === undefined ? "" : JSON.stringify(r);
+  };
+};
+
+/** limit-async: the same, awaiting async methods; a batch runs at once (Promise.all), as asyncDispatch does. */
+const makeLimitAsync = () => {
+  const table = new Map(Object.entries(plainAsync));
+  const one = async (r) => {
+    if (typeof r !== "object" || r === null || r.jsonrpc !== "2.0" || typeof r.method !== "string") {
+      return errorResponse(-32600, "Invalid Request", null);
+    }
+    const id = r.id;
+    const f = table.get(r.method);
+    if (f === undefined) return id === undefined ? undefined : errorResponse(-32601, "Method not found", id);
+    let result;
+    try {
+      const p = r.params;
+      result = await (p === undefined ? f() : Array.isArray(p) ? f(...p) : f(p));
+    } catch {
+      return id === undefined ? undefined : errorResponse(-32603, "Internal error", id);
+    }
+    return id === undefined ? undefined : { jsonrpc: "2.0", result, id };
+  };
+  return async (text) => {
+    let message;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return PARSE_ERROR_TEXT;
+    }
+    if (Array.isArray(message)) {
+      const settled = await Promise.all(message.map(one));
+      const out = settled.filter((r) => r !== undefined);
+      return out.length === 0 ? "" : JSON.stringify(out);
+    }
+    const r = await one(message);
+    return r === undefined ? "" : JSON.stringify(r);
+  };
+};
+
+const rpcMethods = (codec) => ({
+  add: (a, b) => Success(a + b),
+  addNamed: ({ a, b }) => Success(a + b),
+  addChecked: codec ? withParams(t.tuple([t.number, t.number]), (a, b) => Success(a + b)) : (a, b) => Success(a + b),
+  sum: (...xs) => Success(sumOf(xs)),
+  fail: boom,
+});
+const rpcMethodsAsync = {
+  add: async (a, b) => Success(a + b),
+  addNamed: async ({ a, b }) => Success(a + b),
+  addChecked: withParams(t.tuple([t.number, t.number]), async (a, b) => Success(a + b)),
+  sum: async (...xs) => Success(sumOf(xs)),
+  fail: async () => boom(),
+};
+
+const makeDispatch = (codec) => {
+  const methods = rpcMethods(codec);
+  return (text) => dispatch(text, methods);
+};
+
+const makeSerializable = () => {
+  const methods = rpcMethods(true);
+  return (text) => {
+    const value = dispatchToSerializable(text, methods);
+    return value === undefined ? "" : JSON.stringify(value);
+  };
+};
+
+const makeAsyncDispatch = () => (text) => asyncDispatch(text, rpcMethodsAsync);
+
+// jayson: methods take (params, callback); the server takes the request string and parses it.
+const jaysonMethods = {
+  add: (p, cb) => cb(null, p[0] + p[1]),
+  addNamed: (p, cb) => cb(null, p.a + p.b),
+  addChecked: (p, cb) => cb(null, p[0] + p[1]),
+  sum: (p, cb) => cb(null, sumOf(p)),
+  fail: boom,
+};
+
+const answerText = (error, response) =>
+  error ? JSON.stringify(error) : response === undefined ? "" : JSON.stringify(response);
+
+/** jayson's sync server: `call` runs synchronously for methods that call back synchronously. */
+const makeJayson = () => {
+  const server = new jayson.Server(jaysonMethods);
+  return (text) => {
+    let out;
+    server.call(text, (error, response) => {
+      out = answerText(error, response);
+    });
+    if (out === undefined) throw new Error("jayson did not answer synchronously");
+    return out;
+  };
+};
+
+const makeJaysonPromise = () => {
+  const server = new jaysonPromise.Server({
+    add: async (p) => p[0] + p[1],
+    addNamed: async (p) => p.a + p.b,
+    addChecked: async (p) => p[0] + p[1],
+    sum: async (p) => sumOf(p),
+    fail: async () => boom(),
+  });
+  return (text) =>
+    new Promise((resolve) => server.call(text, (error, response) => resolve(answerText(error, response))));
+};
+
+const makeJsonRpc2 = () => {
+  const server = new JSONRPCServer({ errorListener: silent });
+  server.addMethod("add", async ([a, b]) => a + b);
+  server.addMethod("addNamed", async ({ a, b }) => a + b);
+  server.addMethod("addChecked", async ([a, b]) => a + b);
+  server.addMethod("sum", async (xs) => sumOf(xs));
+  server.addMethod("fail", async () => boom());
+  return async (text) => {
+    const response = await server.receiveJSON(text);
+    return response === null ? "" : JSON.stringify(response);
+  };
+};
+
+/**
+ * @metamask/json-rpc-engine v2 (`JsonRpcServer`, the current API; `JsonRpcEngine` is deprecated).
+ * It takes request objects and has no batch or parse step, so the wrapper parses, maps a batch
+ * with Promise.all and answers a parse error itself. Methods live in one middleware; a
+ * notification's middleware must return undefined.
+ */
+const makeMetaMask = () => {
+  const table = new Map(
+    Object.entries({
+      add: async (p) => p[0] + p[1],
+      addNamed: async (p) => p.a + p.b,
+      addChecked: async (p) => p[0] + p[1],
+      sum: async (p) => sumOf(p),
+      fail: async () => boom(),
+    }),
+  );
+  const server = new MetaMaskServer({
+    onError: silent,
+    middleware: [
+      async ({ request }) => {
+        const f = table.get(request.method);
+        if (f === undefined) throw rpcErrors.methodNotFound();
+        const result = await f(request.params);
+        return "id" in request ? result : undefined;
+      },
+    ],
+  });
+  return async (text) => {
+    let message;
+    try {
+      message = JSON.parse(text);
+    } catch {
+      return PARSE_ERROR_TEXT;
+    }
+    if (Array.isArray(message)) {
+      const settled = await Promise.all(message.map((m) => server.handle(m)));
+      const out = settled.filter((r) => r !== undefined);
+      return out.length === 0 ? "" : JSON.stringify(out);
+    }
+    const response = await server.handle(message);
+    return response === undefined ? "" : JSON.stringify(response);
+  };
+};
+
+const IMPLS = [
+  { id: "limit-sync", label: "limit-sync", kind: "sync", limit: true, make: makeLimitSync },
+  { id: "dispatch", label: "rpcserver dispatch", kind: "sync", ours: true, make: () => makeDispatch(true) },
+  {
+    id: "dispatch-nocodec",
+    label: "rpcserver dispatch, no codec",
+    kind: "sync",
+    ours: true,
+    only: ["codec"],
+    make: () => makeDispatch(false),
+  },
+  {
+    id: "serializable",
+    label: "dispatchToSerializable + JSON.stringify",
+    kind: "sync",
+    ours: true,
+    make: makeSerializable,
+  },
+  { id: "jayson", label: "jayson 4 (sync)", kind: "sync", make: makeJayson },
+  { id: "limit-async", label: "limit-async", kind: "async", limit: true, make: makeLimitAsync },
+  { id: "asyncDispatch", label: "rpcserver asyncDispatch", kind: "async", ours: true, make: makeAsyncDispatch },
+  { id: "jayson-promise", label: "jayson/promise", kind: "async", make: makeJaysonPromise },
+  { id: "json-rpc-2.0", label: "json-rpc-2.0", kind: "async", make: makeJsonRpc2 },
+  {
+    id: "metamask",
+    label: "@metamask/json-rpc-engine v2",
+    kind: "async",
+    // The library has no parse step: the wrapper's own JSON.parse answers these.
+    wrapperAnswers: ["parse-error"],
+    make: makeMetaMask,
+  },
+];
+
+const selected = (impl, scenario) => {
+  if (impl.only !== undefined && !impl.only.includes(scenario.id)) return false;
+  if (ONLY === undefined) return true;
+  return ONLY.some((f) => f === impl.id || f === scenario.id || f === `${impl.id}-${scenario.id}`);
+};
+
+// ---------------------------------------------------------------------------------------------
+// Correctness
+
+const same = (a, b) => JSON.stringify(a) === JSON.stringify(b);
+const show = (v) => {
+  const s = JSON.stringify(v);
+  return s === undefined ? String(v) : s.length > 40 ? `${s.slice(0, 37)}...` : s;
+};
+
+const checkOne = (r, expect) => {
+  if (typeof r !== "object" || r === null || Array.isArray(r)) return `not a response object: ${show(r)}`;
+  if (r.jsonrpc !== "2.0") return `jsonrpc ${show(r.jsonrpc)}`;
+  if ("result" in expect) {
+    if ("error" in r) return `error ${show(r.error.code)} instead of result ${show(expect.result)}`;
+    if (!("result" in r)) return "no result";
+    if (!same(r.result, expect.result)) return `result ${show(r.result)}, expected ${show(expect.result)}`;
+    if (r.id !== expect.id) return `id ${show(r.id)}, expected ${show(expect.id)}`;
+    return undefined;
+  }
+  if ("result" in r) return `result ${show(r.result)} instead of error ${expect.code}`;
+  const e = r.error;
+  if (typeof e !== "object" || e === null) return "no error object";
+  if (!Number.isInteger(e.code)) return `error code ${show(e.code)}`;
+  if (expect.code !== "any" && e.code !== expect.code) return `error code ${e.code}, expected ${expect.code}`;
+  if (typeof e.message !== "string") return "error message is not a string";
+  if (!expect.ids.includes(r.id)) return `id ${show(r.id)}, expected ${expect.ids.map(show).join(" or ")}`;
+  return undefined;
+};
+
+/** Why `out` is not the expected answer, or undefined when it is. */
+const check = (scenario, out) => {
+  const expect = scenario.expect;
+  if (typeof out !== "string") return `returned ${typeof out}, not a string`;
+  if (expect.nothing) return out === "" ? undefined : `answered a notification: ${show(out)}`;
+  if (out === "") return "no answer";
+  let value;
+  try {
+    value = JSON.parse(out);
+  } catch {
+    return `not JSON: ${show(out)}`;
+  }
+  if (expect.batch) {
+    if (!Array.isArray(value)) return `not an array: ${show(value)}`;
+    if (value.length !== expect.batch.length) return `${value.length} responses, expected ${expect.batch.length}`;
+    const byId = new Map(value.map((r) => [r?.id, r]));
+    for (const e of expect.batch) {
+      const why = checkOne(byId.get(e.id), e);
+      if (why !== undefined) return `id ${e.id}: ${why}`;
+    }
+    return undefined;
+  }
+  return checkOne(value, expect);
+};
+
+// ---------------------------------------------------------------------------------------------
+// Timing
+
+const AsyncFunction = Object.getPrototypeOf(async () => undefined).constructor;
+
+// A fresh loop function per cell, so that no call site's type feedback is shared between impls.
+const loopFor = (kind) =>
+  kind === "sync"
+    ? new Function("fn", "text", "n", "let s; for (let i = 0; i < n; i++) s = fn(text); return s;")
+    : new AsyncFunction("fn", "text", "n", "let s; for (let i = 0; i < n; i++) s = await fn(text); return s;");
+
+/** Runs `n` iterations; returns the elapsed nanoseconds. */
+const runBatch = async (cell, n) => {
+  if (cell.kind === "sync") {
+    const t0 = now();
+    cell.loop(cell.fn, cell.text, n);
+    return Number(now() - t0);
+  }
+  const t0 = now();
+  await cell.loop(cell.fn, cell.text, n);
+  return Number(now() - t0);
+};
+
+/**
+ * Warms a cell up for about `ms` (batches doubling in size), then returns its iterations for a
+ * batch of BATCH_MS, estimated from the last, warmest, batches only: the first ones include
+ * compilation and would make the batches of fast implementations too short.
+ */
+const warmUp = async (cell, ms) => {
+  const budget = ms * 1e6;
+  let n = 1;
+  let spent = 0;
+  const cap = 1 << 22;
+  for (;;) {
+    const last = await runBatch(cell, n);
+    spent += last;
+    if (spent >= budget && (last >= 1e6 || n === cap)) break;
+    n = Math.min(n * 2, cap);
+  }
+  // The fastest of three: interference (a collection, another process) only ever adds time.
+  let fastest = Infinity;
+  for (let i = 0; i < 3; i++) fastest = Math.min(fastest, await runBatch(cell, n));
+  return Math.max(1, Math.round((BATCH_MS * 1e6) / (fastest / n)));
+};
+
+const median = (xs) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const quantile = (xs, q) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const pos = (s.length - 1) * q;
+  const lo = Math.floor(pos);
+  return s[lo] + (s[Math.min(lo + 1, s.length - 1)] - s[lo]) * (pos - lo);
+};
+
+/**
+ * The median over rounds of a's time / b's time in the same round. Both ran within one round, so
+ * a burst of load from other processes tends to hit both, and this is steadier than the ratio of
+ * the two medians.
+ */
+const pairedRatio = (a, b) => {
+  if (a?.samples === undefined || b?.samples === undefined) return undefined;
+  const n = Math.min(a.samples.length, b.samples.length);
+  if (n === 0) return undefined;
+  return median(Array.from({ length: n }, (_, i) => a.samples[i] / b.samples[i]));
+};
+
+/** The median over rounds of a's time - b's time in the same round, in ns. */
+const pairedDifference = (a, b) => {
+  if (a?.samples === undefined || b?.samples === undefined) return undefined;
+  const n = Math.min(a.samples.length, b.samples.length);
+  if (n === 0) return undefined;
+  return median(Array.from({ length: n }, (_, i) => a.samples[i] - b.samples[i]));
+};
+
+const runScenario = async (scenario) => {
+  const cells = [];
+  const results = {};
+  for (const impl of IMPLS) {
+    if (!selected(impl, scenario)) continue;
+    const fn = impl.make();
+    let out;
+    let why;
+    try {
+      out = impl.kind === "sync" ? fn(scenario.text) : await fn(scenario.text);
+      why = check(scenario, out);
+    } catch (thrown) {
+      why = `threw ${thrown?.constructor?.name ?? typeof thrown}: ${String(thrown?.message ?? thrown).slice(0, 40)}`;
+    }
+    if (why !== undefined) {
+      results[impl.id] = { wrong: why };
+      continue;
+    }
+    cells.push({ impl, kind: impl.kind, fn, text: scenario.text, loop: loopFor(impl.kind), samples: [] });
+  }
+  for (const cell of cells) cell.iterations = await warmUp(cell, WARMUP_MS);
+  const perRequest = scenario.perRequest ?? 1;
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let k = 0; k < cells.length; k++) {
+      const cell = cells[(k + round) % cells.length];
+      try {
+        const ns = await runBatch(cell, cell.iterations);
+        cell.samples.push(ns / cell.iterations / perRequest);
+      } catch (thrown) {
+        cell.failed = `threw while timed: ${String(thrown?.message ?? thrown).slice(0, 40)}`;
+      }
+    }
+  }
+  for (const cell of cells) {
+    if (cell.failed) {
+      results[cell.impl.id] = { wrong: cell.failed };
+      continue;
+    }
+    const ns = median(cell.samples);
+    results[cell.impl.id] = {
+      ns,
+      q1: quantile(cell.samples, 0.25),
+      q3: quantile(cell.samples, 0.75),
+      rounds: cell.samples.length,
+      iterations: cell.iterations,
+      samples: cell.samples,
+    };
+  }
+  for (const kind of ["sync", "async"]) {
+    const limit = results[kind === "sync" ? "limit-sync" : "limit-async"];
+    for (const impl of IMPLS) {
+      const r = results[impl.id];
+      if (impl.kind !== kind || r === undefined || r.ns === undefined) continue;
+      r.ratio = pairedRatio(r, limit);
+    }
+  }
+  return results;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Extras: heap growth, import time, bundle size
+
+const measureHeap = () => {
+  if (typeof globalThis.gc === "function") return { ...heapGrowth(HEAP_REQUESTS), where: "in-process" };
+  const child = spawnSync(process.execPath, ["--expose-gc", SELF, "--heap-child"], {
+    cwd: ROOT,
+    encoding: "utf8",
+    maxBuffer: 1 << 20,
+  });
+  if (child.status !== 0) return { error: (child.stderr || `exit ${child.status}`).trim().split("\n")[0] };
+  return { ...JSON.parse(child.stdout.trim().split("\n").pop()), where: "child node --expose-gc" };
+};
+
+const spawnMs = (code) => {
+  const t0 = now();
+  const child = spawnSync(process.execPath, ["-e", code], { cwd: ROOT, encoding: "utf8" });
+  const ms = Number(now() - t0) / 1e6;
+  if (child.status !== 0) throw new Error(`node -e ${code}: ${child.stderr.trim().split("\n")[0]}`);
+  return ms;
+};
+
+const measureImport = () => {
+  const programs = {
+    baseline: "0",
+    rpcserver: "import('rpcserver')",
+    deps: "Promise.all([import('fp-ts/lib/Either.js'), import('io-ts')])",
+  };
+  const times = { baseline: [], rpcserver: [], deps: [] };
+  for (const code of Object.values(programs)) spawnMs(code); // warm the file cache
+  for (let i = 0; i < IMPORT_RUNS; i++) {
+    for (const [name, code] of Object.entries(programs)) times[name].push(spawnMs(code));
+  }
+  const baseline = median(times.baseline);
+  return {
+    runs: IMPORT_RUNS,
+    baselineMs: baseline,
+    rpcserverMs: median(times.rpcserver) - baseline,
+    depsMs: median(times.deps) - baseline,
+  };
+};
+
+/** Rollup as installed: the `rollup` package, or its WebAssembly build `@rollup/wasm-node`. */
+const loadRollup = async () => {
+  for (const name of ["rollup", "@rollup/wasm-node"]) {
+    try {
+      return { ...(await import(name)), name };
+    } catch {
+      // Try the next one.
+    }
+  }
+  throw new Error("neither rollup nor @rollup/wasm-node is installed");
+};
+
+/**
+ * The first minifier installed, as `code => minified code`. terser (what @rollup/plugin-terser
+ * runs) is the reference; the others stand in for it when it is missing. uglify-js is usually
+ * only a transitive dependency (of handlebars, through ts-jest), so its presence is luck.
+ */
+const loadMinifier = async () => {
+  const candidates = [
+    ["terser", async (m, code) => (await m.minify(code, { module: true, compress: true, mangle: true })).code],
+    ["esbuild", async (m, code) => (await m.transform(code, { minify: true, format: "esm" })).code],
+    ["@swc/core", async (m, code) => (await m.minify(code, { compress: true, mangle: true, module: true })).code],
+    [
+      "uglify-js",
+      async (m, code) => {
+        const out = m.minify(code, { module: true, compress: true, mangle: true });
+        if (out.error) throw out.error;
+        return out.code;
+      },
+    ],
+  ];
+  for (const [name, run] of candidates) {
+    let module;
+    try {
+      module = require(name);
+    } catch {
+      continue;
+    }
+    return { name, minify: (code) => run(module, code) };
+  }
+  return undefined;
+};
+
+const measureSize = async () => {
+  const rollupModule = await loadRollup();
+  const bundle = await rollupModule.rollup({
+    input: join(ROOT, "dist/esm/index.js"),
+    external: (id) => /^(fp-ts|io-ts)(\/|$)/.test(id) || id.startsWith("node:"),
+    onwarn: () => undefined,
+  });
+  const { output } = await bundle.generate({ format: "es" });
+  await bundle.close();
+  const code = output[0].code;
+  const gz = (text) => gzipSync(Buffer.from(text), { level: 9 }).length;
+  const result = { bundler: rollupModule.name, bytes: Buffer.byteLength(code), gzip: gz(code) };
+  const minifier = await loadMinifier();
+  if (minifier === undefined) {
+    result.minifier = "none installed (add terser, or @rollup/plugin-terser, as a dev dependency)";
+    return result;
+  }
+  try {
+    const minified = await minifier.minify(code);
+    result.minifier = minifier.name;
+    result.minBytes = Buffer.byteLength(minified);
+    result.minGzip = gz(minified);
+  } catch (thrown) {
+    result.minifier = `${minifier.name} failed: ${String(thrown?.message ?? thrown).slice(0, 60)}`;
+  }
+  return result;
+};
+
+// ---------------------------------------------------------------------------------------------
+// Report
+
+const fmtNs = (ns) => (ns >= 100 ? Math.round(ns).toLocaleString("en-US") : ns.toFixed(1));
+const fmtRatio = (r) => (r === undefined ? "" : ` (${r.toFixed(2)}x)`);
+const fmtSpread = (r) => `±${Math.round((50 * (r.q3 - r.q1)) / r.ns)}%`;
+const cellText = (r, impl, scenario) => {
+  if (r === undefined) return "-";
+  if (r.wrong !== undefined) return `wrong: ${r.wrong}`;
+  const mark = impl.wrapperAnswers?.includes(scenario.id) ? " †" : "";
+  return `${fmtNs(r.ns)}${fmtRatio(r.ratio)} ${fmtSpread(r)}${mark}`;
+};
+
+const table = (kind, results) => {
+  const impls = IMPLS.filter((i) => i.kind === kind && SCENARIOS.some((s) => results[s.id]?.[i.id] !== undefined));
+  if (impls.length === 0) return "";
+  const lines = [
+    `| scenario: median ns/request (ratio to ${kind === "sync" ? "limit-sync" : "limit-async"}) ±half the quartile spread | ${impls.map((i) => i.label).join(" | ")} |`,
+    `| --- | ${impls.map(() => "---:").join(" | ")} |`,
+  ];
+  for (const s of SCENARIOS) {
+    if (results[s.id] === undefined) continue;
+    lines.push(`| ${s.title} | ${impls.map((i) => cellText(results[s.id][i.id], i, s)).join(" | ")} |`);
+  }
+  return lines.join("\n");
+};
+
+const ratio = (results, scenario, impl) => results[scenario]?.[impl]?.ratio;
+
+const evaluateTargets = (results, extras) => {
+  const rows = [];
+  const target = (name, measured, met) => rows.push({ name, measured, met });
+  const ratioTarget = (name, impl, scenarios, max) => {
+    const rs = scenarios.map((s) => [s, ratio(results, s, impl)]).filter(([, r]) => r !== undefined);
+    if (rs.length === 0) return;
+    const worst = Math.max(...rs.map(([, r]) => r));
+    target(
+      `${name} <= ${max}x`,
+      rs.map(([s, r]) => `${s} ${r.toFixed(2)}x`).join(", "),
+      rs.length === scenarios.length ? worst <= max : undefined,
+    );
+  };
+  ratioTarget(
+    "sync dispatch vs limit-sync, single/notification/batch",
+    "dispatch",
+    ["single", "named", "notification", "batch"],
+    1.2,
+  );
+  ratioTarget("asyncDispatch vs limit-async, single/batch", "asyncDispatch", ["single", "named", "batch"], 1.15);
+  ratioTarget("sync dispatch vs limit-sync, error paths", "dispatch", ["not-found", "invalid"], 1.3);
+
+  const peers = IMPLS.filter((i) => !i.limit && !i.ours);
+  const losses = [];
+  let compared = 0;
+  for (const s of SCENARIOS) {
+    const ours = results[s.id]?.dispatch;
+    if (ours?.ns === undefined) continue;
+    for (const p of peers) {
+      const theirs = results[s.id]?.[p.id];
+      if (theirs?.ns === undefined || p.wrapperAnswers?.includes(s.id)) continue;
+      compared++;
+      const r = pairedRatio(ours, theirs);
+      if (r >= 1)
+        losses.push(`${s.id}: dispatch/${p.id} ${r.toFixed(2)}x (${fmtNs(ours.ns)} vs ${fmtNs(theirs.ns)} ns)`);
+    }
+  }
+  if (compared > 0) {
+    target(
+      "sync dispatch faster than every peer in every scenario",
+      losses.length === 0 ? `faster in all ${compared} correct peer cells` : losses.join("; "),
+      losses.length === 0,
+    );
+  }
+
+  const withCodec = results.codec?.dispatch;
+  const without = results.codec?.["dispatch-nocodec"];
+  const cost = pairedDifference(withCodec, without);
+  if (cost !== undefined) {
+    target(
+      "io-ts params codec adds <= 0.2 µs (two-number request)",
+      `${cost.toFixed(0)} ns (median per-round difference; medians ${fmtNs(withCodec.ns)} with, ${fmtNs(without.ns)} without)`,
+      cost <= 200,
+    );
+  }
+  if (extras?.heap?.growth !== undefined) {
+    const mb = extras.heap.growth / 1e6;
+    target(
+      "heap flat over 1,000,000 dispatch requests (growth < 1 MB)",
+      `${mb.toFixed(3)} MB (${extras.heap.samples.map((b) => (b / 1e6).toFixed(2)).join(" -> ")} MB heapUsed)`,
+      Math.abs(mb) < 1,
+    );
+  }
+  return rows;
+};
+
+const targetsTable = (rows) =>
+  [
+    "| target | measured | met? |",
+    "| --- | --- | --- |",
+    ...rows.map((r) => `| ${r.name} | ${r.measured} | ${r.met === undefined ? "n/a" : r.met ? "met" : "**missed**"} |`),
+  ].join("\n");
+
+const extrasText = (extras) => {
+  if (extras === undefined) return "";
+  const lines = [];
+  const { heap, importTime, size } = extras;
+  if (heap?.error) lines.push(`- Heap growth: could not measure (${heap.error})`);
+  else if (heap) {
+    lines.push(
+      `- Heap growth over ${heap.requests.toLocaleString("en-US")} \`dispatch\` calls (${heap.where}, gc before each sample): ` +
+        `${(heap.growth / 1e6).toFixed(3)} MB; heapUsed ${heap.samples.map((b) => (b / 1e6).toFixed(2)).join(" -> ")} MB ` +
+        `(every ${(heap.requests / (heap.samples.length - 1)).toLocaleString("en-US")} requests).`,
+    );
+  }
+  if (importTime?.error) lines.push(`- Import time: could not measure (${importTime.error})`);
+  else if (importTime) {
+    lines.push(
+      `- Import time (median of ${importTime.runs} fresh \`node -e "import('rpcserver')"\` processes, minus \`node -e 0\` ` +
+        `at ${importTime.baselineMs.toFixed(1)} ms): ${importTime.rpcserverMs.toFixed(1)} ms; ` +
+        `importing fp-ts/lib/Either.js and io-ts alone: ${importTime.depsMs.toFixed(1)} ms.`,
+    );
+  }
+  if (size?.error) lines.push(`- Bundle size: could not measure (${size.error})`);
+  else if (size) {
+    const kb = (b) => `${(b / 1024).toFixed(2)} KiB`;
+    const min =
+      size.minBytes === undefined
+        ? `not minified: ${size.minifier}`
+        : `minified (${size.minifier}${size.minifier === "terser" ? "" : ", standing in for terser"}) ${kb(size.minBytes)}, **min+gzip ${kb(size.minGzip)}**`;
+    lines.push(
+      `- ESM bundle of dist/esm/index.js without fp-ts and io-ts (${size.bundler}, gzip -9): ${kb(size.bytes)} raw, ` +
+        `${kb(size.gzip)} gzip unminified; ${min}.`,
+    );
+  }
+  return lines.join("\n");
+};
+
+const versions = () => {
+  const out = {};
+  for (const name of ["rpcserver", "fp-ts", "io-ts", "jayson", "json-rpc-2.0", "@metamask/json-rpc-engine"]) {
+    try {
+      const path = name === "rpcserver" ? join(ROOT, "package.json") : join(ROOT, "node_modules", name, "package.json");
+      out[name] = JSON.parse(readFileSync(path, "utf8")).version;
+    } catch {
+      out[name] = "?";
+    }
+  }
+  return out;
+};
+
+/** What was measured: dist/ as last built, and the checkout's state when the run started. */
+const source = () => {
+  let built = "unknown";
+  try {
+    built = statSync(join(ROOT, "dist/esm/index.js")).mtime.toISOString();
+  } catch {
+    // Reported as unknown.
+  }
+  const git = (...args) => spawnSync("git", args, { cwd: ROOT, encoding: "utf8" });
+  const head = git("rev-parse", "--short", "HEAD");
+  if (head.status !== 0) return `dist/ built ${built}`;
+  const dirty = git("status", "--porcelain", "--", "src").stdout.trim() !== "";
+  return `dist/ built ${built}; checkout at commit ${head.stdout.trim()}${dirty ? " with uncommitted changes in src/" : ""}`;
+};
+
+const machine = () => {
+  const cpus = os.cpus();
+  return {
+    cpu: cpus[0]?.model ?? "unknown",
+    cores: cpus.length,
+    memoryGiB: os.totalmem() / 2 ** 30,
+    node: process.version,
+    platform: `${os.platform()} ${os.release()}`,
+    loadavg: os.loadavg(),
+  };
+};
+
+const markdown = (report) => {
+  const m = report.machine;
+  const command = `node bench/bench.mjs${report.args.length ? ` ${report.args.join(" ")}` : ""}`;
+  return `# Benchmarks
+
+Generated by \`${command}\` (after \`npm run build\`; \`npm run bench\` does both). Do not edit by hand.
+
+- Machine: ${m.cpu}, ${m.cores} cores, ${m.memoryGiB.toFixed(1)} GiB memory, ${m.platform}
+- Node ${m.node}; date ${report.date}
+- Source: ${report.source}
+- Versions: ${Object.entries(report.versions)
+    .map(([name, version]) => `${name} ${version}`)
+    .join(", ")}
+- Timing: ${report.timing.rounds} interleaved rounds of about ${report.timing.batchMs} ms per implementation and scenario (order rotating), after ${report.timing.warmupMs} ms of warm-up each; the figure is the median ns per request across rounds. Ratios are to \`limit-sync\` for sync implementations and to \`limit-async\` for async ones: the median over rounds of the ratio within a round (paired, so that load from other processes hitting a whole round cancels out); comparisons with peers and the codec's cost are paired the same way.
+- Load average ${m.loadavg.map((l) => l.toFixed(2)).join(" ")} at the start and ${report.loadavgEnd.map((l) => l.toFixed(2)).join(" ")} at the end: on ${m.cores} cores, a load above ${m.cores > 1 ? m.cores - 1 : 1} means other processes competed for the CPU, and the figures are noisy (spread between the quartiles of a cell, relative to its median: ${report.noise}). Ratios are steadier than absolute figures, since every round runs all implementations.
+
+Every answer was checked before it was timed; "wrong: ..." marks an answer that was not the expected
+one (that cell was not timed).
+
+## What is measured
+
+Request text in, response text out, for every implementation.
+
+- \`limit-sync\`: \`JSON.parse\`, a shape check (\`jsonrpc === "2.0"\`, \`method\` a string), a \`Map\` lookup, the plain function called with params spread, \`JSON.stringify\` of \`{jsonrpc, result, id}\`. A lower bound, not a conforming server.
+- \`limit-async\`: the same, awaiting an async method; a batch runs through \`Promise.all\`, as \`asyncDispatch\` runs it.
+- rpcserver: \`dispatch\` (sync methods returning \`Success\`), \`dispatchToSerializable\` followed by \`JSON.stringify\`, \`asyncDispatch\` (async methods). The "io-ts params codec" row gives rpcserver's method a \`t.tuple([t.number, t.number])\` codec (\`withParams\`) and compares it with the same method without one ("no codec", same request text); peers run the method without a codec.
+- jayson 4: \`new jayson.Server(methods).call(text, callback)\`, which parses the text itself and calls back synchronously for methods that do; the response object is \`JSON.stringify\`-ed. jayson/promise: the same with async methods. A jayson callback method that throws is not caught by jayson: the exception leaves \`server.call\`.
+- json-rpc-2.0: \`server.receiveJSON(text)\`, its response object \`JSON.stringify\`-ed. An uncaught exception is answered with code 0.
+- @metamask/json-rpc-engine v2 \`JsonRpcServer\` (the current API; the v1 \`JsonRpcEngine\` is deprecated) with one middleware holding the methods. It takes request objects and has no batch or parse step, so the wrapper parses, answers a parse error, and maps a batch through \`Promise.all\`.
+
+## Sync
+
+${table("sync", report.results)}
+
+## Async
+
+${table("async", report.results)}
+
+† Not the library's answer: @metamask/json-rpc-engine takes request objects, so the wrapper's own
+\`JSON.parse\` answers a parse error; this cell is left out of the comparison with peers.
+
+With params of 1,000 integers, \`JSON.parse\` of the request takes about 90% of every
+implementation's time (CPU profile). rpcserver and the limits spread the params into arguments
+(\`sum(...xs)\`), as rpcserver's calling convention requires; the peers hand their method the array.
+
+## Memory, import time, size
+
+${extrasText(report.extras) || "Not measured in this run."}
+
+## Targets
+
+Targets from the performance issue (ratios within one run; the issue's reference machine has 2 cores).
+
+${targetsTable(report.targets)}
+`;
+};
+
+/** The report as prettier would write it, so that `npm run lint` stays clean after a run. */
+const formatted = async (path, text) => {
+  try {
+    const prettier = await import("prettier");
+    const config = (await prettier.resolveConfig(path)) ?? {};
+    return await prettier.format(text, { ...config, filepath: path });
+  } catch {
+    return text;
+  }
+};
+
+// ---------------------------------------------------------------------------------------------
+// Main
+
+const main = async () => {
+  const started = Date.now();
+  const atStart = { machine: machine(), source: source() };
+  const results = {};
+  for (const scenario of SCENARIOS) {
+    if (!IMPLS.some((impl) => selected(impl, scenario))) continue;
+    progress(`scenario ${scenario.id} ...`);
+    results[scenario.id] = await runScenario(scenario);
+  }
+  let extras;
+  if (EXTRAS) {
+    extras = {};
+    progress("heap growth ...");
+    try {
+      extras.heap = measureHeap();
+    } catch (thrown) {
+      extras.heap = { error: String(thrown?.message ?? thrown) };
+    }
+    progress("import time ...");
+    try {
+      extras.importTime = measureImport();
+    } catch (thrown) {
+      extras.importTime = { error: String(thrown?.message ?? thrown) };
+    }
+    progress("bundle size ...");
+    try {
+      extras.size = await measureSize();
+    } catch (thrown) {
+      extras.size = { error: String(thrown?.message ?? thrown) };
+    }
+  }
+  const spreads = Object.values(results)
+    .flatMap((r) => Object.values(r))
+    .filter((r) => r.ns !== undefined && r.ns > 0)
+    .map((r) => (r.q3 - r.q1) / r.ns);
+  const report = {
+    machine: atStart.machine,
+    versions: versions(),
+    date: new Date().toISOString(),
+    args: argv.filter((a) => a !== "--json"),
+    source: atStart.source,
+    timing: { rounds: ROUNDS, batchMs: BATCH_MS, warmupMs: WARMUP_MS },
+    noise: spreads.length
+      ? `median ${(median(spreads) * 100).toFixed(1)}%, worst ${(Math.max(...spreads) * 100).toFixed(1)}%`
+      : "n/a",
+    results,
+    extras,
+    loadavgEnd: os.loadavg(),
+    seconds: (Date.now() - started) / 1000,
+  };
+  report.targets = evaluateTargets(results, extras);
+  const text = markdown(report);
+  if (WRITE) {
+    const path = join(ROOT, "docs/benchmarks.md");
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, await formatted(path, text));
+    progress(`wrote ${path}`);
+  }
+  if (JSON_OUT) process.stdout.write(`${JSON.stringify(report, null, 2)}\n`);
+  else process.stdout.write(`${text.slice(text.indexOf("## Sync"))}\n`);
+  progress(`done in ${report.seconds.toFixed(1)} s`);
+};
+
+// A peer that leaks a rejection must not end the run.
+process.on("unhandledRejection", () => undefined);
+await main();
