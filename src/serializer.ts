@@ -38,6 +38,18 @@ const refuseNonFinite = (_key: string, value: unknown): unknown => {
  * @category serialization
  */
 export const serialize = (value: unknown): string => {
+  // Primitives first: ids, codes, messages and most results are, and `null` must not send its own
+  // text through the checking replacer.
+  switch (typeof value) {
+    case "string":
+      return JSON.stringify(value);
+    case "number":
+      if (Number.isFinite(value)) return JSON.stringify(value);
+      throw new TypeError(`${String(value)} is not allowed in JSON`);
+    case "boolean":
+      return value ? "true" : "false";
+  }
+  if (value === null) return "null";
   const text = JSON.stringify(value) as string | undefined;
   if (text === undefined) throw new TypeError(`a ${typeof value} has no JSON form`);
   return text.includes("null") ? JSON.stringify(value, refuseNonFinite) : text;
