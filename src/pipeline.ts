@@ -71,10 +71,17 @@ const logError = (message: string, thrown?: unknown): void => {
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
+/**
+ * UTF-8 bytes: a Uint8Array (a Buffer is one) of any realm. `instanceof Uint8Array` would refuse
+ * bytes made in another realm (a `node:vm` context, an iframe); the internal tag cannot be faked.
+ */
+const isBytes = (value: unknown): value is Uint8Array =>
+  ArrayBuffer.isView(value) && Object.prototype.toString.call(value) === "[object Uint8Array]";
+
 /** Stage 1: request text (or UTF-8 bytes) to a value. Anything thrown is -32700, its message in `data`. */
 export const parse: Stage<unknown, unknown> = (env, request) => {
   try {
-    const text: unknown = request instanceof Uint8Array ? utf8.decode(request) : request;
+    const text: unknown = typeof request === "string" || !isBytes(request) ? request : utf8.decode(request);
     if (env.deserializer !== undefined) return E.right(env.deserializer(text as string));
     if (typeof text !== "string")
       throw new TypeError(`the request must be a string or UTF-8 bytes, got ${typeof text}`);
@@ -157,7 +164,16 @@ const isResult = (value: unknown): value is Result => {
   const either = value as { _tag?: unknown; left?: unknown; right?: unknown };
   if (either._tag === "Right")
     return typeof either.right === "object" && either.right !== null && "result" in either.right;
-  return either._tag === "Left" && typeof either.left === "object" && either.left !== null;
+  // A Left must hold an ErrorResult, as a Right must hold a SuccessResult: a hand-built `left({})`
+  // would otherwise be sent as `"error":{}` (no code, no message) by `toDict` and a custom
+  // serializer. A code or message of the wrong type is still sent as given (`Error` warned).
+  return (
+    either._tag === "Left" &&
+    typeof either.left === "object" &&
+    either.left !== null &&
+    "code" in either.left &&
+    "message" in either.left
+  );
 };
 
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
