@@ -61,4 +61,5 @@ export { Error, InvalidParams, Success, type ErrorResult, type Result, type Succ
 export { NOCONTEXT, NODATA } from "./sentinels";
 export { serialize } from "./serializer";
 export { serve, type ServeOptions } from "./server";
+export { toHttp, type HttpAnswer } from "./transport";
 export { VERSION, __version__ } from "./version";

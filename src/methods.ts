@@ -158,8 +158,11 @@ export const paramsCodecOf = (f: Method): t.Any | undefined => (f as { [PARAMS]?
 const hasOwn = Object.prototype.hasOwnProperty;
 
 /** The method registered under `name` as an own entry, if it is a function. @internal */
-export const lookup = (methods: Methods, name: string): Method | undefined => {
-  const f =
-    methods instanceof Map ? methods.get(name) : hasOwn.call(methods, name) ? (methods as Registry)[name] : undefined;
+export const lookup = (methods: Methods, isMap: boolean, name: string): Method | undefined => {
+  const f = isMap
+    ? (methods as ReadonlyMap<string, Method>).get(name)
+    : hasOwn.call(methods, name)
+      ? (methods as Registry)[name]
+      : undefined;
   return typeof f === "function" ? f : undefined;
 };

@@ -54,6 +54,8 @@ export interface JsonOptions extends Options {
 /** What the stages of one dispatch call read. @internal */
 export interface Env {
   readonly methods: Methods;
+  /** Whether `methods` is a Map, decided once per environment rather than once per request. */
+  readonly methodsAreMap: boolean;
   readonly context: unknown;
   readonly deserializer: ((request: string) => unknown) | undefined;
   readonly validator: ((request: unknown) => unknown) | undefined;
@@ -87,9 +89,16 @@ export const environment = (methods: Methods | undefined, options: Options | und
   if (methods !== undefined && (typeof methods !== "object" || methods === null)) {
     throw new TypeError(`methods must be an object or a Map, got ${methods === null ? "null" : typeof methods}`);
   }
+  const table = methods ?? globalMethods;
   if (options === undefined) {
-    return {
-      methods: methods ?? globalMethods,
+    // The common call, `dispatch(request, methods)`, gets the environment it got last time: an Env
+    // is immutable and holds no request data, so sharing it is safe, and it saves an allocation
+    // and a Map check per request.
+    const last = concurrent ? lastAsync : lastSync;
+    if (last !== undefined && last.methods === table) return last;
+    const env: Env = {
+      methods: table,
+      methodsAreMap: isMap(table),
       context: NOCONTEXT,
       deserializer: undefined,
       validator: undefined,
@@ -97,12 +106,16 @@ export const environment = (methods: Methods | undefined, options: Options | und
       maxBatchSize: Infinity,
       concurrent,
     };
+    if (concurrent) lastAsync = env;
+    else lastSync = env;
+    return env;
   }
   if (options.debug !== undefined && typeof options.debug !== "boolean") {
     throw new TypeError(`debug must be a boolean, got ${typeof options.debug}`);
   }
   return {
-    methods: methods ?? globalMethods,
+    methods: table,
+    methodsAreMap: isMap(table),
     context: options.context === undefined ? NOCONTEXT : options.context,
     deserializer: optionalFunction("deserializer", options.deserializer),
     validator: optionalFunction("validator", options.validator),
@@ -111,6 +124,12 @@ export const environment = (methods: Methods | undefined, options: Options | und
     concurrent,
   };
 };
+
+/** A Map of any realm (`instanceof Map` refuses one made in a `node:vm` context or an iframe). */
+const isMap = (methods: Methods): boolean => Object.prototype.toString.call(methods) === "[object Map]";
+
+let lastSync: Env | undefined;
+let lastAsync: Env | undefined;
 
 /** The `serializer` option, checked. @internal */
 export const serializerOf = (options: JsonOptions | undefined): ((response: unknown) => string) | undefined =>

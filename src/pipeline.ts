@@ -78,6 +78,21 @@ const utf8 = new TextDecoder("utf-8", { fatal: true });
 const isBytes = (value: unknown): value is Uint8Array =>
   ArrayBuffer.isView(value) && Object.prototype.toString.call(value) === "[object Uint8Array]";
 
+/**
+ * `JSON.parse` without the stack trace of its SyntaxError: the trace is never shown (only the
+ * message goes in `data`) and recording it is most of a parse error's cost. JSON.parse of a string
+ * runs no user code, so the limit is restored before anything else can observe it.
+ */
+const parseJson = (text: string): unknown => {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return JSON.parse(text);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+};
+
 /** Stage 1: request text (or UTF-8 bytes) to a value. Anything thrown is -32700, its message in `data`. */
 export const parse: Stage<unknown, unknown> = (env, request) => {
   try {
@@ -85,7 +100,7 @@ export const parse: Stage<unknown, unknown> = (env, request) => {
     if (env.deserializer !== undefined) return E.right(env.deserializer(text as string));
     if (typeof text !== "string")
       throw new TypeError(`the request must be a string or UTF-8 bytes, got ${typeof text}`);
-    return E.right(JSON.parse(text));
+    return E.right(parseJson(text));
   } catch (thrown) {
     return error(ERROR_PARSE_ERROR, "Parse error", messageOf(thrown), null);
   }
@@ -124,7 +139,7 @@ const thrownError = (env: Env, request: Request, thrown: unknown): ErrorResponse
 
 /** Stage 3: the method the request names, and the params it will receive (decoded, when it has a codec). */
 export const resolve: Stage<Request, Invocation> = (env, request) => {
-  const method = lookup(env.methods, request.method);
+  const method = lookup(env.methods, env.methodsAreMap, request.method);
   if (method === undefined) return error(ERROR_METHOD_NOT_FOUND, "Method not found", request.method, idOf(request));
   const codec = paramsCodecOf(method);
   if (codec === undefined) {
@@ -295,12 +310,32 @@ export const runSync = (env: Env, request: unknown): Response | Response[] | und
   }
 };
 
-/** Async dispatch: the same pipeline, with every request of a batch running at once. */
-export const runAsync = async (env: Env, request: unknown): Promise<Response | Response[] | undefined> => {
+type Answer = Response | Response[] | undefined;
+
+const isPending = (outcome: Outcome): boolean => outcome instanceof Promise;
+
+/**
+ * Async dispatch: the same pipeline, with every request of a batch running at once. Only a request
+ * whose method returned a Promise is waited for: when none did, the answers are returned as they are
+ * (the caller's `await` costs one tick, and a large batch of plain methods builds no Promise per
+ * member).
+ */
+export const runAsync = (env: Env, request: unknown): Answer | Promise<Answer> => {
   try {
     const outcome = run(env, request);
-    return collect(Array.isArray(outcome) ? await Promise.all(outcome) : await outcome);
+    if (Array.isArray(outcome)) {
+      return outcome.some(isPending)
+        ? Promise.all(outcome).then(collect, failsLater(env))
+        : collect(outcome as ReadonlyArray<Response | undefined>);
+    }
+    return outcome instanceof Promise ? outcome.then(undefined, failsLater(env)) : outcome;
   } catch (thrown) {
     return serverError(env, thrown);
   }
 };
+
+/** The -32000 answer to a failure after the pipeline has started waiting (built only then). */
+const failsLater =
+  (env: Env) =>
+  (thrown: unknown): Response =>
+    serverError(env, thrown);
