@@ -1,0 +1,41 @@
+/**
+ * Express 5: JSON-RPC on POST /rpc.
+ *
+ *     npm run build && node examples/integrations/express.mjs
+ *
+ * The body is read as raw bytes (at most 1 MiB; more is 413) and handed to dispatch, which answers
+ * text that is not JSON or not UTF-8 with -32700. The caller, from `Authorization: Bearer <token>`,
+ * reaches the methods as the context. A notification is answered 204 with no body.
+ */
+import express from "express";
+import { asyncDispatch, toHttp } from "rpcserver";
+import { BODY_LIMIT, listenOn, MAX_BATCH_SIZE, methods, userFromAuthorization } from "./methods.mjs";
+
+export const app = express();
+app.disable("x-powered-by");
+
+// `type: () => true`: take the body whatever its Content-Type says; dispatch judges it.
+app.post("/rpc", express.raw({ type: () => true, limit: BODY_LIMIT }), async (req, res) => {
+  const context = { user: userFromAuthorization(req.get("Authorization")) };
+  // No body at all leaves req.body undefined: "" is then a parse error, like any body that is not JSON.
+  const body = Buffer.isBuffer(req.body) ? req.body : "";
+  const answer = toHttp(await asyncDispatch(body, methods, { context, maxBatchSize: MAX_BATCH_SIZE }));
+  res.status(answer.status).set(answer.headers).send(answer.body);
+});
+
+// A body over the limit (413) or a broken one (400): a short plain-text answer, not Express's default
+// error page, which shows the stack outside production.
+app.use((error, _req, res, next) => {
+  if (res.headersSent) return next(error);
+  const status = Number.isInteger(error.status) ? error.status : 500;
+  res
+    .status(status)
+    .type("text/plain")
+    .send(error.expose ? error.message : "Internal Server Error");
+});
+
+const { host, port } = listenOn(process.env);
+const server = app.listen(port, host, (error) => {
+  if (error) throw error;
+  console.log(`listening on http://${host}:${server.address().port}/rpc`);
+});
