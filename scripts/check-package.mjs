@@ -1,0 +1,118 @@
+// Checks what users of the published package feel, on the package as `npm pack` makes it (run
+// after `npm run build`):
+//
+// 1. publint: the package.json fields, the exports map and the files they name agree (every
+//    message, suggestions included, fails the check).
+// 2. arethetypeswrong (`attw --pack`): every entry point resolves to types of the right module
+//    format under each TypeScript module resolution.
+// 3. A bundle-size ceiling for the ESM entry: dist/esm/index.js bundled with rollup (fp-ts, io-ts
+//    and `node:` modules left external, as a user's bundler would share them), minified with
+//    terser, gzipped at level 9.
+//
+// Exits 1 if any check fails, after running them all.
+import { execFileSync } from "node:child_process";
+import { existsSync, readFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { gzipSync } from "node:zlib";
+import { rollup } from "@rollup/wasm-node";
+import { publint } from "publint";
+import { formatMessage } from "publint/utils";
+import { minify } from "terser";
+
+const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
+const require = createRequire(import.meta.url);
+
+/**
+ * The ceiling for the ESM entry, minified and gzipped, in bytes. About 5.5 KiB at the time of
+ * writing: the headroom leaves room for features, and a jump past it (a dependency bundled by
+ * mistake, a Node polyfill) still fails.
+ */
+const MAX_MIN_GZIP_BYTES = 8 * 1024;
+
+const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+
+/**
+ * attw's "strict" profile also checks TypeScript's legacy `node10` resolution, which ignores the
+ * exports map: subpaths (`rpcserver/main`, ...) resolve there only through `typesVersions`. Without
+ * that field the check runs the `node16` profile (node16 from CJS and ESM, bundler) and says so.
+ */
+const ATTW_PROFILE = pkg.typesVersions === undefined ? "node16" : "strict";
+
+const failures = [];
+const kib = (bytes) => `${(bytes / 1024).toFixed(2)} KiB`;
+
+if (!existsSync(join(ROOT, "dist/esm/index.js")) || !existsSync(join(ROOT, "dist/cjs/index.cjs"))) {
+  console.error("check-package: dist/ is missing; run `npm run build` first");
+  process.exit(1);
+}
+
+// 1. publint
+{
+  console.log("publint:");
+  const { messages, pkg: linted } = await publint({ pkgDir: ROOT, level: "suggestion", strict: true, pack: "npm" });
+  if (messages.length === 0) console.log("  no errors, warnings or suggestions");
+  for (const message of messages) {
+    console.log(`  ${message.type}: ${formatMessage(message, linted, { color: false }) ?? message.code}`);
+  }
+  if (messages.length > 0) failures.push(`publint: ${messages.length} message(s)`);
+}
+
+// 2. arethetypeswrong on the packed package
+{
+  console.log(`\narethetypeswrong (attw --pack, profile ${ATTW_PROFILE}):`);
+  if (ATTW_PROFILE !== "strict") {
+    console.log("  note: node10 resolution not checked (package.json has no typesVersions for the subpaths)");
+  }
+  const attw = require.resolve("@arethetypeswrong/cli/package.json").replace(/package\.json$/, "dist/index.js");
+  try {
+    const out = execFileSync(
+      process.execPath,
+      [attw, "--pack", ".", "--profile", ATTW_PROFILE, "--format", "table-flipped", "--no-color", "--no-emoji"],
+      { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] },
+    );
+    console.log(out.trimEnd().replace(/^/gm, "  "));
+  } catch (thrown) {
+    console.log(
+      String(thrown.stdout ?? "")
+        .trimEnd()
+        .replace(/^/gm, "  "),
+    );
+    console.log(
+      String(thrown.stderr ?? "")
+        .trimEnd()
+        .replace(/^/gm, "  "),
+    );
+    failures.push("attw: problems found (above)");
+  }
+}
+
+// 3. Bundle size of the ESM entry
+{
+  console.log("\nbundle size of dist/esm/index.js (rollup, fp-ts/io-ts/node: external; terser; gzip -9):");
+  const bundle = await rollup({
+    input: join(ROOT, "dist/esm/index.js"),
+    external: (id) => /^(fp-ts|io-ts)(\/|$)/.test(id) || id.startsWith("node:"),
+    // Shown, not fatal: a warning (a circular import, say) is news, but not a size problem.
+    onwarn: (warning) => console.log(`  rollup warning: ${warning.message}`),
+  });
+  const { output } = await bundle.generate({ format: "es" });
+  await bundle.close();
+  const code = output[0].code;
+  const minified = (await minify(code, { module: true, compress: true, mangle: true })).code ?? "";
+  const gzip = (text) => gzipSync(Buffer.from(text), { level: 9 }).length;
+  const minGzip = gzip(minified);
+  console.log(`  bundled   ${kib(Buffer.byteLength(code))} (gzip ${kib(gzip(code))})`);
+  console.log(`  minified  ${kib(Buffer.byteLength(minified))}`);
+  console.log(`  min+gzip  ${kib(minGzip)} (${minGzip} bytes; ceiling ${kib(MAX_MIN_GZIP_BYTES)})`);
+  if (minGzip > MAX_MIN_GZIP_BYTES) {
+    failures.push(`bundle size: ${kib(minGzip)} min+gzip is over the ${kib(MAX_MIN_GZIP_BYTES)} ceiling`);
+  }
+}
+
+if (failures.length > 0) {
+  console.error(`\ncheck-package: FAILED\n${failures.map((failure) => `  - ${failure}`).join("\n")}`);
+  process.exit(1);
+}
+console.log("\ncheck-package: ok");
