@@ -15,6 +15,7 @@ export const entries = [
   "methods",
   "sentinels",
   "server",
+  "transport",
   "cli",
 ];
 

@@ -15,8 +15,11 @@
  * @category logging
  */
 export interface Logger {
+  /** Uncaught method exceptions, unserializable responses, dispatch failures. */
   readonly error: (...args: unknown[]) => void;
+  /** The development server's listening line. */
   readonly warn: (...args: unknown[]) => void;
+  /** One line per development-server request (silent by default). */
   readonly info: (...args: unknown[]) => void;
 }
 
