@@ -25,9 +25,17 @@ const installChromium = () => {
   });
 };
 
+// `--install`: only install the runtimes and Chromium (the jest suite's Hono tests on Bun and Deno
+// need them too, so `npm test` installs before jest and runs the matrix after it).
+if (process.argv.includes("--install")) {
+  install();
+  installChromium();
+  process.exit(0);
+}
+
 const jest = ["node_modules/jest/bin/jest.js", "--ci"];
 const conformance = ["tests/runtime/run.mjs"];
-const only = process.argv.slice(2);
+const only = process.argv.slice(2).filter((arg) => !arg.startsWith("--"));
 const runs = [
   ...[18, 22, 24, 26].map((v) => [`node ${v}: jest suite`, `${bin}/node${v}/bin/node`, jest]),
   ["bun: built package conformance", `${bin}/@oven/bun-linux-x64/bin/bun`, conformance],
