@@ -226,32 +226,36 @@ const refuse = (request: Request, thenable: PromiseLike<unknown>): Response => {
 };
 
 /**
- * Async dispatch waits for the method. Reading what it resolved to may throw (a Proxy, a getter), as
- * it may in sync dispatch, where `invoke`'s catch makes it -32603; here it is caught the same way, so
- * the promise never rejects and one member cannot turn a whole batch into -32000.
+ * What a method gave back, as the Response. Reading it may throw (a Proxy, a getter): that counts as
+ * the method's exception. Shared by both effects, so sync and async dispatch answer it alike.
  */
+const respond = (env: Env, request: Request, returned: unknown): Response => {
+  try {
+    return fromReturned(request, returned);
+  } catch (thrown) {
+    return fromThrown(env, request, thrown);
+  }
+};
+
+/** Async dispatch waits for the method; the promise never rejects, so one member cannot fail a batch. */
 const settle = (env: Env, request: Request, thenable: PromiseLike<unknown>): Promise<Response> =>
   Promise.resolve(thenable).then(
-    (value) => {
-      try {
-        return fromReturned(request, value);
-      } catch (thrown) {
-        return fromThrown(env, request, thrown);
-      }
-    },
+    (value) => respond(env, request, value),
     (thrown: unknown) => fromThrown(env, request, thrown),
   );
 
 /** Stage 4: the call, and its Result (or exception) turned into the Response. */
 export const invoke = (env: Env, invocation: Invocation): Response | Promise<Response> => {
   const { request } = invocation;
+  let returned: unknown;
   try {
-    const returned = apply(env, invocation);
+    returned = apply(env, invocation);
+    // Reading `then` may throw too (a Proxy): inside the try, as the method's own exception.
     if (isThenable(returned)) return env.concurrent ? settle(env, request, returned) : refuse(request, returned);
-    return fromReturned(request, returned);
   } catch (thrown) {
     return fromThrown(env, request, thrown);
   }
+  return respond(env, request, returned);
 };
 
 const silence = (response: Response | Promise<Response>): Outcome =>
