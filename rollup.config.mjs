@@ -16,6 +16,7 @@ export const entries = [
   "sentinels",
   "server",
   "transport",
+  "pipeline",
   "cli",
 ];
 

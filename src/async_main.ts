@@ -5,19 +5,15 @@
  *
  * @module
  */
+import { Async } from "./effect";
 import type { Methods } from "./methods";
-import {
-  environment,
-  postProcessOf,
-  serializerOf,
-  type JsonOptions,
-  type Options,
-  type ResponseOptions,
-} from "./options";
-import { processed, type Processed } from "./output";
-import { runAsync } from "./pipeline";
-import { toSerializable, type Response, type Serializable } from "./response";
-import { writeAll } from "./serializer";
+import type { JsonOptions, Options, ResponseOptions } from "./options";
+import { dispatcher, serialize, toObjects, toResponses, type Processed } from "./pipeline";
+import type { Response, Serializable } from "./response";
+
+const toJson = dispatcher(Async, serialize);
+const toSerializable = dispatcher(Async, toObjects);
+const toResponse = dispatcher(Async, toResponses);
 
 /**
  * Async {@link "main".dispatchToResponse}: resolves to a Response, a list of them, or `undefined`.
@@ -34,8 +30,7 @@ export const dispatchToResponse = async <T = Response>(
   methods?: Methods,
   options?: ResponseOptions<T>,
 ): Promise<Processed<T>> => {
-  const env = environment(methods, options, true);
-  return processed(env, postProcessOf(options), await runAsync(env, request));
+  return toResponse(request, methods, options) as Processed<T>;
 };
 
 /**
@@ -53,8 +48,7 @@ export const dispatchToSerializable = async (
   methods?: Methods,
   options?: Options,
 ): Promise<Serializable> => {
-  const env = environment(methods, options, true);
-  return toSerializable(await runAsync(env, request));
+  return toSerializable(request, methods, options);
 };
 
 /**
@@ -73,8 +67,7 @@ export const dispatchToJson = async (
   methods?: Methods,
   options?: JsonOptions,
 ): Promise<string> => {
-  const env = environment(methods, options, true);
-  return writeAll(serializerOf(options), env.debug, await runAsync(env, request));
+  return toJson(request, methods, options);
 };
 
 /** Spec spelling of {@link dispatchToJson} in this module. @since 5.0.10 @category aliases */

@@ -22,6 +22,13 @@ export const ERROR_INTERNAL_ERROR = -32603;
 /** Something failed inside the library itself, outside any method. @since 5.0.10 @category codes */
 export const ERROR_SERVER_ERROR = -32000;
 
+/**
+ * The request was answered before its method settled, by the `timeout` stage. In the range
+ * JSON-RPC 2.0 leaves to implementations (-32000 to -32099).
+ * @since 5.1.0 @category codes
+ */
+export const ERROR_TIMEOUT = -32001;
+
 /** The lowest code the JSON-RPC specification reserves. @since 5.0.10 @category codes */
 export const RESERVED_MIN = -32768;
 /** The highest code the JSON-RPC specification reserves. @since 5.0.10 @category codes */

@@ -38,8 +38,8 @@ export {
   type Methods,
   type ParamsArgs,
 } from "./methods";
-export type { JsonOptions, Options, ResponseOptions } from "./options";
-export type { Processed } from "./output";
+export type { JsonOptions, Options, ResponseOptions, Validator } from "./options";
+export type { Processed } from "./pipeline";
 export { requestCodec, validateRequest, type Id, type Request } from "./request";
 export {
   ErrorResponse,
@@ -61,5 +61,15 @@ export { Error, InvalidParams, Success, type ErrorResult, type Result, type Succ
 export { NOCONTEXT, NODATA } from "./sentinels";
 export { serialize } from "./serializer";
 export { serve, type ServeOptions } from "./server";
+export {
+  observe,
+  timeout,
+  type AnyStage,
+  type AsyncStage,
+  type Call,
+  type Observation,
+  type Stage,
+  type TimeoutOptions,
+} from "./stages";
 export { toHttp, type HttpAnswer } from "./transport";
 export { VERSION, __version__ } from "./version";

@@ -58,3 +58,13 @@ export const setLogger = (logger: Logger): Logger => {
   (globalThis as Slot)[SLOT] = logger;
   return previous;
 };
+
+/** Logs an error; a logger that throws is ignored, since logging must never cost a client its answer. @internal */
+export const logSafely = (message: string, thrown?: unknown): void => {
+  try {
+    if (thrown === undefined) log().error(message);
+    else log().error(message, thrown);
+  } catch {
+    // Nothing to do: the response is still sent.
+  }
+};

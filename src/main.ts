@@ -4,19 +4,15 @@
  *
  * @module
  */
+import { Sync } from "./effect";
 import type { Methods } from "./methods";
-import {
-  environment,
-  postProcessOf,
-  serializerOf,
-  type JsonOptions,
-  type Options,
-  type ResponseOptions,
-} from "./options";
-import { processed, type Processed } from "./output";
-import { runSync } from "./pipeline";
-import { toSerializable, type Response, type Serializable } from "./response";
-import { writeAll } from "./serializer";
+import type { JsonOptions, Options, ResponseOptions } from "./options";
+import { dispatcher, serialize, toObjects, toResponses, type Processed } from "./pipeline";
+import type { Response, Serializable } from "./response";
+
+const toJson = dispatcher(Sync, serialize);
+const toSerializable = dispatcher(Sync, toObjects);
+const toResponse = dispatcher(Sync, toResponses);
 
 /**
  * Dispatches to Responses (fp-ts Eithers): one for a single request, a list for a batch,
@@ -36,8 +32,7 @@ export const dispatchToResponse = <T = Response>(
   methods?: Methods,
   options?: ResponseOptions<T>,
 ): Processed<T> => {
-  const env = environment(methods, options, false);
-  return processed(env, postProcessOf(options), runSync(env, request));
+  return toResponse(request, methods, options) as Processed<T>;
 };
 
 /**
@@ -57,8 +52,7 @@ export const dispatchToSerializable = (
   methods?: Methods,
   options?: Options,
 ): Serializable => {
-  const env = environment(methods, options, false);
-  return toSerializable(runSync(env, request));
+  return toSerializable(request, methods, options);
 };
 
 /**
@@ -74,8 +68,7 @@ export const dispatchToSerializable = (
  * @category dispatch
  */
 export const dispatchToJson = (request: string | Uint8Array, methods?: Methods, options?: JsonOptions): string => {
-  const env = environment(methods, options, false);
-  return writeAll(serializerOf(options), env.debug, runSync(env, request));
+  return toJson(request, methods, options);
 };
 
 /** {@link dispatchToJson}, the package's main entry point. @since 5.0.10 @category dispatch */

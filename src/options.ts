@@ -4,9 +4,24 @@
  *
  * @module
  */
+import * as E from "fp-ts/Either";
+import type * as t from "io-ts";
+import { messageOf } from "./describe";
 import { globalMethods, type Methods } from "./methods";
+import { requestCodec, type Request } from "./request";
 import type { Response } from "./response";
 import { NOCONTEXT } from "./sentinels";
+import { isAround, type AnyStage } from "./stages";
+
+/**
+ * What `validator` takes: a function that throws for an invalid request (the specification's
+ * form), or an io-ts decoder (`t.Type`, `Decoder`) whose failure is -32600 with its report in
+ * `data`.
+ *
+ * @since 5.1.0
+ * @category options
+ */
+export type Validator = ((request: unknown) => unknown) | Pick<t.Decoder<unknown, unknown>, "decode">;
 
 /**
  * Options every dispatch function takes. Each member also accepts an explicit `undefined`, meaning
@@ -21,12 +36,23 @@ export interface Options {
   readonly context?: unknown;
   /** Turns the request text into a value. Default `JSON.parse`. If it throws: -32700 with the message as `data`. */
   readonly deserializer?: ((request: string) => unknown) | undefined;
-  /** Throws for an invalid request object (any exception: -32600). Default: the JSON-RPC 2.0 schema (`requestCodec`). Called once per batch member. `() => undefined` turns validation off. */
-  readonly validator?: ((request: unknown) => unknown) | undefined;
+  /**
+   * Checks one request object (called once per batch member): a function that throws for an
+   * invalid request (any exception: -32600 with its message in `data`), or an io-ts decoder (its
+   * failure: -32600 with its report in `data`; the method then sees what it decoded to). Either way
+   * the request must still name a method (a string `method`). Default: `requestCodec`, the JSON-RPC
+   * 2.0 request codec. `() => undefined` turns validation off.
+   */
+  readonly validator?: Validator | undefined;
   /** Sends an uncaught exception's message in `data`. Default `false`: such messages may hold secrets. */
   readonly debug?: boolean | undefined;
   /** The largest batch; a larger one gets one -32600 and none of it runs. Default: no limit (`undefined` or `null`). A value that is not a positive integer is a `RangeError`. */
   readonly maxBatchSize?: number | null | undefined;
+  /**
+   * Stages of your own, run per request in this order, after validation and before the method is
+   * looked up (see `rpcserver/pipeline`). Sync dispatch takes sync stages only. Default: none.
+   */
+  readonly stages?: ReadonlyArray<AnyStage> | undefined;
 }
 
 /**
@@ -51,18 +77,30 @@ export interface JsonOptions extends Options {
   readonly serializer?: ((response: unknown) => string) | undefined;
 }
 
-/** What the stages of one dispatch call read. @internal */
+/** A validator as the pipeline runs it: a decoder to a request. */
+export interface RequestDecoder {
+  readonly decode: (value: unknown) => E.Either<t.Errors, Request>;
+}
+
+/**
+ * What the stages of one dispatch call read: the options, checked and with their defaults. A Reader
+ * environment: it holds no request data, so one may serve many calls.
+ *
+ * @since 5.1.0
+ * @category pipeline
+ */
 export interface Env {
   readonly methods: Methods;
   /** Whether `methods` is a Map, decided once per environment rather than once per request. */
   readonly methodsAreMap: boolean;
   readonly context: unknown;
   readonly deserializer: ((request: string) => unknown) | undefined;
-  readonly validator: ((request: unknown) => unknown) | undefined;
+  readonly validator: RequestDecoder;
   readonly debug: boolean;
   readonly maxBatchSize: number;
-  /** Async dispatch: a method's Promise is awaited rather than refused. */
-  readonly concurrent: boolean;
+  readonly stages: ReadonlyArray<AnyStage>;
+  readonly serializer: ((response: unknown) => string) | undefined;
+  readonly postProcess: ((response: Response) => unknown) | undefined;
 }
 
 const optionalFunction = <F>(name: string, value: F | undefined): F | undefined => {
@@ -80,61 +118,86 @@ const batchLimit = (value: number | null | undefined): number => {
   return value;
 };
 
-/**
- * The environment of one dispatch call. Throws `RangeError` for a bad `maxBatchSize` and
- * `TypeError` for an option of the wrong type: the only exceptions dispatch raises.
- * @internal
- */
-export const environment = (methods: Methods | undefined, options: Options | undefined, concurrent: boolean): Env => {
-  if (methods !== undefined && (typeof methods !== "object" || methods === null)) {
-    throw new TypeError(`methods must be an object or a Map, got ${methods === null ? "null" : typeof methods}`);
-  }
-  const table = methods ?? globalMethods;
-  if (options === undefined) {
-    // The common call, `dispatch(request, methods)`, gets the environment it got last time: an Env
-    // is immutable and holds no request data, so sharing it is safe, and it saves an allocation
-    // and a Map check per request.
-    const last = concurrent ? lastAsync : lastSync;
-    if (last !== undefined && last.methods === table) return last;
-    const env: Env = {
-      methods: table,
-      methodsAreMap: isMap(table),
-      context: NOCONTEXT,
-      deserializer: undefined,
-      validator: undefined,
-      debug: false,
-      maxBatchSize: Infinity,
-      concurrent,
-    };
-    if (concurrent) lastAsync = env;
-    else lastSync = env;
-    return env;
-  }
-  if (options.debug !== undefined && typeof options.debug !== "boolean") {
-    throw new TypeError(`debug must be a boolean, got ${typeof options.debug}`);
-  }
-  return {
-    methods: table,
-    methodsAreMap: isMap(table),
-    context: options.context === undefined ? NOCONTEXT : options.context,
-    deserializer: optionalFunction("deserializer", options.deserializer),
-    validator: optionalFunction("validator", options.validator),
-    debug: options.debug ?? false,
-    maxBatchSize: batchLimit(options.maxBatchSize),
-    concurrent,
+/** One io-ts error that says nothing about what was wrong (a custom validator's exception has only a message). */
+const refusal = (value: unknown, message: string): t.Errors => [{ value, context: [], message }];
+
+/** The pipeline needs a method name whatever the validator let through. */
+const namesMethod = (value: unknown): value is Request =>
+  typeof value === "object" && value !== null && typeof (value as { method?: unknown }).method === "string";
+
+const mustNameMethod = (value: unknown): E.Either<t.Errors, Request> =>
+  namesMethod(value) ? E.right(value) : E.left(refusal(value, "method: must be a string"));
+
+/** The specification's validator, a function that throws to refuse, as a decoder. */
+const fromThrowing =
+  (validate: (request: unknown) => unknown): RequestDecoder["decode"] =>
+  (value) => {
+    try {
+      validate(value);
+    } catch (thrown) {
+      return E.left(refusal(value, messageOf(thrown)));
+    }
+    return mustNameMethod(value);
   };
+
+const requestDecoder = (validator: Validator | undefined): RequestDecoder => {
+  if (validator === undefined || validator === requestCodec) return requestCodec;
+  if (typeof validator === "function") return { decode: fromThrowing(validator) };
+  if (typeof validator === "object" && validator !== null && typeof validator.decode === "function") {
+    const decoder = validator;
+    return { decode: (value) => E.chain(mustNameMethod)(decoder.decode(value)) };
+  }
+  throw new TypeError(`validator must be a function or an io-ts decoder, got ${typeof validator}`);
+};
+
+/** Async stages and `timeout` need async dispatch: sync dispatch refuses them before anything runs. */
+const stagesFor = (stages: ReadonlyArray<AnyStage> | undefined, concurrent: boolean): ReadonlyArray<AnyStage> => {
+  if (stages === undefined) return [];
+  if (!Array.isArray(stages)) throw new TypeError(`stages must be an array, got ${typeof stages}`);
+  stages.forEach((stage: unknown, i) => {
+    const around = isAround(stage);
+    if (!around && typeof stage !== "function") {
+      throw new TypeError(`stages[${i}] must be a function or a stage such as timeout(ms), got ${typeof stage}`);
+    }
+    if (concurrent) return;
+    if (around ? stage.asyncOnly : Object.prototype.toString.call(stage) === "[object AsyncFunction]") {
+      throw new TypeError(`stages[${i}] is for async dispatch only (it waits); use asyncDispatch`);
+    }
+  });
+  return stages;
 };
 
 /** A Map of any realm (`instanceof Map` refuses one made in a `node:vm` context or an iframe). */
 const isMap = (methods: Methods): boolean => Object.prototype.toString.call(methods) === "[object Map]";
 
-let lastSync: Env | undefined;
-let lastAsync: Env | undefined;
-
-/** The `serializer` option, checked. @internal */
-export const serializerOf = (options: JsonOptions | undefined): ((response: unknown) => string) | undefined =>
-  options === undefined ? undefined : optionalFunction("serializer", options.serializer);
-
-/** The `postProcess` option, checked. @internal */
-export const postProcessOf = <T>(options: ResponseOptions<T> | undefined): ((response: Response) => T) | undefined =>
-  options === undefined ? undefined : optionalFunction("postProcess", options.postProcess);
+/**
+ * The environment of one dispatch call. Throws `RangeError` for a bad `maxBatchSize` and
+ * `TypeError` for an option of the wrong type: the only exceptions dispatch raises.
+ * @internal
+ */
+export const environment = (
+  methods: Methods | undefined,
+  options: (JsonOptions & ResponseOptions<unknown>) | undefined,
+  concurrent: boolean,
+): Env => {
+  if (methods !== undefined && (typeof methods !== "object" || methods === null)) {
+    throw new TypeError(`methods must be an object or a Map, got ${methods === null ? "null" : typeof methods}`);
+  }
+  const table = methods ?? globalMethods;
+  const o = options ?? {};
+  if (o.debug !== undefined && typeof o.debug !== "boolean") {
+    throw new TypeError(`debug must be a boolean, got ${typeof o.debug}`);
+  }
+  return {
+    methods: table,
+    methodsAreMap: isMap(table),
+    context: o.context === undefined ? NOCONTEXT : o.context,
+    deserializer: optionalFunction("deserializer", o.deserializer),
+    validator: requestDecoder(o.validator),
+    debug: o.debug ?? false,
+    maxBatchSize: batchLimit(o.maxBatchSize),
+    stages: stagesFor(o.stages, concurrent),
+    serializer: optionalFunction("serializer", o.serializer),
+    postProcess: optionalFunction("postProcess", o.postProcess),
+  };
+};

@@ -1,22 +1,50 @@
 /**
- * The request pipeline: parse -> validate -> resolve (method and params) -> invoke, each stage
- * written once and shared by sync and async dispatch. Only the effect differs: in async dispatch
- * (`env.concurrent`) a method's Promise is awaited; in sync dispatch it is refused with -32603.
- * Serialization, the last stage, lives in `serializer.ts`; the front ends in `main.ts` and
- * `async_main.ts` only choose the effect and the output form.
+ * The request pipeline as fp-ts values: parse -> validate -> (your stages) -> resolve -> call ->
+ * serialize, written once and run by sync and async dispatch alike.
  *
- * Each stage is `(env, input) => Either<ErrorResponse, output>`. A Left from any stage is already
- * the answer: `Left<ErrorResponse>` is a `Response`. The rules the stages enforce:
+ * Design. Each stage is a Reader of the dispatch environment ({@link Env}) giving a Kleisli arrow:
+ * `parse(env): (body) => Either<ErrorResponse, unknown>`, and so on. A Left is already the answer
+ * (`Left<ErrorResponse>` is a `Response`), so a stage that fails simply ends its request. The
+ * composition ({@link pipeline}) is written once against an {@link Effect}, an fp-ts `Monad`: the
+ * stages that can wait (your stages, the call) run in `EitherT` over it, and the six dispatch
+ * functions are that one composition instantiated with `Sync` (fp-ts's `Identity`: the Eithers are
+ * the answers) or `Async` (`Later`: synchronous until a method really returns a Promise, a
+ * `TaskEither` to its users), followed by one of three output stages (`serialize`, `toObjects`,
+ * `toResponses`).
+ *
+ * Why this design rather than the others weighed (docs/pipeline.md has the measurements):
+ * - `TaskEither` for async dispatch would cost every request two Promises and a tick even when its
+ *   method is plain; `Later` keeps async dispatch within 5% of the hand-written lower bound.
+ * - A flag tested inside the call stage (the previous design) made the effect a branch rather than
+ *   a value; here the effect is a parameter, and the stages cannot tell which they run in.
+ * - Stages as `(env, input)` pairs would save one closure per stage per environment; the Reader
+ *   form lets the composition be built once per environment instead (and cached by the front ends
+ *   for the common `dispatch(request, methods)` call), so a request allocates no closure for it.
+ *
+ * The rules the stages enforce:
  * - a request that cannot be parsed or validated is answered, with id `null`;
  * - a notification (a valid request without `id`) is never answered, even when it fails;
  * - an empty batch, or one over `maxBatchSize`, is answered by one -32600 and runs nothing;
- * - a batch is validated member by member and answered in its order;
- * - nothing a request carries, and nothing a method does, makes dispatch throw.
+ * - a batch is validated member by member and answered in its order; async dispatch runs its
+ *   members at once;
+ * - nothing a request carries, and nothing a method or a stage does, makes dispatch throw: an
+ *   exception in a method, a params codec or a stage answers that request alone (-32603), and only
+ *   a failure of the library itself (or of `postProcess`) is -32000.
+ *
+ * @example
+ * import { pipe } from "fp-ts/function";
+ * import { environment, pipeline, serialize, Sync } from "rpcserver/pipeline";
+ * import { Success } from "rpcserver";
+ * const env = environment({ ping: () => Success("pong") }, undefined, false);
+ * pipe('{"jsonrpc":"2.0","method":"ping","id":1}', pipeline(Sync)(env), serialize(env));
+ * // '{"jsonrpc":"2.0","result":"pong","id":1}'
  *
  * @module
- * @internal
  */
 import * as E from "fp-ts/Either";
+import type { Kind, URIS } from "fp-ts/HKT";
+import { flow } from "fp-ts/function";
+import type * as t from "io-ts";
 import {
   ERROR_INTERNAL_ERROR,
   ERROR_INVALID_PARAMS,
@@ -26,48 +54,52 @@ import {
   ERROR_SERVER_ERROR,
 } from "./codes";
 import { messageOf } from "./describe";
+import type { Effect } from "./effect";
 import { isJsonRpcError } from "./exceptions";
-import { log } from "./logger";
-import { lookup, paramsCodecOf, type Method } from "./methods";
-import type { Env } from "./options";
+import { logSafely } from "./logger";
+import { globalMethods, lookup, paramsCodecOf, type Method, type Methods } from "./methods";
+import { environment, type Env, type JsonOptions, type ResponseOptions } from "./options";
 import { arityProblem, paramsToDecode, report } from "./params";
-import { requestProblem, type Id, type Request } from "./request";
-import { ErrorResponse, failure, success, type Response } from "./response";
-import type { Result } from "./result";
+import type { Request } from "./request";
+import { ErrorResponse, SuccessResponse, toSerializable, type Response, type Serializable } from "./response";
+import type { ErrorResult, Result } from "./result";
 import { NOCONTEXT, NODATA } from "./sentinels";
+import { writeAll } from "./serializer";
+import { idOf, isAround, isNotification, type AnyStage, type Call, type Handler } from "./stages";
 
-/** One stage: reads the environment, fails with the error response to send. */
-type Stage<A, B> = (env: Env, input: A) => E.Either<ErrorResponse, B>;
+/**
+ * What one request body comes to: a Response, a list of them for a batch, or `undefined` when
+ * nothing is to be sent.
+ *
+ * @since 5.1.0
+ * @category pipeline
+ */
+export type Answer = Response | Response[] | undefined;
 
-/** What one request comes to: its Response, nothing to send, or (async dispatch) a promise of either. */
-export type Outcome = Response | undefined | Promise<Response | undefined>;
-
-/** A method found for a request, with the params it will receive. */
-interface Invocation {
-  readonly request: Request;
+/**
+ * A method found for a call, with the params it will receive.
+ *
+ * @since 5.1.0
+ * @category pipeline
+ */
+export interface Invocation extends Call {
   readonly method: Method;
   readonly params: unknown;
 }
 
-const hasOwn = Object.prototype.hasOwnProperty;
+const failWith = (
+  code: number,
+  message: string,
+  data: unknown,
+  request: Request | null,
+): E.Either<ErrorResponse, never> =>
+  E.left(ErrorResponse(code, message, data, request === null ? null : idOf(request)));
 
-const idOf = (request: Request): Id => (request.id === undefined ? null : request.id);
+const invalidRequest = (data: unknown): E.Either<ErrorResponse, never> =>
+  failWith(ERROR_INVALID_REQUEST, "Invalid Request", data, null);
 
-const error = (code: number, message: string, data: unknown, id: Id | null): E.Either<ErrorResponse, never> =>
-  E.left(ErrorResponse(code, message, data, id));
-
-const invalidRequest = (why: string): E.Either<ErrorResponse, never> =>
-  error(ERROR_INVALID_REQUEST, "Invalid Request", why, null);
-
-/** Logging must never cost a client its answer, so a logger that throws is ignored. */
-const logError = (message: string, thrown?: unknown): void => {
-  try {
-    if (thrown === undefined) log().error(message);
-    else log().error(message, thrown);
-  } catch {
-    // Nothing to do: the response is still sent.
-  }
-};
+// ---------------------------------------------------------------------------------------------
+// parse
 
 const utf8 = new TextDecoder("utf-8", { fatal: true });
 
@@ -93,102 +125,141 @@ const parseJson = (text: string): unknown => {
   }
 };
 
-/** Stage 1: request text (or UTF-8 bytes) to a value. Anything thrown is -32700, its message in `data`. */
-export const parse: Stage<unknown, unknown> = (env, request) => {
-  try {
-    const text: unknown = typeof request === "string" || !isBytes(request) ? request : utf8.decode(request);
-    if (env.deserializer !== undefined) return E.right(env.deserializer(text as string));
-    if (typeof text !== "string")
-      throw new TypeError(`the request must be a string or UTF-8 bytes, got ${typeof text}`);
-    return E.right(parseJson(text));
-  } catch (thrown) {
-    return error(ERROR_PARSE_ERROR, "Parse error", messageOf(thrown), null);
-  }
+/**
+ * Stage 1: the request body (text, or UTF-8 bytes) to a value, with `deserializer` (default
+ * `JSON.parse`). Anything thrown is -32700 with its message in `data`.
+ *
+ * @example
+ * import { environment, parse } from "rpcserver/pipeline";
+ * parse(environment({}, undefined, false))("[1"); // Left: -32700 Parse error
+ *
+ * @since 5.1.0
+ * @category stages
+ */
+export const parse =
+  (env: Env) =>
+  (body: unknown): E.Either<ErrorResponse, unknown> => {
+    try {
+      const text: unknown = typeof body === "string" || !isBytes(body) ? body : utf8.decode(body);
+      if (env.deserializer !== undefined) return E.right(env.deserializer(text as string));
+      if (typeof text !== "string")
+        throw new TypeError(`the request must be a string or UTF-8 bytes, got ${typeof text}`);
+      return E.right(parseJson(text));
+    } catch (thrown) {
+      return failWith(ERROR_PARSE_ERROR, "Parse error", messageOf(thrown), null);
+    }
+  };
+
+// ---------------------------------------------------------------------------------------------
+// validate
+
+/** An io-ts report as `data`: an error's own message where it has one (a custom validator's, the request codec's), else the path. */
+const reportOf = (errors: t.Errors): unknown => {
+  const lines = errors.map((error) => error.message ?? report([error])[0]);
+  return lines.length === 1 ? lines[0] : lines;
 };
 
-/**
- * Stage 2: one request object checked. The default validator is the request codec's own check,
- * run without throwing; a custom validator throws to refuse, and the request must still name a
- * method to be dispatched.
- */
-export const validate: Stage<unknown, Request> = (env, value) => {
-  if (env.validator === undefined) {
-    const why = requestProblem(value);
-    return why === undefined ? E.right(value as Request) : invalidRequest(why);
-  }
-  try {
-    env.validator(value);
-  } catch (thrown) {
-    return invalidRequest(messageOf(thrown));
-  }
-  return typeof value === "object" && value !== null && typeof (value as { method?: unknown }).method === "string"
-    ? E.right(value as Request)
-    : invalidRequest("method: must be a string");
-};
+const refuse = E.mapLeft((errors: t.Errors) =>
+  ErrorResponse(ERROR_INVALID_REQUEST, "Invalid Request", reportOf(errors), null),
+);
 
 /**
- * An exception from a method's own code (the method, or its params codec) as the error to send: a
- * JsonRpcError as given, anything else -32603 (logged; its message in `data` only under `debug`).
+ * Stage 2: one request object decoded by the validator (default `requestCodec`): -32600 with the
+ * report in `data` when it fails.
+ *
+ * @example
+ * import { environment, validate } from "rpcserver/pipeline";
+ * validate(environment({}, undefined, false))({ jsonrpc: "2.0", method: 1 }); // Left: -32600
+ *
+ * @since 5.1.0
+ * @category stages
  */
-const thrownError = (env: Env, request: Request, thrown: unknown): ErrorResponse => {
-  const id = idOf(request);
+export const validate = (env: Env): ((value: unknown) => E.Either<ErrorResponse, Request>) => {
+  const decoder = env.validator;
+  return (value) => refuse(decoder.decode(value));
+};
+
+// ---------------------------------------------------------------------------------------------
+// resolve
+
+/**
+ * An exception from the code a request runs (a method, its params codec, a stage) as the error to
+ * send: a JsonRpcError as given, anything else -32603 (logged; its message in `data` only under
+ * `debug`).
+ */
+const thrownError = (env: Env, call: Call, what: string, thrown: unknown): ErrorResponse => {
+  const id = idOf(call.request);
   if (isJsonRpcError(thrown)) return ErrorResponse(thrown.code, thrown.message, thrown.data, id);
-  logError(`rpcserver: method "${request.method}" raised an exception`, thrown);
+  logSafely(`rpcserver: ${what} "${call.request.method}" raised an exception`, thrown);
   return ErrorResponse(ERROR_INTERNAL_ERROR, "Internal error", env.debug ? messageOf(thrown) : NODATA, id);
 };
 
-/** Stage 3: the method the request names, and the params it will receive (decoded, when it has a codec). */
-export const resolve: Stage<Request, Invocation> = (env, request) => {
-  const method = lookup(env.methods, env.methodsAreMap, request.method);
-  if (method === undefined) return error(ERROR_METHOD_NOT_FOUND, "Method not found", request.method, idOf(request));
-  const codec = paramsCodecOf(method);
-  if (codec === undefined) {
-    const why = arityProblem(method.length - (env.context === NOCONTEXT ? 0 : 1), request.params);
-    return why === undefined
-      ? E.right({ request, method, params: request.params })
-      : error(ERROR_INVALID_PARAMS, "Invalid params", why, idOf(request));
-  }
-  let decoded: ReturnType<typeof codec.decode>;
-  try {
-    decoded = codec.decode(paramsToDecode(request.params));
-  } catch (thrown) {
-    // A codec is the method's own code: its exception answers this request alone, as the method's
-    // would, rather than escaping to -32000 for the whole dispatch (and every other batch member).
-    return E.left(thrownError(env, request, thrown));
-  }
-  return E.isRight(decoded)
-    ? E.right({ request, method, params: decoded.right })
-    : error(ERROR_INVALID_PARAMS, "Invalid params", report(decoded.left), idOf(request));
-};
+/**
+ * Stage 4 (after your stages): the method the call names, and the params it will receive (decoded,
+ * when it has a codec). -32601 when there is no such method, -32602 when the params do not fit.
+ *
+ * @example
+ * import { environment, resolve } from "rpcserver/pipeline";
+ * import { NOCONTEXT } from "rpcserver";
+ * resolve(environment({}, undefined, false))({ request: { jsonrpc: "2.0", method: "nope", id: 1 }, context: NOCONTEXT });
+ * // Left: -32601 Method not found
+ *
+ * @since 5.1.0
+ * @category stages
+ */
+export const resolve =
+  (env: Env) =>
+  (call: Call): E.Either<ErrorResponse, Invocation> => {
+    const { request, context } = call;
+    const method = lookup(env.methods, env.methodsAreMap, request.method);
+    if (method === undefined) return failWith(ERROR_METHOD_NOT_FOUND, "Method not found", request.method, request);
+    const codec = paramsCodecOf(method);
+    if (codec === undefined) {
+      const why = arityProblem(method.length - (context === NOCONTEXT ? 0 : 1), request.params);
+      return why === undefined
+        ? E.right({ request, context, method, params: request.params })
+        : failWith(ERROR_INVALID_PARAMS, "Invalid params", why, request);
+    }
+    let decoded: t.Validation<unknown>;
+    try {
+      decoded = codec.decode(paramsToDecode(request.params));
+    } catch (thrown) {
+      // A codec is the method's own code: its exception answers this request alone, as the method's would.
+      return E.left(thrownError(env, call, "method", thrown));
+    }
+    return E.isRight(decoded)
+      ? E.right({ request, context, method, params: decoded.right })
+      : failWith(ERROR_INVALID_PARAMS, "Invalid params", report(decoded.left), request);
+  };
+
+// ---------------------------------------------------------------------------------------------
+// call
 
 /** Calls the method: array params spread, others as one argument, the context first when there is one. */
-const apply = (env: Env, { method, params }: Invocation): unknown => {
+const apply = ({ method, params, context }: Invocation): unknown => {
   const f = method as (...args: unknown[]) => unknown;
-  if (env.context === NOCONTEXT) {
+  if (context === NOCONTEXT) {
     return params === undefined ? f() : Array.isArray(params) ? f(...(params as unknown[])) : f(params);
   }
   return params === undefined
-    ? f(env.context)
+    ? f(context)
     : Array.isArray(params)
-      ? f(env.context, ...(params as unknown[]))
-      : f(env.context, params);
+      ? f(context, ...(params as unknown[]))
+      : f(context, params);
 };
 
+const isObject = (value: unknown): value is object => typeof value === "object" && value !== null;
+
+/**
+ * Is `value` a Result? A Left must hold an ErrorResult, as a Right a SuccessResult: a hand-built
+ * `left({})` would otherwise be sent as `"error":{}`. A code or message of the wrong type is still
+ * sent as given (`Error` warned).
+ */
 const isResult = (value: unknown): value is Result => {
-  if (typeof value !== "object" || value === null) return false;
+  if (!isObject(value)) return false;
   const either = value as { _tag?: unknown; left?: unknown; right?: unknown };
-  if (either._tag === "Right")
-    return typeof either.right === "object" && either.right !== null && "result" in either.right;
-  // A Left must hold an ErrorResult, as a Right must hold a SuccessResult: a hand-built `left({})`
-  // would otherwise be sent as `"error":{}` (no code, no message) by `toDict` and a custom
-  // serializer. A code or message of the wrong type is still sent as given (`Error` warned).
-  return (
-    either._tag === "Left" &&
-    typeof either.left === "object" &&
-    either.left !== null &&
-    "code" in either.left &&
-    "message" in either.left
-  );
+  if (either._tag === "Right") return isObject(either.right) && "result" in either.right;
+  return either._tag === "Left" && isObject(either.left) && "code" in either.left && "message" in either.left;
 };
 
 const isThenable = (value: unknown): value is PromiseLike<unknown> =>
@@ -196,150 +267,343 @@ const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   value !== null &&
   typeof (value as { then?: unknown }).then === "function";
 
-/** A method's return value as the Response: a Result is sent, anything else is -32603. */
-const fromReturned = (request: Request, returned: unknown): Response => {
-  const id = idOf(request);
-  if (isResult(returned)) {
-    if (returned._tag === "Right") return success(returned.right.result, id);
-    const { code, message, data } = returned.left;
-    return failure(code, message, data, id);
-  }
-  logError(`rpcserver: method "${request.method}" returned something other than a Result`);
-  return failure(ERROR_INTERNAL_ERROR, "Internal error", "The method did not return a Result", id);
-};
+/** A Result as the Response to `request`. */
+const answer = (request: Request, result: Result): Response =>
+  result._tag === "Right"
+    ? E.right(SuccessResponse(result.right.result, idOf(request)))
+    : E.left(errorResponse(result.left, request));
 
-/** A method's exception as the Response: JsonRpcError is sent as given, anything else is -32603. */
-const fromThrown = (env: Env, request: Request, thrown: unknown): Response => E.left(thrownError(env, request, thrown));
+const errorResponse = ({ code, message, data }: ErrorResult, request: Request): ErrorResponse =>
+  ErrorResponse(code, message, data, idOf(request));
 
 /** Sync dispatch cannot wait: the Promise is refused, and its rejection marked handled so it cannot crash the host. */
-const refuse = (request: Request, thenable: PromiseLike<unknown>): Response => {
+const refusePromise = (call: Call, what: string, thenable: PromiseLike<unknown>): Response => {
   Promise.resolve(thenable).then(undefined, (thrown: unknown) =>
-    logError(`rpcserver: method "${request.method}" rejected after sync dispatch refused its Promise`, thrown),
+    logSafely(`rpcserver: ${what} "${call.request.method}" rejected after sync dispatch refused its Promise`, thrown),
   );
-  logError(`rpcserver: method "${request.method}" returned a Promise to sync dispatch`);
-  return failure(
+  logSafely(`rpcserver: ${what} "${call.request.method}" returned a Promise to sync dispatch`);
+  return failWith(
     ERROR_INTERNAL_ERROR,
     "Internal error",
-    "The method returned a Promise; use asyncDispatch",
-    idOf(request),
+    `The ${what} returned a Promise; use asyncDispatch`,
+    call.request,
   );
 };
 
 /**
- * What a method gave back, as the Response. Reading it may throw (a Proxy, a getter): that counts as
- * the method's exception. Shared by both effects, so sync and async dispatch answer it alike.
+ * What the code a request runs (a method, a stage) gave back, read by `read`, and waited for first
+ * if it is a Promise. Reading it may throw (a Proxy, a getter): that counts as that code's
+ * exception. Shared by the call and your stages, and by both effects.
  */
-const respond = (env: Env, request: Request, returned: unknown): Response => {
+const settle = <F extends URIS, A>(
+  F: Effect<F>,
+  env: Env,
+  call: Call,
+  what: string,
+  value: unknown,
+  read: (call: Call, value: unknown) => E.Either<ErrorResponse, A>,
+): Kind<F, E.Either<ErrorResponse, A>> => {
+  const fail = (thrown: unknown): E.Either<ErrorResponse, never> => E.left(thrownError(env, call, what, thrown));
   try {
-    return fromReturned(request, returned);
+    // Reading `then` may throw too (a Proxy): inside the try, as that code's own exception.
+    if (!isThenable(value)) return F.of(read(call, value));
+    return F.wait(
+      value,
+      (settled) => {
+        try {
+          return read(call, settled);
+        } catch (thrown) {
+          return fail(thrown);
+        }
+      },
+      fail,
+      (thenable) => refusePromise(call, what, thenable) as E.Either<ErrorResponse, never>,
+    );
   } catch (thrown) {
-    return fromThrown(env, request, thrown);
+    return F.of<E.Either<ErrorResponse, A>>(fail(thrown));
   }
 };
 
-/** Async dispatch waits for the method; the promise never rejects, so one member cannot fail a batch. */
-const settle = (env: Env, request: Request, thenable: PromiseLike<unknown>): Promise<Response> =>
-  Promise.resolve(thenable).then(
-    (value) => respond(env, request, value),
-    (thrown: unknown) => fromThrown(env, request, thrown),
-  );
+/** A method's return value as the Response: a Result is sent, anything else is -32603. */
+const fromReturned = ({ request }: Call, returned: unknown): Response => {
+  if (isResult(returned)) return answer(request, returned);
+  logSafely(`rpcserver: method "${request.method}" returned something other than a Result`);
+  return failWith(ERROR_INTERNAL_ERROR, "Internal error", "The method did not return a Result", request);
+};
 
-/** Stage 4: the call, and its Result (or exception) turned into the Response. */
-export const invoke = (env: Env, invocation: Invocation): Response | Promise<Response> => {
-  const { request } = invocation;
-  let returned: unknown;
-  try {
-    returned = apply(env, invocation);
-    // Reading `then` may throw too (a Proxy): inside the try, as the method's own exception.
-    if (isThenable(returned)) return env.concurrent ? settle(env, request, returned) : refuse(request, returned);
-  } catch (thrown) {
-    return fromThrown(env, request, thrown);
+/**
+ * Stage 5: calls the method and turns its Result (or exception, or Promise of either) into the
+ * Response. In sync dispatch a Promise is refused with -32603; in async dispatch it is waited for.
+ *
+ * @example
+ * import { call, environment, Sync } from "rpcserver/pipeline";
+ * import { NOCONTEXT, Success } from "rpcserver";
+ * const env = environment({}, undefined, false);
+ * call(Sync)(env)({ request: { jsonrpc: "2.0", method: "add", id: 1 }, context: NOCONTEXT, method: (a: number, b: number) => Success(a + b), params: [1, 2] });
+ * // Right: { result: 3, id: 1 }
+ *
+ * @since 5.1.0
+ * @category stages
+ */
+export const call =
+  <F extends URIS>(F: Effect<F>) =>
+  (env: Env) =>
+  (invocation: Invocation): Kind<F, Response> => {
+    let returned: unknown;
+    try {
+      returned = apply(invocation);
+    } catch (thrown) {
+      return F.of(E.left(thrownError(env, invocation, "method", thrown)));
+    }
+    return settle(F, env, invocation, "method", returned, fromReturned);
+  };
+
+// ---------------------------------------------------------------------------------------------
+// your stages
+
+const isEither = (value: unknown): value is E.Either<unknown, unknown> =>
+  isObject(value) && ((value as { _tag?: unknown })._tag === "Left" || (value as { _tag?: unknown })._tag === "Right");
+
+const isCall = (value: unknown): value is Call =>
+  isObject(value) && "context" in value && isObject((value as Call).request);
+
+/** What a stage answered, checked: the next call, or the error for its request. */
+const fromStage = (call: Call, answered: unknown): E.Either<ErrorResponse, Call> => {
+  if (isEither(answered)) {
+    if (answered._tag === "Left") {
+      const refusal = answered.left;
+      if (isObject(refusal) && "code" in refusal && "message" in refusal) {
+        return E.left(errorResponse(refusal as ErrorResult, call.request));
+      }
+    } else if (isCall(answered.right)) {
+      return answered as E.Right<Call>;
+    }
   }
-  return respond(env, request, returned);
+  logSafely(`rpcserver: a stage for method "${call.request.method}" returned something other than an Either`);
+  return failWith(ERROR_INTERNAL_ERROR, "Internal error", "A stage did not return an Either", call.request);
 };
 
-const silence = (response: Response | Promise<Response>): Outcome =>
-  response instanceof Promise ? response.then(() => undefined) : undefined;
+/**
+ * Kleisli composition in `EitherT<F>`: a Left is passed on as the answer (a `Left<ErrorResponse>`
+ * is a Response), a Right goes on to `f`.
+ */
+const thenT =
+  <F extends URIS, A, B>(F: Effect<F>, f: (a: A) => Kind<F, E.Either<ErrorResponse, B>>) =>
+  (ma: Kind<F, E.Either<ErrorResponse, A>>): Kind<F, E.Either<ErrorResponse, B>> =>
+    F.chain(ma, (ea) => (E.isLeft(ea) ? F.of<E.Either<ErrorResponse, B>>(ea) : f(ea.right)));
 
-/** One request through validate -> resolve -> invoke; a notification's outcome is silenced. */
-export const handle = (env: Env, value: unknown): Outcome => {
-  const request = validate(env, value);
-  if (E.isLeft(request)) return request;
-  const invocation = resolve(env, request.right);
-  const response = E.isLeft(invocation) ? invocation : invoke(env, invocation.right);
-  return hasOwn.call(request.right, "id") ? response : silence(response);
+/** One stage of yours around the rest of the pipeline: a guard's Right goes on to `next`, its Left answers. */
+const lift =
+  <F extends URIS>(F: Effect<F>, env: Env) =>
+  (next: Handler<F>, stage: AnyStage): Handler<F> => {
+    if (isAround(stage)) return stage.around(F)(next);
+    const guard = stage as (call: Call) => unknown;
+    const andThen = thenT(F, next);
+    return (call) => {
+      let answered: unknown;
+      try {
+        answered = guard(call);
+        // A TaskEither is a thunk of its Promise: run it, so that async dispatch can wait for it.
+        if (typeof answered === "function") answered = (answered as () => unknown)();
+      } catch (thrown) {
+        return F.of(E.left(thrownError(env, call, "stage for method", thrown)));
+      }
+      return andThen(settle(F, env, call, "stage for method", answered, fromStage));
+    };
+  };
+
+/**
+ * Your stages, then resolve and call, as one handler: `stages.reduceRight` of each stage around the
+ * rest. Built once per environment.
+ */
+const handler = <F extends URIS>(F: Effect<F>, env: Env): Handler<F> => {
+  const resolved = resolve(env);
+  const invoke = call(F)(env);
+  const base: Handler<F> = (c) => {
+    const invocation = resolved(c);
+    return E.isLeft(invocation) ? F.of<Response>(invocation) : invoke(invocation.right);
+  };
+  return env.stages.reduceRight(lift(F, env), base);
 };
 
-/** A batch: answered as a whole when empty or too large, otherwise member by member, in order. */
-const batch = (env: Env, members: ReadonlyArray<unknown>): Outcome | Outcome[] => {
-  if (members.length === 0) return invalidRequest("the batch is empty");
-  if (members.length > env.maxBatchSize) {
-    return invalidRequest(`the batch has ${members.length} requests; the limit is ${env.maxBatchSize}`);
-  }
-  const outcomes = new Array<Outcome>(members.length);
-  for (let i = 0; i < members.length; i++) outcomes[i] = handle(env, members[i]);
-  return outcomes;
+// ---------------------------------------------------------------------------------------------
+// the composition
+
+const nothing = (): Response | undefined => undefined;
+
+/**
+ * `Kind<F, A>` as `Kind<F, B>` for `A` a subtype of `B`: both effects (Identity, Later) are
+ * covariant, which fp-ts's encoding of higher kinds cannot express.
+ */
+const widen = <F extends URIS, A extends B, B>(fa: Kind<F, A>): Kind<F, B> => fa as unknown as Kind<F, B>;
+
+/** Every option any dispatch function takes. */
+type DispatchOptions = JsonOptions & ResponseOptions<unknown>;
+
+/**
+ * The whole pipeline for one request body, in the effect `F`: parse, then each request (validate,
+ * your stages, resolve, call), then the answers collected. The answers are Responses; one of the
+ * output stages below turns them into what a dispatch function returns.
+ *
+ * @example
+ * import { Async, environment, pipeline, toTaskEither } from "rpcserver/pipeline";
+ * import { Success } from "rpcserver";
+ * const env = environment({ ping: async () => Success("pong") }, undefined, true);
+ * await pipeline(Async)(env)('{"jsonrpc":"2.0","method":"ping","id":1}'); // Right: { result: "pong", id: 1 }
+ *
+ * @since 5.1.0
+ * @category pipeline
+ */
+export const pipeline = <F extends URIS>(F: Effect<F>) => {
+  return (env: Env): ((body: unknown) => Kind<F, Answer>) => {
+    const handle = handler(F, env);
+    const decode = validate(env);
+
+    /** One request: a notification's answer is dropped (it still runs to the end). */
+    const one = (value: unknown): Kind<F, Response | undefined> => {
+      const request = decode(value);
+      if (E.isLeft(request)) return F.of<Response | undefined>(request);
+      const outcome = handle({ request: request.right, context: env.context });
+      return isNotification(request.right)
+        ? F.map(outcome, nothing)
+        : widen<F, Response, Response | undefined>(outcome);
+    };
+
+    const batch = (members: ReadonlyArray<unknown>): Kind<F, Answer> => {
+      if (members.length === 0) return F.of<Answer>(invalidRequest("the batch is empty"));
+      if (members.length > env.maxBatchSize) {
+        return F.of<Answer>(
+          invalidRequest(`the batch has ${members.length} requests; the limit is ${env.maxBatchSize}`),
+        );
+      }
+      const outcomes = new Array<Kind<F, Response | undefined>>(members.length);
+      for (let i = 0; i < members.length; i++) outcomes[i] = one(members[i]);
+      return F.map(F.all(outcomes), collect);
+    };
+
+    const body = (value: unknown): Kind<F, Answer> =>
+      Array.isArray(value) ? batch(value) : widen<F, Response | undefined, Answer>(one(value));
+    const read = parse(env);
+    const run = (request: unknown): Kind<F, Answer> => {
+      const parsed = read(request);
+      return E.isLeft(parsed) ? F.of<Answer>(parsed) : body(parsed.right);
+    };
+    const failed = (thrown: unknown): Answer => serverError(env, thrown);
+    return (request) => F.attempt(run, request, failed);
+  };
 };
 
-/** The whole pipeline for one request body. */
-export const run = (env: Env, request: unknown): Outcome | Outcome[] => {
-  const parsed = parse(env, request);
-  if (E.isLeft(parsed)) return parsed;
-  return Array.isArray(parsed.right) ? batch(env, parsed.right) : handle(env, parsed.right);
-};
-
-/** A failure of the library itself, outside any method: -32000, its message only under `debug`. */
-export const serverError = (env: { readonly debug: boolean }, thrown: unknown): Response => {
-  logError("rpcserver: dispatch failed", thrown);
-  return failure(ERROR_SERVER_ERROR, "Server error", env.debug ? messageOf(thrown) : NODATA, null);
-};
-
-/** The answers to send, with the nothing-to-send cases collapsed to `undefined`. */
-export const collect = (
-  outcomes: ReadonlyArray<Response | undefined> | Response | undefined,
-): Response | Response[] | undefined => {
-  if (!Array.isArray(outcomes)) return outcomes as Response | undefined;
+/** The answers to send: a batch without any (all notifications) is nothing to send. */
+const collect = (outcomes: ReadonlyArray<Response | undefined>): Answer => {
   const responses: Response[] = [];
-  for (const outcome of outcomes as ReadonlyArray<Response | undefined>)
-    if (outcome !== undefined) responses.push(outcome);
+  for (const outcome of outcomes) if (outcome !== undefined) responses.push(outcome);
   return responses.length === 0 ? undefined : responses;
 };
 
-/** Sync dispatch: `env.concurrent` is false, so `invoke` returned no promise and outcomes are final. */
-export const runSync = (env: Env, request: unknown): Response | Response[] | undefined => {
-  try {
-    return collect(run(env, request) as Response | undefined | ReadonlyArray<Response | undefined>);
-  } catch (thrown) {
-    return serverError(env, thrown);
-  }
+/** A failure of the library itself, outside any method: -32000, its message only under `debug`. */
+const serverError = (env: Env, thrown: unknown): Response => {
+  logSafely("rpcserver: dispatch failed", thrown);
+  return failWith(ERROR_SERVER_ERROR, "Server error", env.debug ? messageOf(thrown) : NODATA, null);
 };
 
-type Answer = Response | Response[] | undefined;
-
-const isPending = (outcome: Outcome): boolean => outcome instanceof Promise;
+// ---------------------------------------------------------------------------------------------
+// output stages: the last stage of each dispatch function
 
 /**
- * Async dispatch: the same pipeline, with every request of a batch running at once. Only a request
- * whose method returned a Promise is waited for: when none did, the answers are returned as they are
- * (the caller's `await` costs one tick, and a large batch of plain methods builds no Promise per
- * member).
+ * Stage 6 of the JSON functions: the answers as JSON text (`""` when nothing is to be sent), each
+ * response written on its own by `serializer`, so one that cannot be becomes -32603 alone.
+ *
+ * @example
+ * import { environment, serialize } from "rpcserver/pipeline";
+ * serialize(environment({}, undefined, false))(undefined); // ""
+ *
+ * @since 5.1.0
+ * @category output
  */
-export const runAsync = (env: Env, request: unknown): Answer | Promise<Answer> => {
-  try {
-    const outcome = run(env, request);
-    if (Array.isArray(outcome)) {
-      return outcome.some(isPending)
-        ? Promise.all(outcome).then(collect, failsLater(env))
-        : collect(outcome as ReadonlyArray<Response | undefined>);
+export const serialize =
+  (env: Env) =>
+  (answer: Answer): string =>
+    writeAll(env.serializer, env.debug, answer);
+
+/**
+ * The last stage of the `*ToSerializable` functions: the answers as response objects.
+ *
+ * @since 5.1.0
+ * @category output
+ */
+export const toObjects =
+  (_env: Env) =>
+  (answer: Answer): Serializable =>
+    toSerializable(answer);
+
+/**
+ * What the `*ToResponse` functions return: a Response (or what `postProcess` makes of it) per request.
+ *
+ * @since 5.0.10
+ * @category output
+ */
+export type Processed<T> = T | T[] | undefined;
+
+/**
+ * The last stage of the `*ToResponse` functions: the Responses with `postProcess` applied to each;
+ * if it throws, the raw -32000 Response instead (postProcess is the caller's code: its failure is
+ * reported as a Response it did not shape).
+ *
+ * @since 5.1.0
+ * @category output
+ */
+export const toResponses =
+  (env: Env) =>
+  (answer: Answer): Processed<unknown> => {
+    const postProcess = env.postProcess;
+    if (postProcess === undefined || answer === undefined) return answer;
+    try {
+      return Array.isArray(answer) ? answer.map((response) => postProcess(response)) : postProcess(answer);
+    } catch (thrown) {
+      return serverError(env, thrown);
     }
-    return outcome instanceof Promise ? outcome.then(undefined, failsLater(env)) : outcome;
-  } catch (thrown) {
-    return serverError(env, thrown);
-  }
+  };
+
+// ---------------------------------------------------------------------------------------------
+// front ends
+
+/**
+ * A dispatch function: the pipeline in effect `F`, then `output`. The composition is built once per
+ * environment; the common call without options reuses the one built for the same methods last time.
+ * @internal
+ */
+export const dispatcher = <F extends URIS, O>(F: Effect<F>, output: (env: Env) => (answer: Answer) => O) => {
+  const compile = (env: Env): ((body: unknown) => Kind<F, O>) => {
+    const run = pipeline(F)(env);
+    const out = output(env);
+    return (body) => F.map(run(body), out);
+  };
+  let lastMethods: unknown;
+  let lastRun: ((body: unknown) => Kind<F, O>) | undefined;
+  return (request: unknown, methods: Methods | undefined, options: DispatchOptions | undefined): Kind<F, O> => {
+    if (options === undefined && lastRun !== undefined && (methods ?? globalMethods) === lastMethods) {
+      return lastRun(request);
+    }
+    const env = environment(methods, options, F.concurrent);
+    const run = compile(env);
+    if (options === undefined) {
+      lastMethods = env.methods;
+      lastRun = run;
+    }
+    return run(request);
+  };
 };
 
-/** The -32000 answer to a failure after the pipeline has started waiting (built only then). */
-const failsLater =
-  (env: Env) =>
-  (thrown: unknown): Response =>
-    serverError(env, thrown);
+export { environment, type Env } from "./options";
+export { Async, Later, Sync, toTaskEither, type Effect } from "./effect";
+export {
+  observe,
+  timeout,
+  type AnyStage,
+  type AsyncStage,
+  type Call,
+  type Handler,
+  type Observation,
+  type Stage,
+  type TimeoutOptions,
+} from "./stages";

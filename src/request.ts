@@ -64,11 +64,29 @@ const problem = (u: unknown): string | undefined => {
   return undefined;
 };
 
-/** Says what is wrong with a request, `undefined` when nothing. @internal */
-export const requestProblem = problem;
+class RequestCodec extends t.Type<Request, Request, unknown> {
+  constructor() {
+    super(
+      "JsonRpcRequest",
+      (u): u is Request => problem(u) === undefined,
+      (u, c) => {
+        const why = problem(u);
+        return why === undefined ? t.success(u as Request) : t.failure(u, c, why);
+      },
+      t.identity,
+    );
+  }
+
+  /** `decode` without building an io-ts context unless it fails: it runs once per request. */
+  override decode(u: unknown): t.Validation<Request> {
+    const why = problem(u);
+    return why === undefined ? t.success(u as Request) : t.failure(u, [{ key: "", type: this, actual: u }], why);
+  }
+}
 
 /**
- * The io-ts codec of a JSON-RPC 2.0 request object: the default validator's rules.
+ * The io-ts codec of a JSON-RPC 2.0 request object: the default validator. A failure carries one
+ * error whose `message` says what is wrong (the -32600 response's `data`).
  *
  * @example
  * import { requestCodec } from "rpcserver";
@@ -78,15 +96,7 @@ export const requestProblem = problem;
  * @since 5.0.10
  * @category validation
  */
-export const requestCodec: t.Type<Request, Request, unknown> = new t.Type<Request, Request, unknown>(
-  "JsonRpcRequest",
-  (u): u is Request => problem(u) === undefined,
-  (u, c) => {
-    const why = problem(u);
-    return why === undefined ? t.success(u as Request) : t.failure(u, c, why);
-  },
-  t.identity,
-);
+export const requestCodec: t.Type<Request, Request, unknown> = new RequestCodec();
 
 /**
  * The default validator: throws a `TypeError` saying what is wrong when `value` is not a valid

@@ -32,6 +32,7 @@ describe("codes", () => {
       ERROR_INVALID_PARAMS: -32602,
       ERROR_INTERNAL_ERROR: -32603,
       ERROR_SERVER_ERROR: -32000,
+      ERROR_TIMEOUT: -32001,
       RESERVED_MIN: -32768,
       RESERVED_MAX: -32000,
     });

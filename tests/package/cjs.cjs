@@ -10,7 +10,7 @@ for (const [specifier, names] of Object.entries(subpaths)) {
 const root = require("rpcserver");
 let internal = "exported";
 try {
-  require("rpcserver/pipeline");
+  require("rpcserver/options");
 } catch (error) {
   internal = error.code;
 }

@@ -1,0 +1,159 @@
+/**
+ * The two effects the one pipeline runs in. The pipeline (`pipeline.ts`) is written once against
+ * an {@link Effect}: an fp-ts `Monad1` plus the two things that differ between sync and async
+ * dispatch, waiting for a Promise and running a batch. It is instantiated twice:
+ *
+ * - {@link Sync}: fp-ts's `Identity`. A stage's `Either` is the answer itself; a Promise (from a
+ *   method or an async stage) cannot be waited for, so it is refused: -32603 for that request.
+ * - {@link Async}: {@link Later}, a value now or a Promise of it. It stays synchronous until a
+ *   method (or a stage) really returns a Promise, so a plain method costs async dispatch no
+ *   Promise and no tick per request; every request of a batch runs at once. Its users see it as a
+ *   `TaskEither` ({@link toTaskEither}); async stages may return one ({@link fromTaskEither}).
+ *
+ * A computation that can answer early runs in `EitherT` over the effect: `Either<E, A>` in sync
+ * dispatch, `Later<Either<E, A>>` in async dispatch. A Later's Promise never rejects: every
+ * exception is turned into an Either by the stage that could throw it.
+ *
+ * @module
+ */
+import type { Either } from "fp-ts/Either";
+import type { Kind, URIS } from "fp-ts/HKT";
+import * as I from "fp-ts/Identity";
+import type { Monad1 } from "fp-ts/Monad";
+import type { TaskEither } from "fp-ts/TaskEither";
+
+/**
+ * A value now, or a Promise of it (which never rejects in the pipeline): a Task that does not
+ * defer what is already there.
+ *
+ * @since 5.1.0
+ * @category effect
+ */
+export type Later<A> = A | Promise<A>;
+
+/** @since 5.1.0 @category effect */
+export const LaterURI = "rpcserver/Later";
+/** @since 5.1.0 @category effect */
+export type LaterURI = typeof LaterURI;
+
+declare module "fp-ts/HKT" {
+  interface URItoKind<A> {
+    readonly [LaterURI]: Later<A>;
+  }
+}
+
+/** Only the pipeline makes the Promises in a Later (`Promise.resolve` of any thenable), so `instanceof` is exact. */
+const isPromise = (value: unknown): value is Promise<unknown> => value instanceof Promise;
+
+const chainLater = <A, B>(fa: Later<A>, f: (a: A) => Later<B>): Later<B> => (isPromise(fa) ? fa.then(f) : f(fa));
+
+/**
+ * The `Monad` instance of {@link Later}.
+ *
+ * @example
+ * import { Later } from "rpcserver/pipeline";
+ * Later.map(1, (n) => n + 1); // 2, synchronously
+ * await Later.map(Promise.resolve(1), (n) => n + 1); // 2
+ *
+ * @since 5.1.0
+ * @category effect
+ */
+export const Later: Monad1<LaterURI> = {
+  URI: LaterURI,
+  of: (a) => a,
+  map: chainLater,
+  ap: (fab, fa) => chainLater(fab, (f) => chainLater(fa, f)),
+  chain: chainLater,
+};
+
+/**
+ * What the pipeline needs of an effect beyond `Monad`: how a Promise is met, and how a batch runs.
+ *
+ * @since 5.1.0
+ * @category effect
+ */
+export interface Effect<F extends URIS> extends Monad1<F> {
+  /** Whether Promises are waited for: async stages and `timeout` are accepted only then. */
+  readonly concurrent: boolean;
+  /**
+   * A Promise where a value was expected (a method's or an async stage's return): waited for and
+   * settled by `onValue` / `onError` (async), or refused at once by `refuse` (sync).
+   */
+  readonly wait: <A>(
+    thenable: PromiseLike<unknown>,
+    onValue: (value: unknown) => A,
+    onError: (thrown: unknown) => A,
+    refuse: (thenable: PromiseLike<unknown>) => A,
+  ) => Kind<F, A>;
+  /** Every outcome of a batch, in order; async dispatch lets them run at once. */
+  readonly all: <A>(outcomes: ReadonlyArray<Kind<F, A>>) => Kind<F, ReadonlyArray<A>>;
+  /** `f(a)`, or `onError` of what it throws, at once or later: a failure outside every stage's own care. */
+  readonly attempt: <A, B>(f: (a: A) => Kind<F, B>, a: A, onError: (thrown: unknown) => B) => Kind<F, B>;
+}
+
+const attemptNow = <A, B>(f: (a: A) => B, a: A, onError: (thrown: unknown) => B): B => {
+  try {
+    return f(a);
+  } catch (thrown) {
+    return onError(thrown);
+  }
+};
+
+/**
+ * Sync dispatch: fp-ts's `Identity`; a Promise is refused.
+ *
+ * @since 5.1.0
+ * @category effect
+ */
+export const Sync: Effect<I.URI> = {
+  ...I.Monad,
+  concurrent: false,
+  wait: (thenable, _onValue, _onError, refuse) => refuse(thenable),
+  all: (outcomes) => outcomes,
+  attempt: attemptNow,
+};
+
+/**
+ * Async dispatch: {@link Later}; a Promise is waited for, a batch runs at once.
+ *
+ * @since 5.1.0
+ * @category effect
+ */
+export const Async: Effect<LaterURI> = {
+  ...Later,
+  concurrent: true,
+  wait: (thenable, onValue, onError) => Promise.resolve(thenable).then(onValue, onError),
+  // Only outcomes that are Promises are waited for: a batch of plain methods builds no Promise.
+  all: (outcomes) => (outcomes.some(isPromise) ? Promise.all(outcomes) : (outcomes as ReadonlyArray<never>)),
+  attempt: (f, a, onError) => {
+    const outcome = attemptNow(f, a, onError);
+    return isPromise(outcome) ? outcome.then(undefined, onError) : outcome;
+  },
+};
+
+/**
+ * A `Later<Either>` as the fp-ts `TaskEither` it is to its users.
+ *
+ * @example
+ * import * as E from "fp-ts/Either";
+ * import { toTaskEither } from "rpcserver/pipeline";
+ * await toTaskEither(E.right(1))(); // { _tag: "Right", right: 1 }
+ *
+ * @since 5.1.0
+ * @category effect
+ */
+export const toTaskEither =
+  <E, A>(later: Later<Either<E, A>>): TaskEither<E, A> =>
+  () =>
+    Promise.resolve(later);
+
+/**
+ * What an async stage returned, as a `Later`: a `TaskEither` is run, a Promise or an Either taken
+ * as it is. Anything else is passed on for the caller to refuse.
+ *
+ * @since 5.1.0
+ * @category effect
+ */
+export const fromTaskEither = <E, A>(
+  value: TaskEither<E, A> | PromiseLike<Either<E, A>> | Either<E, A>,
+): Later<Either<E, A>> | PromiseLike<Either<E, A>> => (typeof value === "function" ? value() : value);

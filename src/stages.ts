@@ -1,0 +1,244 @@
+/**
+ * Stages of your own: what a stage sees, what it may answer, and the stages shipped with the
+ * library (`timeout`, `observe`).
+ *
+ * Rules (the pipeline enforces them; see `pipeline.ts` and docs/pipeline.md):
+ * - stages run per request, after validation and before the method is looked up, in the order
+ *   given; each sees the validated request and the context;
+ * - a stage passes (`right(call)`, possibly with a new context for the method) or answers its
+ *   request with an `ErrorResult` (`left(...)`); the rest of a batch runs either way, and a
+ *   notification is still never answered;
+ * - a stage that throws, or returns something other than an Either, answers its request with
+ *   -32603 (logged; the message in `data` only under `debug`);
+ * - sync dispatch takes sync stages only: an `async function` or a stage made for async dispatch
+ *   (`timeout`) is a `TypeError` when dispatch is called; a Promise or `TaskEither` returned at run
+ *   time is -32603 for that request.
+ *
+ * @module
+ */
+import * as E from "fp-ts/Either";
+import type { Kind, URIS } from "fp-ts/HKT";
+import type { TaskEither } from "fp-ts/TaskEither";
+import { ERROR_TIMEOUT } from "./codes";
+import type { Effect } from "./effect";
+import { logSafely } from "./logger";
+import type { Id, Request } from "./request";
+import { ErrorResponse, type Response } from "./response";
+import type { ErrorResult } from "./result";
+
+/**
+ * One request on its way to its method: the validated request and the context the method will
+ * receive (`NOCONTEXT` when dispatch has none). The response's `id` is always the id of the request
+ * as it arrived, whatever a stage makes of `request`.
+ *
+ * @since 5.1.0
+ * @category stages
+ */
+export interface Call<C = unknown> {
+  readonly request: Request;
+  readonly context: C;
+}
+
+/**
+ * A sync stage: passes the call on, or answers its request with an error.
+ *
+ * @example
+ * import * as E from "fp-ts/Either";
+ * import { Error, type Stage } from "rpcserver";
+ * const adminsOnly: Stage<{ role: string }> = (call) =>
+ *   call.request.method.startsWith("admin.") && call.context.role !== "admin"
+ *     ? E.left({ code: 403, message: "Forbidden", data: call.request.method })
+ *     : E.right(call);
+ *
+ * @since 5.1.0
+ * @category stages
+ */
+export type Stage<C = unknown> = (call: Call<C>) => E.Either<ErrorResult, Call<C>>;
+
+/**
+ * An async stage: a `TaskEither` (or a Promise of an Either, or an Either) of the same. Accepted by
+ * async dispatch only.
+ *
+ * @since 5.1.0
+ * @category stages
+ */
+export type AsyncStage<C = unknown> = (
+  call: Call<C>,
+) => TaskEither<ErrorResult, Call<C>> | PromiseLike<E.Either<ErrorResult, Call<C>>> | E.Either<ErrorResult, Call<C>>;
+
+/**
+ * The rest of the pipeline after a stage: later stages, the lookup and the call, to the Response.
+ *
+ * @since 5.1.0
+ * @category stages
+ */
+export type Handler<F extends URIS> = (call: Call) => Kind<F, Response>;
+
+/**
+ * A stage that runs around the rest of the pipeline rather than before it, for what must see the
+ * answer or race it (`timeout`, `observe`). Written once for both effects.
+ *
+ * @since 5.1.0
+ * @category stages
+ */
+export interface Around {
+  readonly _tag: "Around";
+  /** Refused by sync dispatch (it needs to wait). */
+  readonly asyncOnly: boolean;
+  readonly around: <F extends URIS>(F: Effect<F>) => (next: Handler<F>) => Handler<F>;
+}
+
+/**
+ * What the `stages` option takes.
+ *
+ * @since 5.1.0
+ * @category stages
+ */
+export type AnyStage = Stage<never> | AsyncStage<never> | Around;
+
+/** Is `stage` one of the library's around stages? @internal */
+export const isAround = (stage: unknown): stage is Around =>
+  typeof stage === "object" && stage !== null && (stage as { _tag?: unknown })._tag === "Around";
+
+/** Only a request with an id is answered. @internal */
+export const isNotification = (request: Request): boolean => !Object.prototype.hasOwnProperty.call(request, "id");
+
+/** The id a request is answered with. @internal */
+export const idOf = (request: Request): Id => (request.id === undefined ? null : request.id);
+
+const isPlainObject = (value: unknown): value is object => {
+  if (typeof value !== "object" || value === null) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+};
+
+/** The default of `timeout`'s `context` option: a plain-object context gains `signal`; any other is left alone. */
+const withSignal = (context: unknown, signal: AbortSignal): unknown =>
+  isPlainObject(context) ? { ...context, signal } : context;
+
+/**
+ * Options of {@link timeout}.
+ *
+ * @since 5.1.0
+ * @category stages
+ */
+export interface TimeoutOptions {
+  /**
+   * How the method is handed the signal: the context it receives, from the context it would have
+   * received and the signal. Default: a plain-object context gets a `signal` member (`{ ...context,
+   * signal }`); any other context, or none, is left as it is (the answer is still cut off in time).
+   */
+  readonly context?: (context: unknown, signal: AbortSignal) => unknown;
+}
+
+/**
+ * Answers a request with -32001 "Request timed out" (`data: { timeoutMs }`) when its method has not
+ * settled `ms` milliseconds after the call, and aborts the `AbortSignal` the method was handed then.
+ * The method's later outcome is dropped. A method that answers synchronously is never timed out.
+ * For async dispatch only (sync dispatch cannot wait, so it refuses this stage with a TypeError).
+ *
+ * Why -32001: JSON-RPC 2.0 leaves -32000 to -32099 to the server for its own errors (-32000 is
+ * rpcserver's "Server error"); LSP's -32800 means a cancellation asked for by the client, which a
+ * time-out is not.
+ *
+ * @example
+ * import { asyncDispatch, Success, timeout } from "rpcserver";
+ * const methods = { slow: async (ctx: { signal: AbortSignal }) => { await new Promise((r) => setTimeout(r, 50)); return Success(ctx.signal.aborted); } };
+ * await asyncDispatch('{"jsonrpc":"2.0","method":"slow","id":1}', methods, { context: {}, stages: [timeout(10)] });
+ * // '{"jsonrpc":"2.0","error":{"code":-32001,"message":"Request timed out","data":{"timeoutMs":10}},"id":1}'
+ *
+ * @since 5.1.0
+ * @category stages
+ */
+export const timeout = (ms: number, options: TimeoutOptions = {}): Around => {
+  if (typeof ms !== "number" || !(ms > 0) || !Number.isFinite(ms)) {
+    throw new RangeError(`timeout: ms must be a positive finite number, got ${String(ms)}`);
+  }
+  const attach = options.context ?? withSignal;
+  return {
+    _tag: "Around",
+    asyncOnly: true,
+    around:
+      <F extends URIS>(_F: Effect<F>) =>
+      (next: Handler<F>): Handler<F> =>
+      (call) => {
+        const controller = new AbortController();
+        const outcome = next({ request: call.request, context: attach(call.context, controller.signal) });
+        if (!(outcome instanceof Promise)) return outcome;
+        // A Promise here means async dispatch (sync dispatch refuses this stage), whose Later it is.
+        const raced = new Promise<Response>((settle) => {
+          const timer = setTimeout(() => {
+            settle(E.left(ErrorResponse(ERROR_TIMEOUT, "Request timed out", { timeoutMs: ms }, idOf(call.request))));
+            controller.abort(new Error(`timed out after ${ms} ms`));
+          }, ms);
+          // The pipeline's Promises never reject, so the timer is always cleared once it settles.
+          void outcome.then((response: Response) => {
+            clearTimeout(timer);
+            settle(response);
+          });
+        });
+        return raced as Kind<F, Response>;
+      },
+  };
+};
+
+/**
+ * What {@link observe} reports for each request that reached it.
+ *
+ * @since 5.1.0
+ * @category stages
+ */
+export interface Observation {
+  /** The method the request named. */
+  readonly method: string;
+  /** The request's id; `undefined` for a notification. */
+  readonly id: Id | undefined;
+  /** Milliseconds from reaching the stage to the answer (`performance.now()` differences). */
+  readonly durationMs: number;
+  /** The answer: `Right<SuccessResponse>` or `Left<ErrorResponse>` (also for a notification, which is not sent). */
+  readonly response: Response;
+}
+
+const clock: () => number =
+  typeof performance === "object" && typeof performance.now === "function" ? () => performance.now() : Date.now;
+
+/**
+ * Hands `callback` the method name, id, duration and answer of every request that reaches it, for
+ * metrics, tracing or an audit log. Put it first to see every validated request, refused ones
+ * included. A callback that throws is logged and ignored: it never costs a client its answer. Works
+ * in sync and async dispatch.
+ *
+ * @example
+ * import { dispatch, observe, Success } from "rpcserver";
+ * const seen: string[] = [];
+ * dispatch('{"jsonrpc":"2.0","method":"ping","id":1}', { ping: () => Success("pong") }, {
+ *   stages: [observe((o) => seen.push(`${o.method} ${o.response._tag}`))],
+ * });
+ * seen; // ["ping Right"]
+ *
+ * @since 5.1.0
+ * @category stages
+ */
+export const observe = (callback: (observation: Observation) => void): Around => {
+  if (typeof callback !== "function") throw new TypeError(`observe: expected a function, got ${typeof callback}`);
+  return {
+    _tag: "Around",
+    asyncOnly: false,
+    around: (F) => (next) => (call) => {
+      const started = clock();
+      return F.map(next(call), (response) => {
+        try {
+          callback({
+            method: call.request.method,
+            id: call.request.id,
+            durationMs: clock() - started,
+            response,
+          });
+        } catch (thrown) {
+          logSafely("rpcserver: an observe callback threw", thrown);
+        }
+        return response;
+      });
+    },
+  };
+};
