@@ -5,15 +5,15 @@
  *
  * @module
  */
-import { Async } from "./effect";
+import { Async, promised } from "./effect";
 import type { Methods } from "./methods";
 import type { JsonOptions, Options, ResponseOptions } from "./options";
 import { dispatcher, serialize, toObjects, toResponses, type Processed } from "./pipeline";
 import type { Response, Serializable } from "./response";
 
-const toJson = dispatcher(Async, serialize);
-const toSerializable = dispatcher(Async, toObjects);
-const toResponse = dispatcher(Async, toResponses);
+const toJson = promised(dispatcher(Async, serialize));
+const toSerializable = promised(dispatcher(Async, toObjects));
+const toResponse = promised(dispatcher(Async, toResponses));
 
 /**
  * Async {@link "main".dispatchToResponse}: resolves to a Response, a list of them, or `undefined`.
@@ -25,12 +25,12 @@ const toResponse = dispatcher(Async, toResponses);
  * @since 5.0.10
  * @category dispatch
  */
-export const dispatchToResponse = async <T = Response>(
+export const dispatchToResponse = <T = Response>(
   request: string | Uint8Array,
   methods?: Methods,
   options?: ResponseOptions<T>,
 ): Promise<Processed<T>> => {
-  return toResponse(request, methods, options) as Processed<T>;
+  return toResponse(request, methods, options) as Promise<Processed<T>>;
 };
 
 /**
@@ -43,7 +43,7 @@ export const dispatchToResponse = async <T = Response>(
  * @since 5.0.10
  * @category dispatch
  */
-export const dispatchToSerializable = async (
+export const dispatchToSerializable = (
   request: string | Uint8Array,
   methods?: Methods,
   options?: Options,
@@ -62,7 +62,7 @@ export const dispatchToSerializable = async (
  * @since 5.0.10
  * @category dispatch
  */
-export const dispatchToJson = async (
+export const dispatchToJson = (
   request: string | Uint8Array,
   methods?: Methods,
   options?: JsonOptions,

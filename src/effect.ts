@@ -43,6 +43,8 @@ declare module "fp-ts/HKT" {
 }
 
 /** Only the pipeline makes the Promises in a Later (`Promise.resolve` of any thenable), so `instanceof` is exact. */
+const identity = <A>(a: A): A => a;
+
 const isPromise = (value: unknown): value is Promise<unknown> => value instanceof Promise;
 
 const chainLater = <A, B>(fa: Later<A>, f: (a: A) => Later<B>): Later<B> => (isPromise(fa) ? fa.then(f) : f(fa));
@@ -87,13 +89,22 @@ export interface Effect<F extends URIS> extends Monad1<F> {
   ) => Kind<F, A>;
   /** Every outcome of a batch, in order; async dispatch lets them run at once. */
   readonly all: <A>(outcomes: ReadonlyArray<Kind<F, A>>) => Kind<F, ReadonlyArray<A>>;
-  /** `f(a)`, or `onError` of what it throws, at once or later: a failure outside every stage's own care. */
-  readonly attempt: <A, B>(f: (a: A) => Kind<F, B>, a: A, onError: (thrown: unknown) => B) => Kind<F, B>;
+  /**
+   * `onValue` of `f(a)`, or `onError` of what `f` throws or rejects with: the net under the whole
+   * pipeline, for a failure outside every stage's own care. One step, so that async dispatch pays
+   * one Promise reaction for the net and the output stage together.
+   */
+  readonly attempt: <A, B, C>(
+    f: (a: A) => Kind<F, B>,
+    a: A,
+    onValue: (b: B) => C,
+    onError: (thrown: unknown) => C,
+  ) => Kind<F, C>;
 }
 
-const attemptNow = <A, B>(f: (a: A) => B, a: A, onError: (thrown: unknown) => B): B => {
+const attemptNow = <A, B, C>(f: (a: A) => B, a: A, onValue: (b: B) => C, onError: (thrown: unknown) => C): C => {
   try {
-    return f(a);
+    return onValue(f(a));
   } catch (thrown) {
     return onError(thrown);
   }
@@ -125,9 +136,14 @@ export const Async: Effect<LaterURI> = {
   wait: (thenable, onValue, onError) => Promise.resolve(thenable).then(onValue, onError),
   // Only outcomes that are Promises are waited for: a batch of plain methods builds no Promise.
   all: (outcomes) => (outcomes.some(isPromise) ? Promise.all(outcomes) : (outcomes as ReadonlyArray<never>)),
-  attempt: (f, a, onError) => {
-    const outcome = attemptNow(f, a, onError);
-    return isPromise(outcome) ? outcome.then(undefined, onError) : outcome;
+  attempt: <A, B, C>(f: (a: A) => Later<B>, a: A, onValue: (b: B) => C, onError: (thrown: unknown) => C) => {
+    let outcome: Later<B>;
+    try {
+      outcome = f(a);
+    } catch (thrown) {
+      return onError(thrown);
+    }
+    return isPromise(outcome) ? outcome.then(onValue, onError) : attemptNow(onValue, outcome, identity, onError);
   },
 };
 
@@ -157,3 +173,18 @@ export const toTaskEither =
 export const fromTaskEither = <E, A>(
   value: TaskEither<E, A> | PromiseLike<Either<E, A>> | Either<E, A>,
 ): Later<Either<E, A>> | PromiseLike<Either<E, A>> => (typeof value === "function" ? value() : value);
+
+/**
+ * An async front end's result as a Promise: a Later that is already a Promise is returned as it is
+ * (an `async` function would add a Promise and two ticks); an exception (a bad option) rejects.
+ * @internal
+ */
+export const promised =
+  <Args extends unknown[], A>(f: (...args: Args) => Later<A>) =>
+  (...args: Args): Promise<A> => {
+    try {
+      return Promise.resolve(f(...args));
+    } catch (thrown) {
+      return Promise.reject(thrown as Error);
+    }
+  };

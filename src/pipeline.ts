@@ -43,7 +43,7 @@
  */
 import * as E from "fp-ts/Either";
 import type { Kind, URIS } from "fp-ts/HKT";
-import { flow } from "fp-ts/function";
+import { identity } from "fp-ts/function";
 import type * as t from "io-ts";
 import {
   ERROR_INTERNAL_ERROR,
@@ -454,43 +454,45 @@ type DispatchOptions = JsonOptions & ResponseOptions<unknown>;
  * @since 5.1.0
  * @category pipeline
  */
-export const pipeline = <F extends URIS>(F: Effect<F>) => {
-  return (env: Env): ((body: unknown) => Kind<F, Answer>) => {
-    const handle = handler(F, env);
-    const decode = validate(env);
-
-    /** One request: a notification's answer is dropped (it still runs to the end). */
-    const one = (value: unknown): Kind<F, Response | undefined> => {
-      const request = decode(value);
-      if (E.isLeft(request)) return F.of<Response | undefined>(request);
-      const outcome = handle({ request: request.right, context: env.context });
-      return isNotification(request.right)
-        ? F.map(outcome, nothing)
-        : widen<F, Response, Response | undefined>(outcome);
-    };
-
-    const batch = (members: ReadonlyArray<unknown>): Kind<F, Answer> => {
-      if (members.length === 0) return F.of<Answer>(invalidRequest("the batch is empty"));
-      if (members.length > env.maxBatchSize) {
-        return F.of<Answer>(
-          invalidRequest(`the batch has ${members.length} requests; the limit is ${env.maxBatchSize}`),
-        );
-      }
-      const outcomes = new Array<Kind<F, Response | undefined>>(members.length);
-      for (let i = 0; i < members.length; i++) outcomes[i] = one(members[i]);
-      return F.map(F.all(outcomes), collect);
-    };
-
-    const body = (value: unknown): Kind<F, Answer> =>
-      Array.isArray(value) ? batch(value) : widen<F, Response | undefined, Answer>(one(value));
-    const read = parse(env);
-    const run = (request: unknown): Kind<F, Answer> => {
-      const parsed = read(request);
-      return E.isLeft(parsed) ? F.of<Answer>(parsed) : body(parsed.right);
-    };
+export const pipeline =
+  <F extends URIS>(F: Effect<F>) =>
+  (env: Env): ((body: unknown) => Kind<F, Answer>) => {
+    const run = compose(F, env);
     const failed = (thrown: unknown): Answer => serverError(env, thrown);
-    return (request) => F.attempt(run, request, failed);
+    return (body) => F.attempt(run, body, identity, failed);
   };
+
+/** The composition without the net for failures of the library itself (the callers add it). */
+const compose = <F extends URIS>(F: Effect<F>, env: Env): ((body: unknown) => Kind<F, Answer>) => {
+  const handle = handler(F, env);
+  const decode = validate(env);
+
+  /** One request: a notification's answer is dropped (it still runs to the end). */
+  const one = (value: unknown): Kind<F, Response | undefined> => {
+    const request = decode(value);
+    if (E.isLeft(request)) return F.of<Response | undefined>(request);
+    const outcome = handle({ request: request.right, context: env.context });
+    return isNotification(request.right) ? F.map(outcome, nothing) : widen<F, Response, Response | undefined>(outcome);
+  };
+
+  const batch = (members: ReadonlyArray<unknown>): Kind<F, Answer> => {
+    if (members.length === 0) return F.of<Answer>(invalidRequest("the batch is empty"));
+    if (members.length > env.maxBatchSize) {
+      return F.of<Answer>(invalidRequest(`the batch has ${members.length} requests; the limit is ${env.maxBatchSize}`));
+    }
+    const outcomes = new Array<Kind<F, Response | undefined>>(members.length);
+    for (let i = 0; i < members.length; i++) outcomes[i] = one(members[i]);
+    return F.map(F.all(outcomes), collect);
+  };
+
+  const body = (value: unknown): Kind<F, Answer> =>
+    Array.isArray(value) ? batch(value) : widen<F, Response | undefined, Answer>(one(value));
+  const read = parse(env);
+  const run = (request: unknown): Kind<F, Answer> => {
+    const parsed = read(request);
+    return E.isLeft(parsed) ? F.of<Answer>(parsed) : body(parsed.right);
+  };
+  return run;
 };
 
 /** The answers to send: a batch without any (all notifications) is nothing to send. */
@@ -574,9 +576,10 @@ export const toResponses =
  */
 export const dispatcher = <F extends URIS, O>(F: Effect<F>, output: (env: Env) => (answer: Answer) => O) => {
   const compile = (env: Env): ((body: unknown) => Kind<F, O>) => {
-    const run = pipeline(F)(env);
+    const run = compose(F, env);
     const out = output(env);
-    return (body) => F.map(run(body), out);
+    const failed = (thrown: unknown): O => out(serverError(env, thrown));
+    return (body) => F.attempt(run, body, out, failed);
   };
   let lastMethods: unknown;
   let lastRun: ((body: unknown) => Kind<F, O>) | undefined;
