@@ -25,14 +25,70 @@ export interface Logger {
 
 const noop = (): void => undefined;
 
+/** `message` and the exception as one text: its stack (which starts with its name and message) when it has one. */
+const lineOf = (args: ReadonlyArray<unknown>): string | undefined => {
+  const [message, thrown] = args;
+  if (typeof message !== "string" || args.length > 2) return undefined;
+  if (args.length === 1) return message;
+  if (thrown instanceof globalThis.Error && typeof thrown.stack === "string") return `${message}\n${thrown.stack}`;
+  return undefined;
+};
+
 /**
- * The default logger: `console.error` and `console.warn` (stderr in Node), silent `info`.
+ * Errors waiting to be written. Formatting an exception's stack costs more than answering the
+ * request that raised it (about 8 µs on the reference machine, against 5 µs to throw), so the
+ * default logger only queues the arguments, and formats and writes them once the current task is
+ * done (a microtask): the answer is not held up, and a burst of errors is one write. The queue is
+ * written at once when it reaches `QUEUE_LIMIT` (a loop that never yields cannot grow it without
+ * bound) and when the process exits.
+ */
+let queue: Array<ReadonlyArray<unknown>> = [];
+const QUEUE_LIMIT = 1024;
+let exitHooked = false;
+
+const flush = (): void => {
+  const entries = queue;
+  if (entries.length === 0) return;
+  queue = [];
+  let text = "";
+  for (const args of entries) {
+    const line = lineOf(args);
+    if (line !== undefined) text = text === "" ? line : `${text}\n${line}`;
+    else {
+      // Not the message-and-exception shape: console formats it, after what came before it.
+      if (text !== "") console.error(text);
+      text = "";
+      console.error(...args);
+    }
+  }
+  if (text !== "") console.error(text);
+};
+
+const enqueue = (args: ReadonlyArray<unknown>): void => {
+  queue.push(args);
+  if (queue.length >= QUEUE_LIMIT) return flush();
+  if (queue.length > 1) return;
+  if (!exitHooked && typeof process === "object" && typeof process.once === "function") {
+    exitHooked = true;
+    process.once("exit", flush);
+  }
+  queueMicrotask(flush);
+};
+
+/**
+ * The default logger: errors to `console.error`, warnings to `console.warn` (stderr in Node),
+ * silent `info`. An error with an exception is written as its message and the exception's stack,
+ * at the end of the current task rather than at once (see docs/guide.md, "Logging").
+ *
+ * @example
+ * import { defaultLogger, setLogger } from "rpcserver";
+ * setLogger(defaultLogger); // back to the default after trying another
  *
  * @since 5.0.10
  * @category logging
  */
 export const defaultLogger: Logger = {
-  error: (...args) => console.error(...args),
+  error: (...args) => enqueue(args),
   warn: (...args) => console.warn(...args),
   info: noop,
 };

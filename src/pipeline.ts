@@ -347,7 +347,12 @@ const fromReturned = ({ request }: Call, returned: unknown): Response => {
  */
 export const call =
   <F extends URIS>(F: Effect<F>) =>
-  (env: Env) =>
+  (env: Env): ((invocation: Invocation) => Kind<F, Response>) =>
+    callWith(F, env, fromReturned);
+
+/** The call stage with `read` turning what the method gave back into the Response. */
+const callWith =
+  <F extends URIS>(F: Effect<F>, env: Env, read: (call: Call, returned: unknown) => Response) =>
   (invocation: Invocation): Kind<F, Response> => {
     let returned: unknown;
     try {
@@ -355,8 +360,15 @@ export const call =
     } catch (thrown) {
       return F.of(E.left(thrownError(env, invocation, "method", thrown)));
     }
-    return settle(F, env, invocation, "method", returned, fromReturned);
+    return settle(F, env, invocation, "method", returned, read);
   };
+
+/** Stands for a notification's Response, which is never sent: no answer is built for it. */
+const UNSENT: Response = E.right(SuccessResponse(null, null));
+
+/** {@link fromReturned} for a notification: the Result is checked (and a wrong one logged) but no answer built. */
+const fromNotified = (call: Call, returned: unknown): Response =>
+  isResult(returned) ? UNSENT : fromReturned(call, returned);
 
 // ---------------------------------------------------------------------------------------------
 // your stages
@@ -385,12 +397,16 @@ const fromStage = (call: Call, answered: unknown): E.Either<ErrorResponse, Call>
 
 /**
  * Kleisli composition in `EitherT<F>`: a Left is passed on as the answer (a `Left<ErrorResponse>`
- * is a Response), a Right goes on to `f`.
+ * is a Response), a Right goes on to `f`. The step is made once, not per request.
  */
-const thenT =
-  <F extends URIS, A, B>(F: Effect<F>, f: (a: A) => Kind<F, E.Either<ErrorResponse, B>>) =>
-  (ma: Kind<F, E.Either<ErrorResponse, A>>): Kind<F, E.Either<ErrorResponse, B>> =>
-    F.chain(ma, (ea) => (E.isLeft(ea) ? F.of<E.Either<ErrorResponse, B>>(ea) : f(ea.right)));
+const thenT = <F extends URIS, A, B>(
+  F: Effect<F>,
+  f: (a: A) => Kind<F, E.Either<ErrorResponse, B>>,
+): ((ma: Kind<F, E.Either<ErrorResponse, A>>) => Kind<F, E.Either<ErrorResponse, B>>) => {
+  const step = (ea: E.Either<ErrorResponse, A>): Kind<F, E.Either<ErrorResponse, B>> =>
+    E.isLeft(ea) ? F.of<E.Either<ErrorResponse, B>>(ea) : f(ea.right);
+  return (ma) => F.chain(ma, step);
+};
 
 /** One stage of yours around the rest of the pipeline: a guard's Right goes on to `next`, its Left answers. */
 const lift =
@@ -414,11 +430,15 @@ const lift =
 
 /**
  * Your stages, then resolve and call, as one handler: `stages.reduceRight` of each stage around the
- * rest. Built once per environment.
+ * rest. Built once per environment; `read` is what the call stage makes of a method's return.
  */
-const handler = <F extends URIS>(F: Effect<F>, env: Env): Handler<F> => {
+const handler = <F extends URIS>(
+  F: Effect<F>,
+  env: Env,
+  read: (call: Call, returned: unknown) => Response,
+): Handler<F> => {
   const resolved = resolve(env);
-  const invoke = call(F)(env);
+  const invoke = callWith(F, env, read);
   const base: Handler<F> = (c) => {
     const invocation = resolved(c);
     return E.isLeft(invocation) ? F.of<Response>(invocation) : invoke(invocation.right);
@@ -459,40 +479,48 @@ export const pipeline =
   (env: Env): ((body: unknown) => Kind<F, Answer>) => {
     const run = compose(F, env);
     const failed = (thrown: unknown): Answer => serverError(env, thrown);
-    return (body) => F.attempt(run, body, identity, failed);
+    return (body) => F.attempt(run, body, env.context, identity, failed);
   };
 
-/** The composition without the net for failures of the library itself (the callers add it). */
-const compose = <F extends URIS>(F: Effect<F>, env: Env): ((body: unknown) => Kind<F, Answer>) => {
-  const handle = handler(F, env);
+/**
+ * The composition without the net for failures of the library itself (the callers add it). The
+ * context is an argument rather than read from `env`, so that one composition serves every call
+ * whose options differ only in their context (the common case: the caller, per request).
+ */
+const compose = <F extends URIS>(F: Effect<F>, env: Env): ((body: unknown, context: unknown) => Kind<F, Answer>) => {
+  const handle = handler(F, env, fromReturned);
+  // A notification's answer is dropped, so none is built, unless a stage around the call (observe)
+  // is there to see it.
+  const handleQuietly = env.stages.some(isAround) ? handle : handler(F, env, fromNotified);
   const decode = validate(env);
 
   /** One request: a notification's answer is dropped (it still runs to the end). */
-  const one = (value: unknown): Kind<F, Response | undefined> => {
+  const one = (value: unknown, context: unknown): Kind<F, Response | undefined> => {
     const request = decode(value);
     if (E.isLeft(request)) return F.of<Response | undefined>(request);
-    const outcome = handle({ request: request.right, context: env.context });
-    return isNotification(request.right) ? F.map(outcome, nothing) : widen<F, Response, Response | undefined>(outcome);
+    const call = { request: request.right, context };
+    return isNotification(call.request)
+      ? F.map(handleQuietly(call), nothing)
+      : widen<F, Response, Response | undefined>(handle(call));
   };
 
-  const batch = (members: ReadonlyArray<unknown>): Kind<F, Answer> => {
+  const batch = (members: ReadonlyArray<unknown>, context: unknown): Kind<F, Answer> => {
     if (members.length === 0) return F.of<Answer>(invalidRequest("the batch is empty"));
     if (members.length > env.maxBatchSize) {
       return F.of<Answer>(invalidRequest(`the batch has ${members.length} requests; the limit is ${env.maxBatchSize}`));
     }
     const outcomes = new Array<Kind<F, Response | undefined>>(members.length);
-    for (let i = 0; i < members.length; i++) outcomes[i] = one(members[i]);
+    for (let i = 0; i < members.length; i++) outcomes[i] = one(members[i], context);
     return F.map(F.all(outcomes), collect);
   };
 
-  const body = (value: unknown): Kind<F, Answer> =>
-    Array.isArray(value) ? batch(value) : widen<F, Response | undefined, Answer>(one(value));
   const read = parse(env);
-  const run = (request: unknown): Kind<F, Answer> => {
-    const parsed = read(request);
-    return E.isLeft(parsed) ? F.of<Answer>(parsed) : body(parsed.right);
+  return (body, context) => {
+    const parsed = read(body);
+    if (E.isLeft(parsed)) return F.of<Answer>(parsed);
+    const value = parsed.right;
+    return Array.isArray(value) ? batch(value, context) : widen<F, Response | undefined, Answer>(one(value, context));
   };
-  return run;
 };
 
 /** The answers to send: a batch without any (all notifications) is nothing to send. */
@@ -569,31 +597,74 @@ export const toResponses =
 // ---------------------------------------------------------------------------------------------
 // front ends
 
+/** The options a compiled pipeline was built from: all but the context, which each call passes. */
+interface Built {
+  readonly methods: Methods;
+  readonly deserializer: unknown;
+  readonly validator: unknown;
+  readonly debug: unknown;
+  readonly maxBatchSize: unknown;
+  readonly stages: ReadonlyArray<unknown> | undefined;
+  readonly serializer: unknown;
+  readonly postProcess: unknown;
+}
+
+const NO_OPTIONS: DispatchOptions = {};
+
+const builtFrom = (methods: Methods, o: DispatchOptions): Built => ({
+  methods,
+  deserializer: o.deserializer,
+  validator: o.validator,
+  debug: o.debug,
+  maxBatchSize: o.maxBatchSize,
+  // A copy: the caller may change its array between calls.
+  stages: Array.isArray(o.stages) ? [...(o.stages as ReadonlyArray<unknown>)] : o.stages,
+  serializer: o.serializer,
+  postProcess: o.postProcess,
+});
+
+const sameStages = (built: ReadonlyArray<unknown> | undefined, given: unknown): boolean => {
+  if (built === given) return true;
+  if (built === undefined || !Array.isArray(given) || given.length !== built.length) return false;
+  for (let i = 0; i < built.length; i++) if (given[i] !== built[i]) return false;
+  return true;
+};
+
+/** Whether `o` asks for the pipeline `built` was compiled from: each option compared by value, the context aside. */
+const sameBuild = (built: Built, methods: Methods, o: DispatchOptions): boolean =>
+  built.methods === methods &&
+  o.deserializer === built.deserializer &&
+  o.validator === built.validator &&
+  o.debug === built.debug &&
+  o.maxBatchSize === built.maxBatchSize &&
+  o.serializer === built.serializer &&
+  o.postProcess === built.postProcess &&
+  sameStages(built.stages, o.stages);
+
 /**
- * A dispatch function: the pipeline in effect `F`, then `output`. The composition is built once per
- * environment; the common call without options reuses the one built for the same methods last time.
+ * A dispatch function: the pipeline in effect `F`, then `output`. Composing it (checking the
+ * options, building each stage's closures) costs more than a small request, so the last
+ * composition is kept and reused while a call's methods and options (the context aside, each
+ * compared by value) are the same: `dispatch(body, methods, { context: caller, stages })` composes
+ * once, not once per request. Options are still read at every call; a changed one composes anew.
  * @internal
  */
 export const dispatcher = <F extends URIS, O>(F: Effect<F>, output: (env: Env) => (answer: Answer) => O) => {
-  const compile = (env: Env): ((body: unknown) => Kind<F, O>) => {
-    const run = compose(F, env);
-    const out = output(env);
-    const failed = (thrown: unknown): O => out(serverError(env, thrown));
-    return (body) => F.attempt(run, body, out, failed);
-  };
-  let lastMethods: unknown;
-  let lastRun: ((body: unknown) => Kind<F, O>) | undefined;
+  let built: Built | undefined;
+  let run: ((body: unknown, context: unknown) => Kind<F, O>) | undefined;
   return (request: unknown, methods: Methods | undefined, options: DispatchOptions | undefined): Kind<F, O> => {
-    if (options === undefined && lastRun !== undefined && (methods ?? globalMethods) === lastMethods) {
-      return lastRun(request);
+    const table = methods ?? globalMethods;
+    const o = options ?? NO_OPTIONS;
+    const context = o.context === undefined ? NOCONTEXT : o.context;
+    if (run === undefined || built === undefined || !sameBuild(built, table, o)) {
+      const env = environment(methods, options, F.concurrent);
+      const composed = compose(F, env);
+      const out = output(env);
+      const failed = (thrown: unknown): O => out(serverError(env, thrown));
+      run = (body, ctx) => F.attempt(composed, body, ctx, out, failed);
+      built = builtFrom(table, o);
     }
-    const env = environment(methods, options, F.concurrent);
-    const run = compile(env);
-    if (options === undefined) {
-      lastMethods = env.methods;
-      lastRun = run;
-    }
-    return run(request);
+    return run(request, context);
   };
 };
 
