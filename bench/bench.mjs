@@ -24,7 +24,20 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import * as t from "io-ts";
-import { dispatch, asyncDispatch, dispatchToSerializable, Success, withParams, setLogger } from "rpcserver";
+import { Console } from "node:console";
+import { closeSync, openSync, writeSync } from "node:fs";
+import { setImmediate } from "node:timers";
+import { Writable } from "node:stream";
+import * as E from "fp-ts/lib/Either.js";
+import {
+  dispatch,
+  asyncDispatch,
+  dispatchToSerializable,
+  Success,
+  withParams,
+  setLogger,
+  defaultLogger,
+} from "rpcserver";
 import { JsonRpcServer as MetaMaskServer } from "@metamask/json-rpc-engine/v2";
 import { rpcErrors } from "@metamask/rpc-errors";
 
@@ -62,9 +75,21 @@ const HEAP_REQUESTS = 1_000_000;
 const progress = (message) => process.stderr.write(`${message}\n`);
 const now = () => process.hrtime.bigint();
 
-// Methods that throw log an error on every call: silence the logger for the whole run.
+// Methods that throw log an error on every call: silence the logger for the whole run, except for
+// the "default logger on" rows, whose console.error writes to /dev/null with a synchronous write
+// per call, as Node's stderr does to a file or a pipe.
 const silent = () => undefined;
-setLogger({ error: silent, warn: silent, info: silent });
+const SILENT = { error: silent, warn: silent, info: silent };
+setLogger(SILENT);
+const devNull = openSync("/dev/null", "w");
+process.once("exit", () => closeSync(devNull));
+const sink = new Writable({
+  write(chunk, _encoding, callback) {
+    writeSync(devNull, chunk);
+    callback();
+  },
+});
+console.error = new Console({ stdout: sink, stderr: sink }).error;
 
 // ---------------------------------------------------------------------------------------------
 // Heap child: `node --expose-gc bench/bench.mjs --heap-child` prints one JSON line.
@@ -299,6 +324,28 @@ const makeSerializable = () => {
 
 const makeAsyncDispatch = () => (text) => asyncDispatch(text, rpcMethodsAsync);
 
+// A stage that passes every call on: the cost of the stage machinery itself.
+const pass = (call) => E.right(call);
+const makeStaged = (n, async) => {
+  const options = { stages: Array.from({ length: n }, () => pass) };
+  if (async) return (text) => asyncDispatch(text, rpcMethodsAsync, options);
+  const methods = rpcMethods(true);
+  return (text) => dispatch(text, methods, options);
+};
+
+/** dispatch with the default logger, which writes each exception's message and stack (to /dev/null here). */
+const makeLogged = () => {
+  const methods = rpcMethods(true);
+  return (text) => {
+    setLogger(defaultLogger);
+    try {
+      return dispatch(text, methods);
+    } finally {
+      setLogger(SILENT);
+    }
+  };
+};
+
 // jayson: methods take (params, callback); the server takes the request string and parses it.
 const jaysonMethods = {
   add: (p, cb) => cb(null, p[0] + p[1]),
@@ -405,6 +452,40 @@ const IMPLS = [
     make: () => makeDispatch(false),
   },
   {
+    id: "dispatch-1stage",
+    label: "rpcserver dispatch, 1 no-op stage",
+    kind: "sync",
+    ours: true,
+    only: ["single", "notification"],
+    make: () => makeStaged(1, false),
+  },
+  {
+    id: "dispatch-4stages",
+    label: "rpcserver dispatch, 4 no-op stages",
+    kind: "sync",
+    ours: true,
+    only: ["single", "notification"],
+    make: () => makeStaged(4, false),
+  },
+  {
+    id: "dispatch-logged",
+    label: "rpcserver dispatch, default logger on",
+    kind: "sync",
+    ours: true,
+    only: ["throws"],
+    make: makeLogged,
+  },
+  {
+    id: "dispatch-logged-flushed",
+    label: "rpcserver dispatch, default logger on, its writes timed",
+    kind: "sync",
+    ours: true,
+    only: ["throws"],
+    // The default logger writes after the current task: the clock stops only after it has.
+    flushes: true,
+    make: makeLogged,
+  },
+  {
     id: "serializable",
     label: "dispatchToSerializable + JSON.stringify",
     kind: "sync",
@@ -414,6 +495,14 @@ const IMPLS = [
   { id: "jayson", label: "jayson 4 (sync)", kind: "sync", make: makeJayson },
   { id: "limit-async", label: "limit-async", kind: "async", limit: true, make: makeLimitAsync },
   { id: "asyncDispatch", label: "rpcserver asyncDispatch", kind: "async", ours: true, make: makeAsyncDispatch },
+  {
+    id: "asyncDispatch-4stages",
+    label: "rpcserver asyncDispatch, 4 no-op stages",
+    kind: "async",
+    ours: true,
+    only: ["single"],
+    make: () => makeStaged(4, true),
+  },
   { id: "jayson-promise", label: "jayson/promise", kind: "async", make: makeJaysonPromise },
   { id: "json-rpc-2.0", label: "json-rpc-2.0", kind: "async", make: makeJsonRpc2 },
   {
@@ -498,10 +587,13 @@ const loopFor = (kind) =>
     : new AsyncFunction("fn", "text", "n", "let s; for (let i = 0; i < n; i++) s = await fn(text); return s;");
 
 /** Runs `n` iterations; returns the elapsed nanoseconds. */
+const nextTask = () => new Promise((resolve) => setImmediate(resolve));
+
 const runBatch = async (cell, n) => {
   if (cell.kind === "sync") {
     const t0 = now();
     cell.loop(cell.fn, cell.text, n);
+    if (cell.flushes) await nextTask();
     return Number(now() - t0);
   }
   const t0 = now();
@@ -581,7 +673,15 @@ const runScenario = async (scenario) => {
       results[impl.id] = { wrong: why };
       continue;
     }
-    cells.push({ impl, kind: impl.kind, fn, text: scenario.text, loop: loopFor(impl.kind), samples: [] });
+    cells.push({
+      impl,
+      kind: impl.kind,
+      flushes: impl.flushes === true,
+      fn,
+      text: scenario.text,
+      loop: loopFor(impl.kind),
+      samples: [],
+    });
   }
   for (const cell of cells) cell.iterations = await warmUp(cell, WARMUP_MS);
   const perRequest = scenario.perRequest ?? 1;
@@ -783,7 +883,49 @@ const evaluateTargets = (results, extras) => {
     ["single", "named", "notification", "batch"],
     1.2,
   );
-  ratioTarget("asyncDispatch vs limit-async, single/batch", "asyncDispatch", ["single", "named", "batch"], 1.15);
+  ratioTarget(
+    "asyncDispatch vs limit-async, single/batch/notification",
+    "asyncDispatch",
+    ["single", "named", "batch", "notification"],
+    1.15,
+  );
+  ratioTarget(
+    "method throws, default logger on (answer returned; the log is written after the task)",
+    "dispatch-logged",
+    ["throws"],
+    2,
+  );
+  ratioTarget("method throws, default logger on, its writes timed too", "dispatch-logged-flushed", ["throws"], 2);
+
+  // Each no-op stage: the paired difference from no stage, per stage.
+  for (const [impl, base, n, scenario] of [
+    ["dispatch-1stage", "dispatch", 1, "single"],
+    ["dispatch-4stages", "dispatch", 4, "single"],
+    ["dispatch-4stages", "dispatch", 4, "notification"],
+    ["asyncDispatch-4stages", "asyncDispatch", 4, "single"],
+  ]) {
+    const cost = pairedDifference(results[scenario]?.[impl], results[scenario]?.[base]);
+    if (cost === undefined) continue;
+    target(
+      `each no-op stage adds <= 50 ns (${impl}, ${scenario})`,
+      `${(cost / n).toFixed(0)} ns a stage (${cost.toFixed(0)} ns for ${n}; median per-round difference)`,
+      cost / n <= 50,
+    );
+  }
+
+  // Async params of 1000: no slower than any peer.
+  const sumOurs = results.sum1000?.asyncDispatch;
+  const asyncPeers = IMPLS.filter((i) => i.kind === "async" && !i.limit && !i.ours);
+  const sumRatios = asyncPeers
+    .map((p) => [p.id, pairedRatio(sumOurs, results.sum1000?.[p.id])])
+    .filter(([, r]) => r !== undefined);
+  if (sumRatios.length > 0) {
+    target(
+      "asyncDispatch, params of 1000: no slower than any peer",
+      sumRatios.map(([id, r]) => `asyncDispatch/${id} ${r.toFixed(2)}x`).join(", "),
+      sumRatios.every(([, r]) => r <= 1),
+    );
+  }
   ratioTarget("sync dispatch vs limit-sync, error paths", "dispatch", ["not-found", "invalid"], 1.3);
 
   const peers = IMPLS.filter((i) => !i.limit && !i.ours);

@@ -373,22 +373,20 @@ const fromNotified = (call: Call, returned: unknown): Response =>
 // ---------------------------------------------------------------------------------------------
 // your stages
 
-const isEither = (value: unknown): value is E.Either<unknown, unknown> =>
-  isObject(value) && ((value as { _tag?: unknown })._tag === "Left" || (value as { _tag?: unknown })._tag === "Right");
-
 const isCall = (value: unknown): value is Call =>
   isObject(value) && "context" in value && isObject((value as Call).request);
 
+/** A stage that passes: `right(call)`. */
+const isPass = (value: unknown): value is E.Right<Call> =>
+  isObject(value) && (value as { _tag?: unknown })._tag === "Right" && isCall((value as E.Right<unknown>).right);
+
 /** What a stage answered, checked: the next call, or the error for its request. */
 const fromStage = (call: Call, answered: unknown): E.Either<ErrorResponse, Call> => {
-  if (isEither(answered)) {
-    if (answered._tag === "Left") {
-      const refusal = answered.left;
-      if (isObject(refusal) && "code" in refusal && "message" in refusal) {
-        return E.left(errorResponse(refusal as ErrorResult, call.request));
-      }
-    } else if (isCall(answered.right)) {
-      return answered as E.Right<Call>;
+  if (isPass(answered)) return answered;
+  if (isObject(answered) && (answered as { _tag?: unknown })._tag === "Left") {
+    const refusal = (answered as E.Left<unknown>).left;
+    if (isObject(refusal) && "code" in refusal && "message" in refusal) {
+      return E.left(errorResponse(refusal as ErrorResult, call.request));
     }
   }
   logSafely(`rpcserver: a stage for method "${call.request.method}" returned something other than an Either`);
@@ -417,13 +415,17 @@ const lift =
     const andThen = thenT(F, next);
     return (call) => {
       let answered: unknown;
+      let passed: Call | undefined;
       try {
         answered = guard(call);
         // A TaskEither is a thunk of its Promise: run it, so that async dispatch can wait for it.
         if (typeof answered === "function") answered = (answered as () => unknown)();
+        // The common answer, a stage that passes at once, goes straight on to the rest.
+        else if (isPass(answered)) passed = answered.right;
       } catch (thrown) {
         return F.of(E.left(thrownError(env, call, "stage for method", thrown)));
       }
+      if (passed !== undefined) return next(passed);
       return andThen(settle(F, env, call, "stage for method", answered, fromStage));
     };
   };

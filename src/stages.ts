@@ -89,12 +89,14 @@ export interface Around {
 }
 
 /**
- * What the `stages` option takes.
+ * What the `stages` option takes: a {@link Stage} or an {@link AsyncStage} for any context type, or
+ * an {@link Around} stage. (`Stage<never>` would refuse a `Stage<User>`, whose result is a
+ * `Call<User>`; what a stage returns is checked when it runs.)
  *
  * @since 5.1.0
  * @category stages
  */
-export type AnyStage = Stage<never> | AsyncStage<never> | Around;
+export type AnyStage = ((call: Call<never>) => unknown) | Around;
 
 /** Is `stage` one of the library's around stages? @internal */
 export const isAround = (stage: unknown): stage is Around =>

@@ -4,7 +4,7 @@
  * calls, in place and by new objects, and check that each call sees its own.
  */
 import * as E from "fp-ts/Either";
-import { asyncDispatch, dispatch, Success, type Stage } from "../src";
+import { asyncDispatch, dispatch, NODATA, Success, type Stage } from "../src";
 
 const request = '{"jsonrpc":"2.0","method":"whoami","id":1}';
 const methods = { whoami: (context: unknown) => Success(context) };
@@ -19,7 +19,7 @@ test("each call gets its own context, with the same options otherwise", () => {
 });
 
 test("a stage added to the same array in place takes effect at the next call", () => {
-  const refuse: Stage = () => E.left({ code: 1, message: "refused" });
+  const refuse: Stage = () => E.left({ code: 1, message: "refused", data: NODATA });
   const stages: Stage[] = [];
   const options = { context: "ann", stages };
   expect(resultOf(dispatch(request, methods, options))).toBe("ann");
