@@ -111,21 +111,6 @@ const isBytes = (value: unknown): value is Uint8Array =>
   ArrayBuffer.isView(value) && Object.prototype.toString.call(value) === "[object Uint8Array]";
 
 /**
- * `JSON.parse` without the stack trace of its SyntaxError: the trace is never shown (only the
- * message goes in `data`) and recording it is most of a parse error's cost. JSON.parse of a string
- * runs no user code, so the limit is restored before anything else can observe it.
- */
-const parseJson = (text: string): unknown => {
-  const limit = Error.stackTraceLimit;
-  Error.stackTraceLimit = 0;
-  try {
-    return JSON.parse(text);
-  } finally {
-    Error.stackTraceLimit = limit;
-  }
-};
-
-/**
  * Stage 1: the request body (text, or UTF-8 bytes) to a value, with `deserializer` (default
  * `JSON.parse`). Anything thrown is -32700 with its message in `data`.
  *
@@ -144,7 +129,7 @@ export const parse =
       if (env.deserializer !== undefined) return E.right(env.deserializer(text as string));
       if (typeof text !== "string")
         throw new TypeError(`the request must be a string or UTF-8 bytes, got ${typeof text}`);
-      return E.right(parseJson(text));
+      return E.right(JSON.parse(text));
     } catch (thrown) {
       return failWith(ERROR_PARSE_ERROR, "Parse error", messageOf(thrown), null);
     }
@@ -235,11 +220,27 @@ export const resolve =
 // ---------------------------------------------------------------------------------------------
 // call
 
+/** The params spread as arguments, after `first` when there is a context. Short lists get direct calls: a spread call costs twice as much. */
+const spread = (f: (...args: unknown[]) => unknown, params: unknown[]): unknown => {
+  switch (params.length) {
+    case 0:
+      return f();
+    case 1:
+      return f(params[0]);
+    case 2:
+      return f(params[0], params[1]);
+    case 3:
+      return f(params[0], params[1], params[2]);
+    default:
+      return f(...params);
+  }
+};
+
 /** Calls the method: array params spread, others as one argument, the context first when there is one. */
 const apply = ({ method, params, context }: Invocation): unknown => {
   const f = method as (...args: unknown[]) => unknown;
   if (context === NOCONTEXT) {
-    return params === undefined ? f() : Array.isArray(params) ? f(...(params as unknown[])) : f(params);
+    return params === undefined ? f() : Array.isArray(params) ? spread(f, params) : f(params);
   }
   return params === undefined
     ? f(context)
@@ -657,7 +658,7 @@ export const dispatcher = <F extends URIS, O>(F: Effect<F>, output: (env: Env) =
   return (request: unknown, methods: Methods | undefined, options: DispatchOptions | undefined): Kind<F, O> => {
     const table = methods ?? globalMethods;
     const o = options ?? NO_OPTIONS;
-    const context = o.context === undefined ? NOCONTEXT : o.context;
+    const context = options === undefined || o.context === undefined ? NOCONTEXT : o.context;
     if (run === undefined || built === undefined || !sameBuild(built, table, o)) {
       const env = environment(methods, options, F.concurrent);
       const composed = compose(F, env);

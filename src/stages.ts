@@ -102,8 +102,10 @@ export type AnyStage = ((call: Call<never>) => unknown) | Around;
 export const isAround = (stage: unknown): stage is Around =>
   typeof stage === "object" && stage !== null && (stage as { _tag?: unknown })._tag === "Around";
 
+const hasOwn = Object.prototype.hasOwnProperty;
+
 /** Only a request with an id is answered. @internal */
-export const isNotification = (request: Request): boolean => !Object.prototype.hasOwnProperty.call(request, "id");
+export const isNotification = (request: Request): boolean => !hasOwn.call(request, "id");
 
 /** The id a request is answered with. @internal */
 export const idOf = (request: Request): Id => (request.id === undefined ? null : request.id);
