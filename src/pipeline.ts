@@ -111,6 +111,21 @@ const isBytes = (value: unknown): value is Uint8Array =>
   ArrayBuffer.isView(value) && Object.prototype.toString.call(value) === "[object Uint8Array]";
 
 /**
+ * `JSON.parse` without the stack trace of its SyntaxError: the trace is never shown (only the
+ * message goes in `data`) and recording it is most of a parse error's cost. JSON.parse of a string
+ * runs no user code, so the limit is restored before anything else can observe it.
+ */
+const parseJson = (text: string): unknown => {
+  const limit = Error.stackTraceLimit;
+  Error.stackTraceLimit = 0;
+  try {
+    return JSON.parse(text);
+  } finally {
+    Error.stackTraceLimit = limit;
+  }
+};
+
+/**
  * Stage 1: the request body (text, or UTF-8 bytes) to a value, with `deserializer` (default
  * `JSON.parse`). Anything thrown is -32700 with its message in `data`.
  *
@@ -129,7 +144,7 @@ export const parse =
       if (env.deserializer !== undefined) return E.right(env.deserializer(text as string));
       if (typeof text !== "string")
         throw new TypeError(`the request must be a string or UTF-8 bytes, got ${typeof text}`);
-      return E.right(JSON.parse(text));
+      return E.right(parseJson(text));
     } catch (thrown) {
       return failWith(ERROR_PARSE_ERROR, "Parse error", messageOf(thrown), null);
     }
