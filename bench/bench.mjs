@@ -1079,7 +1079,7 @@ Request text in, response text out, for every implementation.
 
 - \`limit-sync\`: \`JSON.parse\`, a shape check (\`jsonrpc === "2.0"\`, \`method\` a string), a \`Map\` lookup, the plain function called with params spread, \`JSON.stringify\` of \`{jsonrpc, result, id}\`. A lower bound, not a conforming server.
 - \`limit-async\`: the same, awaiting an async method; a batch runs through \`Promise.all\`, as \`asyncDispatch\` runs it.
-- rpcserver: \`dispatch\` (sync methods returning \`Success\`), \`dispatchToSerializable\` followed by \`JSON.stringify\`, \`asyncDispatch\` (async methods). The "io-ts params codec" row gives rpcserver's method a \`t.tuple([t.number, t.number])\` codec (\`withParams\`) and compares it with the same method without one ("no codec", same request text); peers run the method without a codec.
+- rpcserver: \`dispatch\` (sync methods returning \`Success\`; also with 1 and 4 stages that pass every call, \`(call) => E.right(call)\`, and, for "method throws", with the default logger on: its \`console.error\` writes to /dev/null, one synchronous write per call as Node's stderr does to a file or a pipe; that logger writes after the current task, so one row stops the clock when the loop ends and the other only after the writes), \`dispatchToSerializable\` followed by \`JSON.stringify\`, \`asyncDispatch\` (async methods). The "io-ts params codec" row gives rpcserver's method a \`t.tuple([t.number, t.number])\` codec (\`withParams\`) and compares it with the same method without one ("no codec", same request text); peers run the method without a codec.
 - jayson 4: \`new jayson.Server(methods).call(text, callback)\`, which parses the text itself and calls back synchronously for methods that do; the response object is \`JSON.stringify\`-ed. jayson/promise: the same with async methods. A jayson callback method that throws is not caught by jayson: the exception leaves \`server.call\`.
 - json-rpc-2.0: \`server.receiveJSON(text)\`, its response object \`JSON.stringify\`-ed. An uncaught exception is answered with code 0.
 - @metamask/json-rpc-engine v2 \`JsonRpcServer\` (the current API; the v1 \`JsonRpcEngine\` is deprecated) with one middleware holding the methods. It takes request objects and has no batch or parse step, so the wrapper parses, answers a parse error, and maps a batch through \`Promise.all\`.
@@ -1108,7 +1108,16 @@ ${extrasText(report.extras) || "Not measured in this run."}
 Targets from the performance issue (ratios within one run; the issue's reference machine has 2 cores).
 
 ${targetsTable(report.targets)}
-`;
+${history()}`;
+};
+
+/** The hand-written record of measurements before and after changes (bench/history.md), kept below the generated part. */
+const history = () => {
+  try {
+    return `\n${readFileSync(join(ROOT, "bench", "history.md"), "utf8")}`;
+  } catch {
+    return "";
+  }
 };
 
 /** The report as prettier would write it, so that `npm run lint` stays clean after a run. */
