@@ -8,7 +8,7 @@
  * - {@link Async}: {@link Later}, a value now or a Promise of it. It stays synchronous until a
  *   method (or a stage) really returns a Promise, so a plain method costs async dispatch no
  *   Promise and no tick per request; every request of a batch runs at once. Its users see it as a
- *   `TaskEither` ({@link toTaskEither}); async stages may return one ({@link fromTaskEither}).
+ *   `TaskEither` ({@link toTaskEither}); async stages may return one.
  *
  * A computation that can answer early runs in `EitherT` over the effect: `Either<E, A>` in sync
  * dispatch, `Later<Either<E, A>>` in async dispatch. A Later's Promise never rejects: every
@@ -26,14 +26,29 @@ import type { TaskEither } from "fp-ts/TaskEither";
  * A value now, or a Promise of it (which never rejects in the pipeline): a Task that does not
  * defer what is already there.
  *
+ * @example
+ * import type { Later } from "rpcserver/pipeline";
+ * const now: Later<number> = 1;
+ * const later: Later<number> = Promise.resolve(1);
+ *
  * @since 5.1.0
  * @category effect
  */
 export type Later<A> = A | Promise<A>;
 
-/** @since 5.1.0 @category effect */
+/**
+ * The fp-ts URI of {@link Later}, for `Kind<LaterURI, A>`.
+ *
+ * @example
+ * import type { Kind } from "fp-ts/HKT";
+ * import type { LaterURI } from "rpcserver/pipeline";
+ * const value: Kind<LaterURI, number> = 1; // a Later<number>
+ *
+ * @since 5.1.0
+ * @category effect
+ */
 export const LaterURI = "rpcserver/Later";
-/** @since 5.1.0 @category effect */
+/** The type of {@link LaterURI}. @since 5.1.0 @category effect */
 export type LaterURI = typeof LaterURI;
 
 declare module "fp-ts/HKT" {
@@ -72,6 +87,13 @@ export const Later: Monad1<LaterURI> = {
 
 /**
  * What the pipeline needs of an effect beyond `Monad`: how a Promise is met, and how a batch runs.
+ *
+ * @example
+ * import type { URIS } from "fp-ts/HKT";
+ * import { Async, Sync, type Effect } from "rpcserver/pipeline";
+ * const waits = <F extends URIS>(F: Effect<F>): boolean => F.concurrent;
+ * waits(Sync); // false
+ * waits(Async); // true
  *
  * @since 5.1.0
  * @category effect
@@ -125,6 +147,12 @@ const attemptNow = <A, X, B, C>(
  * rather than spread from `I.Monad`: fp-ts 2.14+ routes `Identity`'s `chain` through `dual`, which
  * copies its arguments into an array on every call (about 1 µs a stage, measured).
  *
+ * @example
+ * import { environment, pipeline, Sync } from "rpcserver/pipeline";
+ * import { Success } from "rpcserver";
+ * pipeline(Sync)(environment({ ping: () => Success("pong") }, undefined, false))('{"jsonrpc":"2.0","method":"ping","id":1}');
+ * // Right: { result: "pong", id: 1 }, synchronously
+ *
  * @since 5.1.0
  * @category effect
  */
@@ -142,6 +170,12 @@ export const Sync: Effect<I.URI> = {
 
 /**
  * Async dispatch: {@link Later}; a Promise is waited for, a batch runs at once.
+ *
+ * @example
+ * import { Async, environment, pipeline } from "rpcserver/pipeline";
+ * import { Success } from "rpcserver";
+ * const env = environment({ ping: async () => Success("pong") }, undefined, true);
+ * await pipeline(Async)(env)('{"jsonrpc":"2.0","method":"ping","id":1}'); // Right: { result: "pong", id: 1 }
  *
  * @since 5.1.0
  * @category effect
@@ -184,17 +218,6 @@ export const toTaskEither =
   <E, A>(later: Later<Either<E, A>>): TaskEither<E, A> =>
   () =>
     Promise.resolve(later);
-
-/**
- * What an async stage returned, as a `Later`: a `TaskEither` is run, a Promise or an Either taken
- * as it is. Anything else is passed on for the caller to refuse.
- *
- * @since 5.1.0
- * @category effect
- */
-export const fromTaskEither = <E, A>(
-  value: TaskEither<E, A> | PromiseLike<Either<E, A>> | Either<E, A>,
-): Later<Either<E, A>> | PromiseLike<Either<E, A>> => (typeof value === "function" ? value() : value);
 
 /**
  * An async front end's result as a Promise: a Later that is already a Promise is returned as it is

@@ -65,6 +65,7 @@ export {
   observe,
   timeout,
   type AnyStage,
+  type Around,
   type AsyncStage,
   type Call,
   type Observation,

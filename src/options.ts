@@ -18,6 +18,12 @@ import { isAround, type AnyStage } from "./stages";
  * form), or an io-ts decoder (`t.Type`, `Decoder`) whose failure is -32600 with its report in
  * `data`.
  *
+ * @example
+ * import * as t from "io-ts";
+ * import { dispatch, type Validator } from "rpcserver";
+ * const onlyNumericIds: Validator = t.type({ jsonrpc: t.literal("2.0"), method: t.string, id: t.number });
+ * dispatch('{"jsonrpc":"2.0","method":"ping","id":"a"}', {}, { validator: onlyNumericIds }); // -32600
+ *
  * @since 5.1.0
  * @category options
  */
@@ -77,14 +83,30 @@ export interface JsonOptions extends Options {
   readonly serializer?: ((response: unknown) => string) | undefined;
 }
 
-/** A validator as the pipeline runs it: a decoder to a request. */
+/**
+ * A validator as the pipeline runs it: a decoder to a request (`validator`, whatever its form,
+ * becomes one).
+ *
+ * @example
+ * import { environment } from "rpcserver/pipeline";
+ * environment({}, undefined, false).validator.decode({ jsonrpc: "2.0", method: "ping" }); // Right
+ *
+ * @since 5.1.0
+ * @category pipeline
+ */
 export interface RequestDecoder {
+  /** The request, or why it is not one (as io-ts errors). */
   readonly decode: (value: unknown) => E.Either<t.Errors, Request>;
 }
 
 /**
  * What the stages of one dispatch call read: the options, checked and with their defaults. A Reader
  * environment: it holds no request data, so one may serve many calls.
+ *
+ * @example
+ * import { environment, type Env } from "rpcserver/pipeline";
+ * const env: Env = environment({}, { debug: true }, false);
+ * env.debug; // true
  *
  * @since 5.1.0
  * @category pipeline
@@ -94,12 +116,15 @@ export interface Env {
   /** Whether `methods` is a Map, decided once per environment rather than once per request. */
   readonly methodsAreMap: boolean;
   readonly context: unknown;
+  /** The `deserializer` option; `undefined`: `JSON.parse`. */
   readonly deserializer: ((request: string) => unknown) | undefined;
   readonly validator: RequestDecoder;
   readonly debug: boolean;
   readonly maxBatchSize: number;
   readonly stages: ReadonlyArray<AnyStage>;
+  /** The `serializer` option; `undefined`: `serialize`. */
   readonly serializer: ((response: unknown) => string) | undefined;
+  /** The `postProcess` option; `undefined`: none. */
   readonly postProcess: ((response: Response) => unknown) | undefined;
 }
 
@@ -171,9 +196,20 @@ const stagesFor = (stages: ReadonlyArray<AnyStage> | undefined, concurrent: bool
 const isMap = (methods: Methods): boolean => Object.prototype.toString.call(methods) === "[object Map]";
 
 /**
- * The environment of one dispatch call. Throws `RangeError` for a bad `maxBatchSize` and
- * `TypeError` for an option of the wrong type: the only exceptions dispatch raises.
- * @internal
+ * The environment of one dispatch call, for running the stages of `rpcserver/pipeline` yourself:
+ * the methods (default `globalMethods`), the options checked and defaulted, and whether Promises
+ * may be waited for (`concurrent`: `true` for `Async`). Throws `RangeError` for a bad
+ * `maxBatchSize` and `TypeError` for an option of the wrong type: the only exceptions dispatch
+ * raises.
+ *
+ * @example
+ * import { environment } from "rpcserver/pipeline";
+ * import { Success } from "rpcserver";
+ * const env = environment({ ping: () => Success("pong") }, { debug: true }, false);
+ * env.maxBatchSize; // Infinity
+ *
+ * @since 5.1.0
+ * @category pipeline
  */
 export const environment = (
   methods: Methods | undefined,

@@ -71,6 +71,11 @@ import { idOf, isAround, isNotification, type AnyStage, type Call, type Handler 
  * What one request body comes to: a Response, a list of them for a batch, or `undefined` when
  * nothing is to be sent.
  *
+ * @example
+ * import { environment, pipeline, Sync, type Answer } from "rpcserver/pipeline";
+ * const answer: Answer = pipeline(Sync)(environment({}, undefined, false))("[]");
+ * // Left: -32600 Invalid Request (an empty batch)
+ *
  * @since 5.1.0
  * @category pipeline
  */
@@ -78,6 +83,13 @@ export type Answer = Response | Response[] | undefined;
 
 /**
  * A method found for a call, with the params it will receive.
+ *
+ * @example
+ * import { environment, resolve } from "rpcserver/pipeline";
+ * import { Success } from "rpcserver";
+ * const env = environment({ ping: () => Success("pong") }, undefined, false);
+ * resolve(env)({ request: { jsonrpc: "2.0", method: "ping", id: 1 }, context: undefined });
+ * // Right: { request, context, method: ping, params: undefined }
  *
  * @since 5.1.0
  * @category pipeline
@@ -340,9 +352,26 @@ const settle = <F extends URIS, A>(
   }
 };
 
-/** A method's return value as the Response: a Result is sent, anything else is -32603. */
-const fromReturned = ({ request }: Call, returned: unknown): Response => {
-  if (isResult(returned)) return answer(request, returned);
+/** Where `withCodecs` (src/methods.ts) keeps a method's result codec. */
+const RESULT_CODEC = Symbol.for("rpcserver.resultCodec");
+
+/**
+ * A success encoded by the result codec of the method called, when it has one (`undefined` sent
+ * as `null`, as `Success` does). An encode that throws is the method's exception: `settle` turns it
+ * into -32603.
+ */
+const encoded = (call: Call, result: Result): Result => {
+  const method = (call as Partial<Invocation>).method as { [RESULT_CODEC]?: t.Encoder<unknown, unknown> } | undefined;
+  const codec = method?.[RESULT_CODEC];
+  if (codec === undefined || result._tag === "Left") return result;
+  const value = codec.encode(result.right.result);
+  return E.right({ result: value === undefined ? null : value });
+};
+
+/** A method's return value as the Response: a Result is sent (encoded by its result codec), anything else is -32603. */
+const fromReturned = (call: Call, returned: unknown): Response => {
+  const { request } = call;
+  if (isResult(returned)) return answer(request, encoded(call, returned));
   logSafely(`rpcserver: method "${request.method}" returned something other than a Result`);
   return failWith(ERROR_INTERNAL_ERROR, "Internal error", "The method did not return a Result", request);
 };
@@ -576,6 +605,13 @@ export const serialize =
 /**
  * The last stage of the `*ToSerializable` functions: the answers as response objects.
  *
+ * @example
+ * import { environment, toObjects } from "rpcserver/pipeline";
+ * import { SuccessResponse } from "rpcserver";
+ * import * as E from "fp-ts/Either";
+ * toObjects(environment({}, undefined, false))(E.right(SuccessResponse("pong", 1)));
+ * // { jsonrpc: "2.0", result: "pong", id: 1 }
+ *
  * @since 5.1.0
  * @category output
  */
@@ -587,6 +623,13 @@ export const toObjects =
 /**
  * What the `*ToResponse` functions return: a Response (or what `postProcess` makes of it) per request.
  *
+ * @example
+ * import { dispatchToResponse, Success, type Processed } from "rpcserver";
+ * const out: Processed<string> = dispatchToResponse('{"jsonrpc":"2.0","method":"ping","id":1}', { ping: () => Success("pong") }, {
+ *   postProcess: (response) => response._tag,
+ * });
+ * // "Right"
+ *
  * @since 5.0.10
  * @category output
  */
@@ -596,6 +639,13 @@ export type Processed<T> = T | T[] | undefined;
  * The last stage of the `*ToResponse` functions: the Responses with `postProcess` applied to each;
  * if it throws, the raw -32000 Response instead (postProcess is the caller's code: its failure is
  * reported as a Response it did not shape).
+ *
+ * @example
+ * import { environment, toResponses } from "rpcserver/pipeline";
+ * import { SuccessResponse } from "rpcserver";
+ * import * as E from "fp-ts/Either";
+ * const env = environment({}, { postProcess: (response) => response._tag }, false);
+ * toResponses(env)(E.right(SuccessResponse("pong", 1))); // "Right"
  *
  * @since 5.1.0
  * @category output
@@ -686,12 +736,13 @@ export const dispatcher = <F extends URIS, O>(F: Effect<F>, output: (env: Env) =
   };
 };
 
-export { environment, type Env } from "./options";
-export { Async, Later, Sync, toTaskEither, type Effect } from "./effect";
+export { environment, type Env, type RequestDecoder } from "./options";
+export { Async, Later, LaterURI, Sync, toTaskEither, type Effect } from "./effect";
 export {
   observe,
   timeout,
   type AnyStage,
+  type Around,
   type AsyncStage,
   type Call,
   type Handler,

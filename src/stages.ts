@@ -31,6 +31,12 @@ import type { ErrorResult } from "./result";
  * receive (`NOCONTEXT` when dispatch has none). The response's `id` is always the id of the request
  * as it arrived, whatever a stage makes of `request`.
  *
+ * @example
+ * import * as E from "fp-ts/Either";
+ * import type { Call, Stage } from "rpcserver";
+ * const asGuest: Stage<{ user?: string }> = (call: Call<{ user?: string }>) =>
+ *   E.right({ ...call, context: { user: call.context.user ?? "guest" } });
+ *
  * @since 5.1.0
  * @category stages
  */
@@ -59,6 +65,15 @@ export type Stage<C = unknown> = (call: Call<C>) => E.Either<ErrorResult, Call<C
  * An async stage: a `TaskEither` (or a Promise of an Either, or an Either) of the same. Accepted by
  * async dispatch only.
  *
+ * @example
+ * import * as TE from "fp-ts/TaskEither";
+ * import type { AsyncStage } from "rpcserver";
+ * const sessions = new Map([["t1", "ann"]]);
+ * const withUser: AsyncStage<{ token: string }> = (call) =>
+ *   sessions.has(call.context.token)
+ *     ? TE.right(call)
+ *     : TE.left({ code: 401, message: "Unauthorized", data: undefined });
+ *
  * @since 5.1.0
  * @category stages
  */
@@ -69,6 +84,13 @@ export type AsyncStage<C = unknown> = (
 /**
  * The rest of the pipeline after a stage: later stages, the lookup and the call, to the Response.
  *
+ * @example
+ * import * as E from "fp-ts/Either";
+ * import { SuccessResponse } from "rpcserver";
+ * import type { Handler } from "rpcserver/pipeline";
+ * import type { URI } from "fp-ts/Identity";
+ * const answerAll: Handler<URI> = (call) => E.right(SuccessResponse(call.request.method, 1));
+ *
  * @since 5.1.0
  * @category stages
  */
@@ -78,6 +100,10 @@ export type Handler<F extends URIS> = (call: Call) => Kind<F, Response>;
  * A stage that runs around the rest of the pipeline rather than before it, for what must see the
  * answer or race it (`timeout`, `observe`). Written once for both effects.
  *
+ * @example
+ * import { observe, timeout, type Around } from "rpcserver";
+ * const stages: Around[] = [observe((o) => console.log(o.method, o.durationMs)), timeout(1000)];
+ *
  * @since 5.1.0
  * @category stages
  */
@@ -85,6 +111,7 @@ export interface Around {
   readonly _tag: "Around";
   /** Refused by sync dispatch (it needs to wait). */
   readonly asyncOnly: boolean;
+  /** The stage in effect `F`: the rest of the pipeline in, the rest with this stage around it out. */
   readonly around: <F extends URIS>(F: Effect<F>) => (next: Handler<F>) => Handler<F>;
 }
 
@@ -92,6 +119,12 @@ export interface Around {
  * What the `stages` option takes: a {@link Stage} or an {@link AsyncStage} for any context type, or
  * an {@link Around} stage. (`Stage<never>` would refuse a `Stage<User>`, whose result is a
  * `Call<User>`; what a stage returns is checked when it runs.)
+ *
+ * @example
+ * import * as E from "fp-ts/Either";
+ * import { asyncDispatch, timeout, type AnyStage } from "rpcserver";
+ * const stages: AnyStage[] = [(call) => E.right(call), timeout(5000)];
+ * await asyncDispatch('{"jsonrpc":"2.0","method":"ping","id":1}', {}, { stages }); // -32601: no such method
  *
  * @since 5.1.0
  * @category stages
@@ -122,6 +155,12 @@ const withSignal = (context: unknown, signal: AbortSignal): unknown =>
 
 /**
  * Options of {@link timeout}.
+ *
+ * @example
+ * import { timeout, type TimeoutOptions } from "rpcserver";
+ * // The signal as the context itself, for methods written as (signal, ...params).
+ * const options: TimeoutOptions = { context: (_context, signal) => signal };
+ * timeout(1000, options);
  *
  * @since 5.1.0
  * @category stages
@@ -188,6 +227,11 @@ export const timeout = (ms: number, options: TimeoutOptions = {}): Around => {
 
 /**
  * What {@link observe} reports for each request that reached it.
+ *
+ * @example
+ * import { observe, type Observation } from "rpcserver";
+ * const log: Observation[] = [];
+ * observe((o) => log.push(o));
  *
  * @since 5.1.0
  * @category stages
