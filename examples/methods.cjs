@@ -3,7 +3,10 @@
  *
  *     npx rpcserver examples/methods.cjs --port 5000
  *
- * The command serves every function the module exports; each must return a Result.
+ * The command serves every function the module exports; each must return a Result. They carry
+ * no codecs, so their OpenRPC document (`npx rpcserver examples/methods.cjs --openrpc`) shows only
+ * their arity: one param with the schema `{}` per declared parameter. `withCodecs` from
+ * "rpcserver" gives such a function params and result codecs, a summary and examples.
  */
 const { InvalidParams, Success } = require("rpcserver");
 

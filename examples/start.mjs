@@ -1,6 +1,7 @@
 /**
  * `npm start`: serves examples/methods.mjs on localhost:5000 (the PORT environment variable
- * overrides the port; PORT=0 picks a free one) and prints a curl command to try. Ctrl-C stops it.
+ * overrides the port; PORT=0 picks a free one) and prints a curl command to try. The server answers
+ * `rpc.discover` with the OpenRPC document of the methods. Ctrl-C stops it.
  */
 import { serve } from "rpcserver";
 import "./methods.mjs";
@@ -18,8 +19,12 @@ try {
 
 const url = `http://localhost:${server.address().port}/`;
 const body = '{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}';
+const discover = '{"jsonrpc":"2.0","method":"rpc.discover","id":1}';
 console.log(`Try it:\n  curl -s -X POST ${url} -H 'Content-Type: application/json' -d '${body}'`);
-console.log("Methods: ping, add, divide, greet, sleep, getUser, withdraw, crash, log (see examples/methods.mjs)");
+console.log(`What it serves (its OpenRPC document):\n  curl -s -X POST ${url} -d '${discover}'`);
+console.log(
+  "Methods: ping, add, divide, greet, sleep, addDays, getUser, withdraw, crash, log, and rpc.discover (see examples/methods.mjs)",
+);
 
 const stop = () => {
   server.close(() => process.exit(0));

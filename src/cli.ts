@@ -11,7 +11,11 @@
  *   over an exported function of the same name; a function registered and exported is served once.
  * - The default host is `localhost` (the command is for trying things out on your own machine;
  *   `--host ""` or `--host 0.0.0.0` listens on every interface), the default port 5000.
- * - Exit status: 0 for `--help`, `--version` and a stop by SIGINT or SIGTERM; 2 for a usage error
+ * - The server answers `rpc.discover` with the OpenRPC document of the methods it serves;
+ *   `--openrpc` prints that document (JSON) on stdout and exits 0 instead of serving, for CI
+ *   pipelines that generate clients. `--title` and `--api-version` set its info (default title
+ *   `rpcserver`, version the package's).
+ * - Exit status: 0 for `--help`, `--version`, `--openrpc` and a stop by SIGINT or SIGTERM; 2 for a usage error
  *   (no module, a bad option or port); 1 when the module cannot be found or loaded, has no methods,
  *   or the server cannot listen (a port in use). Every failure says why on stderr.
  *
@@ -24,6 +28,7 @@ import { parseArgs } from "node:util";
 import type { Server } from "node:http";
 import { messageOf } from "./describe";
 import { globalMethods, method, type Method } from "./methods";
+import { DISCOVER, openRpcDocument, type OpenRpcInfo } from "./openrpc";
 import { DEFAULT_PORT, serve } from "./server";
 import { VERSION } from "./version";
 
@@ -36,7 +41,10 @@ const EXIT_USAGE = 2;
 /** Exit status of any other failure. */
 const EXIT_FAILURE = 1;
 
-const USAGE = `Usage: rpcserver <module> [--host HOST] [--port PORT]
+/** The title of the OpenRPC document when `--title` is not given. */
+const DEFAULT_TITLE = "rpcserver";
+
+const USAGE = `Usage: rpcserver <module> [--host HOST] [--port PORT] [--openrpc]
 
 Serves the JSON-RPC 2.0 methods of a JavaScript module over HTTP, for development only
 (no TLS, no authentication, no request size limit).
@@ -50,6 +58,10 @@ Options:
   --host HOST       host name or address to listen on (default: ${CLI_DEFAULT_HOST};
                     --host "" or --host 0.0.0.0 listens on every interface)
   -p, --port PORT   port to listen on, 0 for any free port (default: ${DEFAULT_PORT})
+  --openrpc         print the OpenRPC document of the module's methods (JSON) and exit;
+                    the server answers rpc.discover with the same document
+  --title TITLE     the document's title (default: ${DEFAULT_TITLE})
+  --api-version V   the document's version (default: ${VERSION}, this package's)
   -h, --help        print this help and exit
   -v, --version     print the version and exit
 
@@ -57,6 +69,7 @@ Example:
   rpcserver ./methods.js --port 5000
   curl -s -X POST http://localhost:5000/ -H 'Content-Type: application/json' \\
     -d '{"jsonrpc":"2.0","method":"ping","id":1}'
+  rpcserver ./methods.js --openrpc > openrpc.json
 
 Stop it with Ctrl-C.
 `;
@@ -75,10 +88,11 @@ const usageError = (problem: string): CliError =>
   new CliError(`rpcserver: ${problem}\nTry 'rpcserver --help' for usage.`, EXIT_USAGE);
 
 interface Command {
-  readonly kind: "serve";
+  readonly kind: "serve" | "openrpc";
   readonly module: string;
   readonly host: string;
   readonly port: number;
+  readonly info: OpenRpcInfo;
 }
 
 const parsePort = (text: string): number => {
@@ -101,6 +115,9 @@ const parse = (argv: readonly string[]): Command | { readonly kind: "help" } | {
         port: { type: "string", short: "p" },
         help: { type: "boolean", short: "h" },
         version: { type: "boolean", short: "v" },
+        openrpc: { type: "boolean" },
+        title: { type: "string" },
+        "api-version": { type: "string" },
       },
     });
   } catch (thrown) {
@@ -114,7 +131,9 @@ const parse = (argv: readonly string[]): Command | { readonly kind: "help" } | {
     throw usageError("missing the module to serve, as in: rpcserver ./methods.js");
   if (extra.length > 0) throw usageError(`one module only; unexpected: ${extra.join(" ")}`);
   const port = values.port === undefined ? DEFAULT_PORT : parsePort(values.port);
-  return { kind: "serve", module, host: values.host ?? CLI_DEFAULT_HOST, port };
+  const info = { title: values.title ?? DEFAULT_TITLE, version: values["api-version"] ?? VERSION };
+  const kind = values.openrpc === true ? "openrpc" : "serve";
+  return { kind, module, host: values.host ?? CLI_DEFAULT_HOST, port, info };
 };
 
 /** A class is a function too, but not a method. */
@@ -184,10 +203,20 @@ const main = async (argv: readonly string[]): Promise<number | undefined> => {
     return 0;
   }
   const names = await load(command.module);
-  process.stderr.write(`rpcserver: serving ${names.length} method(s) from ${command.module}: ${names.join(", ")}\n`);
+  if (command.kind === "openrpc") {
+    const text = `${JSON.stringify(openRpcDocument(globalMethods, command.info), null, 2)}\n`;
+    await new Promise<void>((done) => process.stdout.write(text, () => done()));
+    // exit() rather than exitCode: the module may hold the event loop open (timers, sockets).
+    process.exit(0);
+  }
+  const described = names.filter((name) => name !== DISCOVER);
+  process.stderr.write(
+    `rpcserver: serving ${described.length} method(s) from ${command.module}: ${described.join(", ")}` +
+      ` (and ${DISCOVER}, their OpenRPC document)\n`,
+  );
   let server: Server;
   try {
-    server = await serve(command.host, command.port);
+    server = await serve(command.host, command.port, { openrpc: command.info });
   } catch (thrown) {
     throw new CliError(messageOf(thrown), EXIT_FAILURE);
   }

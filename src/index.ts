@@ -31,14 +31,32 @@ export {
   globalMethods,
   global_methods,
   method,
+  withCodecs,
   withParams,
   type Method,
+  type MethodError,
+  type MethodExample,
+  type MethodInfo,
   type MethodOf,
   type MethodOptions,
+  type MethodTag,
   type Methods,
   type ParamsArgs,
+  type Returns,
 } from "./methods";
+export { toJsonSchema, type JsonSchema } from "./jsonschema";
 export type { JsonOptions, Options, ResponseOptions, Validator } from "./options";
+export {
+  DISCOVER,
+  OPENRPC_VERSION,
+  discover,
+  openRpcDocument,
+  type ContentDescriptor,
+  type ExamplePairing,
+  type OpenRpcDocument,
+  type OpenRpcInfo,
+  type OpenRpcMethod,
+} from "./openrpc";
 export type { Processed } from "./pipeline";
 export { requestCodec, validateRequest, type Id, type Request } from "./request";
 export {

@@ -38,26 +38,145 @@ export type Methods = { readonly [name: string]: Method } | ReadonlyMap<string, 
 export type ParamsArgs<A> = A extends ReadonlyArray<unknown> ? A : [params: A];
 
 /**
- * A method whose params are checked by the io-ts codec `C`: it receives the decoded params.
+ * What a method whose results have type `A` returns: a `Result<A>`, or a Promise of one (async
+ * dispatch).
  *
- * @since 5.0.10
+ * @example
+ * import { Success, type Returns } from "rpcserver";
+ * const now = (): Returns<string> => Success(new Date().toISOString());
+ *
+ * @since 5.1.0
  * @category model
  */
-export type MethodOf<C extends t.Any> = (...args: ParamsArgs<t.TypeOf<C>>) => Result | PromiseLike<Result>;
+export type Returns<A> = Result<A> | PromiseLike<Result<A>>;
 
 /**
- * Options of {@link method}: the name to register under, and an io-ts codec for the params.
+ * A method whose params are checked by the io-ts codec `C` and whose result is encoded by the
+ * codec `R`: it receives the decoded params and returns a `Result` of `R`'s type (any value
+ * without `R`).
+ *
+ * @example
+ * import * as t from "io-ts";
+ * import { Success, type MethodOf } from "rpcserver";
+ * const add: MethodOf<t.TupleC<[t.NumberC, t.NumberC]>, t.NumberC> = (a, b) => Success(a + b);
  *
  * @since 5.0.10
  * @category model
  */
-export interface MethodOptions<C extends t.Any = t.Any> {
-  readonly name?: string;
-  readonly params?: C;
+export type MethodOf<C extends t.Any, R extends t.Any = t.UnknownC> = (
+  ...args: ParamsArgs<t.TypeOf<C>>
+) => Returns<t.TypeOf<R>>;
+
+/**
+ * A tag of a method in its OpenRPC document: a name, or a name and a description.
+ *
+ * @example
+ * const tags: MethodTag[] = ["math", { name: "beta", description: "may change" }];
+ *
+ * @since 5.1.0
+ * @category openrpc
+ */
+export type MethodTag = string | { readonly name: string; readonly description?: string };
+
+/**
+ * An application error a method may answer with, as its OpenRPC document lists it: `code`,
+ * `message`, and optionally an io-ts codec for its `data`, described as a JSON Schema.
+ *
+ * @example
+ * import * as t from "io-ts";
+ * const notFound: MethodError = { code: 404, message: "No such user", data: t.type({ id: t.number }) };
+ *
+ * @since 5.1.0
+ * @category openrpc
+ */
+export interface MethodError {
+  readonly code: number;
+  readonly message: string;
+  readonly data?: t.Decoder<unknown, unknown> | t.Any;
 }
+
+/**
+ * An example call of a method, for its OpenRPC document and the tools that read it (a test runner
+ * such as `@open-rpc/test-coverage` sends `params` and expects `result`). Both are in their WIRE
+ * form, as JSON carries them: `params` as sent (an array for positional params, an object for
+ * named ones), `result` as the response holds it (after the result codec's `encode`).
+ *
+ * @example
+ * const example: MethodExample<[number, number], number> = { name: "one plus two", params: [1, 2], result: 3 };
+ *
+ * @since 5.1.0
+ * @category openrpc
+ */
+export interface MethodExample<P = unknown, A = unknown> {
+  readonly name?: string;
+  readonly summary?: string;
+  readonly description?: string;
+  readonly params: P;
+  readonly result: A;
+}
+
+/**
+ * What a method says about itself: its codecs (`params` decodes its params, `result` encodes its
+ * result) and what its OpenRPC document shows (summary, description, tags, deprecated, the errors
+ * it may answer with, examples, and names for positional params). All optional.
+ *
+ * @example
+ * import * as t from "io-ts";
+ * const info: MethodInfo<t.TupleC<[t.NumberC, t.NumberC]>, t.NumberC> = {
+ *   params: t.tuple([t.number, t.number]),
+ *   result: t.number,
+ *   summary: "Adds two numbers",
+ *   paramNames: ["a", "b"],
+ *   examples: [{ params: [1, 2], result: 3 }],
+ * };
+ *
+ * @since 5.1.0
+ * @category openrpc
+ */
+export interface MethodInfo<C extends t.Any = t.Any, R extends t.Any = t.UnknownC> {
+  /** io-ts codec for the params: they are decoded before the call, and described in the document. */
+  readonly params?: C;
+  /**
+   * io-ts codec for the result: the value in `Success(...)` is encoded by it before it is sent (a
+   * `Date` through `DateFromISOString` is sent as ISO text), and it is described in the document.
+   * An encode that throws answers that request with -32603.
+   */
+  readonly result?: R;
+  /** A short summary of what the method does. */
+  readonly summary?: string;
+  /** What the method does, at length (GitHub Markdown). */
+  readonly description?: string;
+  /** Tags grouping methods in the document. */
+  readonly tags?: readonly MethodTag[];
+  /** Whether the method is deprecated. */
+  readonly deprecated?: boolean;
+  /** The application errors the method may answer with. */
+  readonly errors?: readonly MethodError[];
+  /** Example calls, in their wire form. */
+  readonly examples?: ReadonlyArray<MethodExample<t.OutputOf<C>, t.OutputOf<R>>>;
+  /** Names of positional params in the document (default `param0`, `param1`...). */
+  readonly paramNames?: readonly string[];
+}
+
+/**
+ * Options of {@link method}: the name to register under, and what {@link MethodInfo} holds: an
+ * io-ts codec for the params, one for the result, and the method's documentation.
+ *
+ * @since 5.0.10
+ * @category model
+ */
+export interface MethodOptions<C extends t.Any = t.Any, R extends t.Any = t.UnknownC> extends MethodInfo<C, R> {
+  readonly name?: string;
+}
+
+/** The params codec of method options, `t.Any` when they have none. */
+type ParamsCodec<O> = O extends { readonly params: infer C extends t.Any } ? C : t.Any;
 
 const GLOBAL = Symbol.for("rpcserver.globalMethods");
 const PARAMS = Symbol.for("rpcserver.paramsCodec");
+const RESULT = Symbol.for("rpcserver.resultCodec");
+const INFO = Symbol.for("rpcserver.methodInfo");
+const RESERVED = Symbol.for("rpcserver.reservedName");
 
 type Registry = { [name: string]: Method };
 
@@ -88,10 +207,11 @@ const register = <F extends Method>(f: F, options: MethodOptions): F => {
   if (typeof name !== "string" || name === "") {
     throw new TypeError("method: the function has no name; pass one, as in method(f, 'name')");
   }
-  if (name.startsWith("rpc.")) {
+  if (name.startsWith("rpc.") && reservedNameOf(f) !== name) {
     warn(`method name "${name}" starts with "rpc.", which JSON-RPC 2.0 reserves for its own extensions`);
   }
-  if (options.params !== undefined) withParams(options.params, f as never);
+  const { name: _name, ...info } = options;
+  if (Object.keys(info).length > 0) withCodecs(info, f as never);
   globalMethods[name] = f;
   return f;
 };
@@ -101,23 +221,39 @@ const register = <F extends Method>(f: F, options: MethodOptions): F => {
  * `method(f)`, `method(f, "name")`, `method(f, { name, params })`, `method("name")(f)` and
  * `method({ name, params })(f)`. The default name is the function's own; a nameless function is a
  * `TypeError`. A name already taken is replaced without warning; a name starting with `rpc.`
- * warns. With `params`, an io-ts codec, the params are decoded first (failing params get -32602
- * with a report of the failing paths) and the method's parameter types are inferred from it.
+ * warns (except `rpc.discover` registered as `method(discover(info))`). With `params`, an io-ts
+ * codec, the params are decoded first (failing params get -32602 with a report of the failing
+ * paths) and the method's parameter types are inferred from it. With `result`, an io-ts codec, the
+ * value the method returns in `Success(...)` must be of its type, and is encoded by it before it
+ * is sent. The other options ({@link MethodInfo}) document the method in its OpenRPC document.
  *
  * @example
  * import * as t from "io-ts";
  * import { method, Success } from "rpcserver";
  * method(function ping() { return Success("pong"); });
  * method({ name: "add", params: t.tuple([t.number, t.number]) })((a, b) => Success(a + b));
+ * method({
+ *   name: "half",
+ *   params: t.tuple([t.number]),
+ *   result: t.number,
+ *   summary: "Half of a number",
+ *   examples: [{ params: [3], result: 1.5 }],
+ * })((n) => Success(n / 2));
  *
  * @since 5.0.10
  * @category registry
  */
 export function method<F extends Method>(f: F, name?: string): F;
-export function method<C extends t.Any, F extends MethodOf<C>>(f: F, options: MethodOptions<C>): F;
+export function method<C extends t.Any, F extends MethodOf<C, R>, R extends t.Any = t.UnknownC>(
+  f: F,
+  options: MethodOptions<C, R>,
+): F;
 export function method<C extends t.Any>(
-  options: MethodOptions<C> & { readonly params: C },
+  options: MethodOptions<C> & { readonly params: C; readonly result?: undefined },
 ): <F extends MethodOf<C>>(f: F) => F;
+export function method<O extends MethodOptions<t.Any, t.Any> & { readonly result: t.Any }>(
+  options: O & MethodOptions<ParamsCodec<O>, O["result"]>,
+): <F extends MethodOf<ParamsCodec<O>, O["result"]>>(f: F) => F;
 export function method(nameOrOptions: string | MethodOptions): <F extends Method>(f: F) => F;
 export function method(
   target: Method | string | MethodOptions,
@@ -154,6 +290,90 @@ export const withParams = <C extends t.Any, F extends MethodOf<C>>(codec: C, f: 
 
 /** The params codec a method carries, if any. @internal */
 export const paramsCodecOf = (f: Method): t.Any | undefined => (f as { [PARAMS]?: t.Any })[PARAMS];
+
+const define = (f: object, key: symbol, value: unknown): void => {
+  Object.defineProperty(f, key, { value, configurable: true, enumerable: false, writable: false });
+};
+
+const isCodec = (value: unknown, member: "encode" | "decode"): boolean =>
+  (typeof value === "object" || typeof value === "function") &&
+  value !== null &&
+  typeof (value as { [key: string]: unknown })[member] === "function";
+
+/**
+ * Gives a method its codecs and documentation ({@link MethodInfo}), for methods kept in your own
+ * `methods` object rather than registered with `method`: `params` decodes its params, `result`
+ * encodes its result (and types the value in `Success`), the rest goes into its OpenRPC document.
+ * Returns `f` itself. Calling it again adds to what `f` carries. A `params` that cannot decode or
+ * a `result` that cannot encode is a `TypeError`.
+ *
+ * @example
+ * import * as t from "io-ts";
+ * import { DateFromISOString } from "io-ts-types";
+ * import { dispatch, Success, withCodecs } from "rpcserver";
+ * const methods = {
+ *   tomorrow: withCodecs({ params: t.tuple([DateFromISOString]), result: DateFromISOString }, (day) =>
+ *     Success(new Date(day.getTime() + 86_400_000)),
+ *   ),
+ * };
+ * dispatch('{"jsonrpc":"2.0","method":"tomorrow","params":["2024-01-01T00:00:00.000Z"],"id":1}', methods);
+ * // '{"jsonrpc":"2.0","result":"2024-01-02T00:00:00.000Z","id":1}'
+ *
+ * @since 5.1.0
+ * @category registry
+ */
+export const withCodecs = <
+  C extends t.Any = t.Any,
+  R extends t.Any = t.UnknownC,
+  F extends MethodOf<C, R> = MethodOf<C, R>,
+>(
+  info: MethodInfo<C, R>,
+  f: F,
+): F => {
+  if (typeof f !== "function") throw new TypeError(`withCodecs: expected a function, got ${typeof f}`);
+  if (typeof info !== "object" || info === null) {
+    throw new TypeError(`withCodecs: expected the method's codecs and documentation, got ${String(info)}`);
+  }
+  const { params, result } = info;
+  if (params !== undefined && !isCodec(params, "decode"))
+    throw new TypeError("withCodecs: params must be an io-ts codec");
+  if (result !== undefined && !isCodec(result, "encode"))
+    throw new TypeError("withCodecs: result must be an io-ts codec");
+  if (params !== undefined) define(f, PARAMS, params);
+  if (result !== undefined) define(f, RESULT, result);
+  define(f, INFO, Object.freeze({ ...infoOf(f as never), ...info }));
+  return f;
+};
+
+/** The result codec a method carries, if any. @internal */
+export const resultCodecOf = (f: Method): t.Encoder<unknown, unknown> | undefined =>
+  (f as { [RESULT]?: t.Encoder<unknown, unknown> })[RESULT];
+
+/** What a method carries for its OpenRPC document (its codecs included). @internal */
+export const infoOf = (f: Method): MethodInfo => {
+  const info = (f as { [INFO]?: MethodInfo })[INFO];
+  const params = paramsCodecOf(f);
+  // A params codec given by `withParams` alone is part of the information too.
+  return info === undefined
+    ? params === undefined
+      ? {}
+      : { params }
+    : params === undefined
+      ? info
+      : { ...info, params };
+};
+
+/**
+ * Lets `f` be registered with `method` under the reserved name `name` (an `rpc.` name) without the
+ * warning: for the library's own extensions, such as `rpc.discover`. @internal
+ */
+export const reserveName = <F extends Method>(f: F, name: string): F => {
+  define(f, RESERVED, name);
+  return f;
+};
+
+/** The reserved name `f` may be registered under without a warning, if any. @internal */
+export const reservedNameOf = (f: Method): unknown => (f as { [RESERVED]?: unknown })[RESERVED];
 
 const hasOwn = Object.prototype.hasOwnProperty;
 

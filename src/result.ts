@@ -10,13 +10,15 @@ import { NODATA } from "./sentinels";
 import { warn } from "./warnings";
 
 /**
- * The value inside a successful Result: what the response's `result` member will hold.
+ * The value inside a successful Result: what the response's `result` member will hold. `A` is its
+ * type: `unknown` unless the method declares a result codec (see `method`'s `result` option), whose
+ * decoded type it then is.
  *
  * @since 5.0.10
  * @category model
  */
-export interface SuccessResult {
-  readonly result: unknown;
+export interface SuccessResult<A = unknown> {
+  readonly result: A;
 }
 
 /**
@@ -33,31 +35,40 @@ export interface ErrorResult {
 }
 
 /**
- * What a method returns: `Right<SuccessResult>` or `Left<ErrorResult>`.
+ * What a method returns: `Right<SuccessResult<A>>` or `Left<ErrorResult>`. `Result` alone is
+ * `Result<unknown>`, any success value; `Result<A>` is one whose success value is an `A` (what a
+ * method with a result codec of type `A` must return). Every `Result<A>` is a `Result`, and the
+ * failures (`Error`, `InvalidParams`) are `Result<never>`, a `Result<A>` for every `A`.
  *
  * @example
  * import * as E from "fp-ts/Either";
  * import { Success, type Result } from "rpcserver";
- * const ping = (): Result => Success("pong");
+ * const ping = (): Result<string> => Success("pong");
  * E.isRight(ping()); // true
  *
  * @since 5.0.10
  * @category model
  */
-export type Result = Either<ErrorResult, SuccessResult>;
+export type Result<A = unknown> = Either<ErrorResult, SuccessResult<A>>;
 
 /**
  * A successful Result. `Success()` and `Success(undefined)` send `"result": null`, so a success
- * response never lacks its `result` member.
+ * response never lacks its `result` member. Its type is `Result<A>` for the value's type `A`
+ * (`Result<null>` without a value).
  *
  * @example
  * import { Success } from "rpcserver";
- * Success(3); // { _tag: "Right", right: { result: 3 } }
+ * Success(3); // { _tag: "Right", right: { result: 3 } }, a Result<number>
  *
  * @since 5.0.10
  * @category constructors
  */
-export const Success = (result?: unknown): Result => right({ result: result === undefined ? null : result });
+export const Success: {
+  (): Result<null>;
+  <A>(result: A): Result<A>;
+} = (result?: unknown): Result<never> =>
+  // The value is the caller's `A` (or null): each overload's return type holds, which TS cannot see.
+  right({ result: result === undefined ? null : result }) as Result<never>;
 
 /** Warns (UserWarning) when a code is not an integer or a message not a string. @internal */
 export const checkError = (code: unknown, message: unknown): void => {
@@ -78,7 +89,7 @@ export const checkError = (code: unknown, message: unknown): void => {
  * @since 5.0.10
  * @category constructors
  */
-export const Error = (code: number, message: string, data: unknown = NODATA): Result => {
+export const Error = (code: number, message: string, data: unknown = NODATA): Result<never> => {
   checkError(code, message);
   return left({ code, message, data });
 };
@@ -93,5 +104,5 @@ export const Error = (code: number, message: string, data: unknown = NODATA): Re
  * @since 5.0.10
  * @category constructors
  */
-export const InvalidParams = (data: unknown = NODATA): Result =>
+export const InvalidParams = (data: unknown = NODATA): Result<never> =>
   left({ code: ERROR_INVALID_PARAMS, message: "Invalid params", data });

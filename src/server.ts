@@ -13,6 +13,9 @@
  *   stream error: each is logged and dropped, and the server goes on answering.
  * - On start it logs where it listens (through `log().warn`, so the default logger prints it on
  *   stderr); each request is logged at info level (silent by default).
+ * - It answers `rpc.discover` with the OpenRPC document of the methods it serves (unless they have
+ *   a method of that name, or `openrpc: false`), built at each call, so methods registered later
+ *   are in it.
  * - No TLS, no authentication, no request size limit, no `maxBatchSize`: anyone who can reach the
  *   port can run every registered method, with a body and a batch as large as memory allows.
  *
@@ -28,8 +31,10 @@ import { dispatchToJson } from "./async_main";
 import { ERROR_SERVER_ERROR } from "./codes";
 import { messageOf } from "./describe";
 import { log } from "./logger";
-import type { Methods } from "./methods";
+import { globalMethods, type Methods } from "./methods";
+import { openRpcDocument, withDiscovery, type OpenRpcInfo } from "./openrpc";
 import type { Options } from "./options";
+import { VERSION } from "./version";
 
 /**
  * The default host of {@link serve}: the empty string listens on every network interface.
@@ -63,6 +68,12 @@ export interface ServeOptions {
   readonly context?: unknown;
   /** Sends an uncaught exception's message in the error's `data`. Default `false`. */
   readonly debug?: boolean;
+  /**
+   * What `rpc.discover` says about the service (OpenRPC's info: `title`, `version`...), or `false`
+   * not to answer `rpc.discover`. Default: title `rpcserver`, version the package's, and the
+   * server's URL in `servers`.
+   */
+  readonly openrpc?: Partial<OpenRpcInfo> | false;
 }
 
 /** Logging must never stop the server, so a logger that throws is ignored. */
@@ -192,6 +203,9 @@ const handler =
  *   JSON gets the parse error (-32700).
  * - Logs `rpcserver: listening on http://host:port/ ...` through the logger's `warn` (stderr by
  *   default) and one `info` line per request (silent by default; `setLogger(console)` shows them).
+ * - Answers `rpc.discover` with the OpenRPC document of the methods it serves (see
+ *   `openRpcDocument`), unless they have a method of that name; `openrpc` sets the document's
+ *   info, or `false` turns this off.
  *
  * Gotchas (the risk of using it anywhere but your own machine):
  * - No TLS, no authentication: anyone who can reach the port can call every method. The default
@@ -222,19 +236,39 @@ export const serve = async (
   if (typeof port !== "number" || !Number.isInteger(port) || port < 0 || port > MAX_PORT) {
     throw new RangeError(`serve: the port must be an integer from 0 to ${MAX_PORT}, got ${String(port)}`);
   }
-  const { methods, debug } = options;
+  const { methods, debug, openrpc } = options;
   if (methods !== undefined && (typeof methods !== "object" || methods === null)) {
     throw new TypeError(`serve: methods must be an object or a Map, got ${methods === null ? "null" : typeof methods}`);
   }
   if (debug !== undefined && typeof debug !== "boolean") {
     throw new TypeError(`serve: debug must be a boolean, got ${typeof debug}`);
   }
+  if (openrpc !== undefined && openrpc !== false && (typeof openrpc !== "object" || openrpc === null)) {
+    throw new TypeError(`serve: openrpc must be an object or false, got ${openrpc === null ? "null" : typeof openrpc}`);
+  }
   const dispatchOptions: Options = {
     ...(options.context === undefined ? {} : { context: options.context }),
     ...(options.debug === undefined ? {} : { debug: options.debug }),
   };
   const http = await import("node:http");
-  const server = http.createServer(handler(methods, dispatchOptions));
+  // The server's URL is known once it listens: `rpc.discover` reads it then.
+  const at: { url?: string } = {};
+  const info = (): OpenRpcInfo => ({
+    title: "rpcserver",
+    version: VERSION,
+    ...(at.url === undefined ? {} : { servers: [{ name: "development server", url: at.url }] }),
+    ...(openrpc === false ? {} : openrpc),
+  });
+  // A bad title or version is the caller's TypeError now, rather than -32603 at each rpc.discover.
+  if (openrpc !== false) {
+    try {
+      openRpcDocument({}, info());
+    } catch {
+      throw new TypeError("serve: openrpc's title and version must be strings");
+    }
+  }
+  const served = openrpc === false ? methods : withDiscovery(methods ?? globalMethods, info);
+  const server = http.createServer(handler(served, dispatchOptions));
   // A client that sends its request and then half-closes (shutdown(SHUT_WR), `nc -N`) still gets its
   // answer: by default Node ends such a socket at once, before an async dispatch can reply. The
   // property is undocumented but has been on http.Server since Node 0.x; where absent, it is inert.
@@ -257,9 +291,10 @@ export const serve = async (
 
   server.on("error", (thrown) => say("error", `rpcserver: server error: ${messageOf(thrown)}`));
   const actual = (server.address() as AddressInfo | null)?.port ?? port;
+  at.url = `http://${urlHost(name)}:${actual}/`;
   say(
     "warn",
-    `rpcserver: listening on http://${urlHost(name)}:${actual}/ (${where(name, actual)}; development only: no TLS, no authentication)`,
+    `rpcserver: listening on ${at.url} (${where(name, actual)}; development only: no TLS, no authentication)`,
   );
   return server;
 };
