@@ -4,7 +4,7 @@
  * compiling under strict NodeNext resolution for both module formats.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 
 const here = join(__dirname, "package");
@@ -15,6 +15,15 @@ const nothingMissing = (missing: unknown): void => {
   for (const [specifier, names] of Object.entries(missing as Record<string, string[]>)) {
     expect({ specifier, names }).toEqual({ specifier, names: [] });
   }
+};
+
+/** What esm.mjs and cjs.cjs report of rpcserver/pipeline: the same in both formats. */
+const pipelineReport = {
+  identity: { timeout: true, observe: true },
+  answer: '{"jsonrpc":"2.0","result":"pong","id":3}',
+  asyncAnswer: '[{"jsonrpc":"2.0","result":"pong","id":4}]',
+  stagedAnswer: '{"jsonrpc":"2.0","error":{"code":-32001,"message":"Request timed out","data":{"timeoutMs":5}},"id":5}',
+  observed: ["slow 5"],
 };
 
 beforeAll(() => {
@@ -30,6 +39,7 @@ test("every subpath loads through the ESM entry with every public name", () => {
   expect(out["answer"]).toBe('{"jsonrpc":"2.0","result":"pong","id":1}');
   expect(out["asyncAnswer"]).toBe('{"jsonrpc":"2.0","result":"pong","id":2}');
   expect(out["schemaTitle"]).toBe("JSON-RPC 2.0 request");
+  expect(out["pipeline"]).toEqual(pipelineReport);
 });
 
 test("every subpath loads through the CommonJS entry; internals are not exported; both builds share state", () => {
@@ -44,6 +54,22 @@ test("every subpath loads through the CommonJS entry; internals are not exported
   });
   expect(out["answer"]).toBe('{"jsonrpc":"2.0","result":"pong","id":1}');
   expect(out["schemaTitle"]).toBe("JSON-RPC 2.0 request");
+  expect(out["pipeline"]).toEqual(pipelineReport);
+});
+
+test("subpaths.json lists every public name the built rpcserver/pipeline exports", () => {
+  const listed = (JSON.parse(readFileSync(join(here, "subpaths.json"), "utf8")) as Record<string, string[]>)[
+    "rpcserver/pipeline"
+  ];
+  // `dispatcher` is what the front ends are built from: exported for them, marked @internal.
+  const internal = new Set(["dispatcher"]);
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const built = require(join(__dirname, "..", "dist", "cjs", "pipeline.cjs")) as Record<string, unknown>;
+  const exported = Object.keys(built).filter((name) => !internal.has(name) && name !== "__esModule");
+  expect([...(listed ?? [])].sort()).toEqual(exported.sort());
+  for (const name of ["parse", "validate", "resolve", "call", "pipeline", "serialize", "toObjects", "toResponses"]) {
+    expect(listed).toContain(name);
+  }
 });
 
 test("the built types compile under strict NodeNext, ESM and CommonJS", () => {

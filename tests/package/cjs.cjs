@@ -31,5 +31,27 @@ try {
   };
   const answer = root.dispatch('{"jsonrpc":"2.0","method":"ping","id":1}', { ping: () => root.Success("pong") });
   const schema = require("rpcserver/request.schema.json");
-  console.log(JSON.stringify({ missing: found, internal, dual, answer, schemaTitle: schema.title }));
+
+  // rpcserver/pipeline through require(): the stages shared with the main entry, and a tiny pipeline.
+  const pl = require("rpcserver/pipeline");
+  const ping = () => root.Success("pong");
+  const syncEnv = pl.environment({ ping }, undefined, false);
+  const asyncEnv = pl.environment({ ping: async () => ping() }, undefined, true);
+  const observed = [];
+  const pipeline = {
+    identity: { timeout: pl.timeout === root.timeout, observe: pl.observe === root.observe },
+    answer: pl.serialize(syncEnv)(pl.pipeline(pl.Sync)(syncEnv)('{"jsonrpc":"2.0","method":"ping","id":3}')),
+    asyncAnswer: pl.serialize(asyncEnv)(
+      await pl.pipeline(pl.Async)(asyncEnv)(
+        '[{"jsonrpc":"2.0","method":"ping","id":4},{"jsonrpc":"2.0","method":"ping"}]',
+      ),
+    ),
+    stagedAnswer: await root.asyncDispatch(
+      '{"jsonrpc":"2.0","method":"slow","id":5}',
+      { slow: () => new Promise(() => undefined) },
+      { stages: [pl.observe((o) => observed.push(`${o.method} ${o.id}`)), pl.timeout(5)] },
+    ),
+    observed,
+  };
+  console.log(JSON.stringify({ missing: found, internal, dual, answer, schemaTitle: schema.title, pipeline }));
 })();

@@ -22,4 +22,36 @@ const identity = {
 const answer = root.dispatch('{"jsonrpc":"2.0","method":"ping","id":1}', { ping });
 const asyncAnswer = await root.asyncDispatch('{"jsonrpc":"2.0","method":"ping","id":2}', { ping: async () => ping() });
 const schema = (await import("rpcserver/request.schema.json", { with: { type: "json" } })).default;
-console.log(JSON.stringify({ missing: found, identity, answer, asyncAnswer, schemaTitle: schema.title }));
+
+// rpcserver/pipeline: the stages shared with the main entry, and a tiny pipeline run through it.
+const pl = await import("rpcserver/pipeline");
+const pipelineIdentity = { timeout: pl.timeout === root.timeout, observe: pl.observe === root.observe };
+const syncEnv = pl.environment({ ping }, undefined, false);
+const pipelineAnswer = pl.serialize(syncEnv)(pl.pipeline(pl.Sync)(syncEnv)('{"jsonrpc":"2.0","method":"ping","id":3}'));
+const asyncEnv = pl.environment({ ping: async () => ping() }, undefined, true);
+const asyncPipelineAnswer = pl.serialize(asyncEnv)(
+  await pl.pipeline(pl.Async)(asyncEnv)('[{"jsonrpc":"2.0","method":"ping","id":4},{"jsonrpc":"2.0","method":"ping"}]'),
+);
+const observed = [];
+const stagedAnswer = await root.asyncDispatch(
+  '{"jsonrpc":"2.0","method":"slow","id":5}',
+  { slow: () => new Promise(() => undefined) },
+  { stages: [pl.observe((o) => observed.push(`${o.method} ${o.id}`)), pl.timeout(5)] },
+);
+
+console.log(
+  JSON.stringify({
+    missing: found,
+    identity,
+    answer,
+    asyncAnswer,
+    schemaTitle: schema.title,
+    pipeline: {
+      identity: pipelineIdentity,
+      answer: pipelineAnswer,
+      asyncAnswer: asyncPipelineAnswer,
+      stagedAnswer,
+      observed,
+    },
+  }),
+);

@@ -1,6 +1,9 @@
 // Compiled against the BUILT package's CommonJS types (dist/cjs/*.d.cts) under strict NodeNext resolution.
 import rpc = require("rpcserver");
 import codes = require("rpcserver/codes");
+import pl = require("rpcserver/pipeline");
+import E = require("fp-ts/lib/Either");
+import F = require("fp-ts/lib/function");
 
 const ping = rpc.method(function ping(): rpc.Result {
   return rpc.Success("pong");
@@ -9,4 +12,14 @@ const text: string = rpc.dispatch('{"jsonrpc":"2.0","method":"ping","id":1}', { 
 const code: number = codes.ERROR_METHOD_NOT_FOUND;
 // @ts-expect-error dispatch takes a string or bytes
 rpc.dispatch(42);
-export = { text, code };
+const env: pl.Env = pl.environment({ ping }, undefined, false);
+const piped: string = F.pipe('{"jsonrpc":"2.0","method":"ping","id":1}', pl.pipeline(pl.Sync)(env), pl.serialize(env));
+const pass: pl.Stage = (call) => E.right(call);
+const staged: string = rpc.dispatch(
+  '{"jsonrpc":"2.0","method":"ping","id":1}',
+  { ping },
+  { stages: [pass, pl.observe(() => undefined)] },
+);
+// @ts-expect-error a Stage returns an Either
+const notAStage: pl.Stage = () => 42;
+export = { text, code, piped, staged, notAStage };

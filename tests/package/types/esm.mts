@@ -17,6 +17,20 @@ import { ERROR_METHOD_NOT_FOUND } from "rpcserver/codes";
 import { NODATA as NODATA2 } from "rpcserver/sentinels";
 import { toDict } from "rpcserver/response";
 import { serve } from "rpcserver/server";
+import { pipe } from "fp-ts/lib/function.js";
+import {
+  Async,
+  environment,
+  observe,
+  pipeline,
+  serialize,
+  Sync,
+  timeout,
+  type Answer,
+  type Env,
+  type Later,
+  type Stage,
+} from "rpcserver/pipeline";
 
 const add = method({ name: "add", params: t.tuple([t.number, t.number]) })((a, b) => Success(a + b));
 const sum: number = add.length;
@@ -36,4 +50,22 @@ const same: typeof NODATA = NODATA2;
 const error: Result = RpcError(1, "x", NODATA);
 const dict = toDict(response);
 const server: ReturnType<typeof serve> = serve("localhost", 0);
-export { sum, text, later, code, same, error, dict, server };
+
+// rpcserver/pipeline: the composition, typed stages given to dispatch.
+const env: Env = environment({ ping }, undefined, false);
+const piped: string = pipe('{"jsonrpc":"2.0","method":"ping","id":1}', pipeline(Sync)(env), serialize(env));
+const answered: Later<Answer> = pipeline(Async)(environment({ ping }, undefined, true))("[]");
+const adminsOnly: Stage<{ role: string }> = (call) =>
+  call.context.role === "admin" ? E.right(call) : E.left({ code: 403, message: "Forbidden", data: NODATA });
+const staged: string = dispatch(
+  '{"jsonrpc":"2.0","method":"ping","id":1}',
+  { ping },
+  {
+    context: { role: "admin" },
+    stages: [adminsOnly, observe((o) => void o.durationMs)],
+  },
+);
+const timed: Promise<string> = asyncDispatch("[]", { ping }, { stages: [timeout(5)] });
+// @ts-expect-error a Stage returns an Either
+const notAStage: Stage = () => 42;
+export { sum, text, later, code, same, error, dict, server, piped, answered, staged, timed, notAStage };
