@@ -211,8 +211,8 @@ const main = async (argv: readonly string[]): Promise<number | undefined> => {
   }
   const described = names.filter((name) => name !== DISCOVER);
   process.stderr.write(
-    `rpcserver: serving ${described.length} method(s) from ${command.module}: ${described.join(", ")}` +
-      ` (and ${DISCOVER}, their OpenRPC document)\n`,
+    `rpcserver: serving ${described.length} method(s) from ${command.module}: ${described.join(", ")}\n` +
+      `rpcserver: ${DISCOVER} answers with their OpenRPC document\n`,
   );
   let server: Server;
   try {

@@ -100,7 +100,10 @@ describe("failures: a message on stderr, exit status 1", () => {
 describe("serving", () => {
   test("an ESM module: method(...) registrations; SIGINT stops it with exit 0", async () => {
     const cli = await startCli(["examples/methods.mjs", "--host", HOST, "--port", "0"]);
-    expect(cli.stderr()).toContain("rpcserver: serving 9 method(s) from examples/methods.mjs: ping, add,");
+    expect(cli.stderr()).toContain(
+      "rpcserver: serving 10 method(s) from examples/methods.mjs: ping, add, divide, greet, sleep, addDays, getUser, withdraw, crash, log\n",
+    );
+    expect(cli.stderr()).toContain("rpcserver: rpc.discover answers with their OpenRPC document\n");
     expect(await post(cli, { jsonrpc: "2.0", method: "add", params: [1, 2], id: 1 })).toEqual({
       jsonrpc: "2.0",
       result: 3,
@@ -160,6 +163,60 @@ describe("serving", () => {
       id: 1,
     });
     cli.child.kill("SIGINT");
+    expect((await cli.exited).code).toBe(0);
+  });
+});
+
+describe("--openrpc: the document on stdout, exit 0, no server", () => {
+  test("--help mentions it", async () => {
+    const exit = await runCli(["--help"]);
+    expect(exit.stdout).toMatch(/^Usage: rpcserver <module> \[--host HOST\] \[--port PORT\] \[--openrpc\]/);
+    expect(exit.stdout).toContain("--openrpc");
+    expect(exit.stdout).toContain("--title TITLE");
+    expect(exit.stdout).toContain("--api-version V");
+  });
+
+  test("prints the OpenRPC document of the module's methods as JSON and exits 0 without listening", async () => {
+    const exit = await runCli(["examples/methods.mjs", "--openrpc", "--port", "1"]);
+    expect(exit.code).toBe(0);
+    expect(exit.stderr).toBe("");
+    const document = JSON.parse(exit.stdout) as { openrpc: string; info: unknown; methods: Array<{ name: string }> };
+    expect(document.openrpc).toBe("1.3.2");
+    expect(document.info).toEqual({ title: "rpcserver", version: "5.0.10" });
+    expect(document.methods.map((m) => m.name)).toContain("addDays");
+    expect(document.methods.map((m) => m.name)).not.toContain("rpc.discover");
+  });
+
+  test("--title and --api-version set its info; the exported functions of a module are described by arity", async () => {
+    const exit = await runCli([
+      join(FIXTURES, "exports.mjs"),
+      "--openrpc",
+      "--title",
+      "Fixture",
+      "--api-version",
+      "9.9.9",
+    ]);
+    expect(exit.code).toBe(0);
+    expect(JSON.parse(exit.stdout)).toMatchObject({ info: { title: "Fixture", version: "9.9.9" } });
+  });
+
+  test("the failures of loading are the same: no module, no methods (exit 1)", async () => {
+    expect((await runCli(["./no/such/module.mjs", "--openrpc"])).code).toBe(1);
+    const none = await runCli([join(FIXTURES, "no-methods.mjs"), "--openrpc"]);
+    expect(none.code).toBe(1);
+    expect(none.stderr).toContain("has no methods");
+    expect(none.stdout).toBe("");
+  });
+
+  test("a served module answers rpc.discover with the same document, its URL added", async () => {
+    const printed = JSON.parse((await runCli(["examples/methods.cjs", "--openrpc"])).stdout) as object;
+    const cli = await startCli(["examples/methods.cjs", "--host", HOST, "--port", "0"]);
+    expect(await post(cli, { jsonrpc: "2.0", method: "rpc.discover", id: 1 })).toEqual({
+      jsonrpc: "2.0",
+      result: { ...printed, servers: [{ name: "development server", url: cli.url }] },
+      id: 1,
+    });
+    cli.child.kill("SIGTERM");
     expect((await cli.exited).code).toBe(0);
   });
 });
