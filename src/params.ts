@@ -30,23 +30,25 @@ const isBranching = (type: t.Decoder<unknown, unknown>): boolean => {
   return tag === "UnionType" || tag === "IntersectionType";
 };
 
-/** One io-ts validation error as a line: which path, what was expected, what came. */
-const line = (error: t.ValidationError): string => {
-  let path = "params";
+/** One io-ts validation error as a line: which path (from `root`), what was expected, what came. */
+const line = (error: t.ValidationError, root: string): string => {
+  let path = root;
   const context = error.context;
   for (let i = 1; i < context.length; i++) {
     const parent = context[i - 1];
     const entry = context[i];
     if (parent === undefined || entry === undefined || isBranching(parent.type)) continue;
-    path += /^\d+$/.test(entry.key) ? `[${entry.key}]` : `.${entry.key}`;
+    path += /^\d+$/.test(entry.key) ? `[${entry.key}]` : path === "" ? entry.key : `.${entry.key}`;
   }
   const last = context[context.length - 1];
   const expected = error.message ?? (last === undefined ? "a valid value" : last.type.name);
-  return `${path}: expected ${expected}, got ${render(error.value)}`;
+  return `${path === "" ? "request" : path}: expected ${expected}, got ${render(error.value)}`;
 };
 
-/** The io-ts errors as readable lines, duplicates removed. */
-export const report = (errors: t.Errors): string[] => [...new Set(errors.map(line))];
+/** The io-ts errors as readable lines, duplicates removed; paths start at `root` (the params, or `""` for a request's own members). */
+export const report = (errors: t.Errors, root = "params"): string[] => [
+  ...new Set(errors.map((error) => line(error, root))),
+];
 
 /** What a codec decodes for absent params: the empty positional list. */
 export const paramsToDecode = (params: unknown): unknown => (params === undefined ? [] : params);

@@ -57,7 +57,7 @@ import { messageOf } from "./describe";
 import type { Effect } from "./effect";
 import { isJsonRpcError } from "./exceptions";
 import { logSafely } from "./logger";
-import { globalMethods, lookup, paramsCodecOf, type Method, type Methods } from "./methods";
+import { globalMethods, lookup, paramsCodecOf, resultCodecOf, type Method, type Methods } from "./methods";
 import { environment, type Env, type JsonOptions, type ResponseOptions } from "./options";
 import { arityProblem, paramsToDecode, report } from "./params";
 import type { Request } from "./request";
@@ -167,7 +167,7 @@ export const parse =
 
 /** An io-ts report as `data`: an error's own message where it has one (a custom validator's, the request codec's), else the path. */
 const reportOf = (errors: t.Errors): unknown => {
-  const lines = errors.map((error) => error.message ?? report([error])[0]);
+  const lines = errors.map((error) => error.message ?? report([error], "")[0]);
   return lines.length === 1 ? lines[0] : lines;
 };
 
@@ -313,7 +313,9 @@ const refusePromise = (call: Call, what: string, thenable: PromiseLike<unknown>)
   return failWith(
     ERROR_INTERNAL_ERROR,
     "Internal error",
-    `The ${what} returned a Promise; use asyncDispatch`,
+    what === "method"
+      ? "The method returned a Promise; use asyncDispatch"
+      : "A stage returned a Promise; use asyncDispatch",
     call.request,
   );
 };
@@ -323,13 +325,13 @@ const refusePromise = (call: Call, what: string, thenable: PromiseLike<unknown>)
  * if it is a Promise. Reading it may throw (a Proxy, a getter): that counts as that code's
  * exception. Shared by the call and your stages, and by both effects.
  */
-const settle = <F extends URIS, A>(
+const settle = <F extends URIS, C extends Call, A>(
   F: Effect<F>,
   env: Env,
-  call: Call,
+  call: C,
   what: string,
   value: unknown,
-  read: (call: Call, value: unknown) => E.Either<ErrorResponse, A>,
+  read: (call: C, value: unknown) => E.Either<ErrorResponse, A>,
 ): Kind<F, E.Either<ErrorResponse, A>> => {
   const fail = (thrown: unknown): E.Either<ErrorResponse, never> => E.left(thrownError(env, call, what, thrown));
   try {
@@ -352,26 +354,21 @@ const settle = <F extends URIS, A>(
   }
 };
 
-/** Where `withCodecs` (src/methods.ts) keeps a method's result codec. */
-const RESULT_CODEC = Symbol.for("rpcserver.resultCodec");
-
 /**
  * A success encoded by the result codec of the method called, when it has one (`undefined` sent
  * as `null`, as `Success` does). An encode that throws is the method's exception: `settle` turns it
  * into -32603.
  */
-const encoded = (call: Call, result: Result): Result => {
-  const method = (call as Partial<Invocation>).method as { [RESULT_CODEC]?: t.Encoder<unknown, unknown> } | undefined;
-  const codec = method?.[RESULT_CODEC];
+const encoded = (method: Method, result: Result): Result => {
+  const codec = resultCodecOf(method);
   if (codec === undefined || result._tag === "Left") return result;
   const value = codec.encode(result.right.result);
   return E.right({ result: value === undefined ? null : value });
 };
 
 /** A method's return value as the Response: a Result is sent (encoded by its result codec), anything else is -32603. */
-const fromReturned = (call: Call, returned: unknown): Response => {
-  const { request } = call;
-  if (isResult(returned)) return answer(request, encoded(call, returned));
+const fromReturned = ({ request, method }: Invocation, returned: unknown): Response => {
+  if (isResult(returned)) return answer(request, encoded(method, returned));
   logSafely(`rpcserver: method "${request.method}" returned something other than a Result`);
   return failWith(ERROR_INTERNAL_ERROR, "Internal error", "The method did not return a Result", request);
 };
@@ -397,7 +394,7 @@ export const call =
 
 /** The call stage with `read` turning what the method gave back into the Response. */
 const callWith =
-  <F extends URIS>(F: Effect<F>, env: Env, read: (call: Call, returned: unknown) => Response) =>
+  <F extends URIS>(F: Effect<F>, env: Env, read: (invocation: Invocation, returned: unknown) => Response) =>
   (invocation: Invocation): Kind<F, Response> => {
     let returned: unknown;
     try {
@@ -412,8 +409,8 @@ const callWith =
 const UNSENT: Response = E.right(SuccessResponse(null, null));
 
 /** {@link fromReturned} for a notification: the Result is checked (and a wrong one logged) but no answer built. */
-const fromNotified = (call: Call, returned: unknown): Response =>
-  isResult(returned) ? UNSENT : fromReturned(call, returned);
+const fromNotified = (invocation: Invocation, returned: unknown): Response =>
+  isResult(returned) ? UNSENT : fromReturned(invocation, returned);
 
 // ---------------------------------------------------------------------------------------------
 // your stages
@@ -482,7 +479,7 @@ const lift =
 const handler = <F extends URIS>(
   F: Effect<F>,
   env: Env,
-  read: (call: Call, returned: unknown) => Response,
+  read: (invocation: Invocation, returned: unknown) => Response,
 ): Handler<F> => {
   const resolved = resolve(env);
   const invoke = callWith(F, env, read);
@@ -504,8 +501,17 @@ const nothing = (): Response | undefined => undefined;
  */
 const widen = <F extends URIS, A extends B, B>(fa: Kind<F, A>): Kind<F, B> => fa as unknown as Kind<F, B>;
 
-/** Every option any dispatch function takes. */
-type DispatchOptions = JsonOptions & ResponseOptions<unknown>;
+/**
+ * Every option any dispatch function takes: what a {@link dispatcher} accepts.
+ *
+ * @example
+ * import type { DispatchOptions } from "rpcserver/pipeline";
+ * const options: DispatchOptions = { debug: true, postProcess: (response) => response };
+ *
+ * @since 5.1.0
+ * @category pipeline
+ */
+export type DispatchOptions = JsonOptions & ResponseOptions<unknown>;
 
 /**
  * The whole pipeline for one request body, in the effect `F`: parse, then each request (validate,
@@ -540,15 +546,19 @@ const compose = <F extends URIS>(F: Effect<F>, env: Env): ((body: unknown, conte
   // is there to see it.
   const handleQuietly = env.stages.some(isAround) ? handle : handler(F, env, fromNotified);
   const decode = validate(env);
+  const stagesMayRewrite = env.stages.length > 0;
 
   /** One request: a notification's answer is dropped (it still runs to the end). */
   const one = (value: unknown, context: unknown): Kind<F, Response | undefined> => {
     const request = decode(value);
     if (E.isLeft(request)) return F.of<Response | undefined>(request);
     const call = { request: request.right, context };
-    return isNotification(call.request)
-      ? F.map(handleQuietly(call), nothing)
-      : widen<F, Response, Response | undefined>(handle(call));
+    if (isNotification(call.request)) return F.map(handleQuietly(call), nothing);
+    const outcome = handle(call);
+    // A stage may pass on a rewritten request; the answer still carries the id the request came with.
+    return widen<F, Response, Response | undefined>(
+      stagesMayRewrite ? F.map(outcome, withIdOf(call.request)) : outcome,
+    );
   };
 
   const batch = (members: ReadonlyArray<unknown>, context: unknown): Kind<F, Answer> => {
@@ -569,6 +579,18 @@ const compose = <F extends URIS>(F: Effect<F>, env: Env): ((body: unknown, conte
     return Array.isArray(value) ? batch(value, context) : widen<F, Response | undefined, Answer>(one(value, context));
   };
 };
+
+/** The response with the id of `request`, rebuilt only when a stage changed it. */
+const withIdOf =
+  (request: Request) =>
+  (response: Response): Response => {
+    const id = idOf(request);
+    if (response._tag === "Right") {
+      return response.right.id === id ? response : E.right(SuccessResponse(response.right.result, id));
+    }
+    const { code, message, data } = response.left;
+    return response.left.id === id ? response : E.left(ErrorResponse(code, message, data, id));
+  };
 
 /** The answers to send: a batch without any (all notifications) is nothing to send. */
 const collect = (outcomes: ReadonlyArray<Response | undefined>): Answer => {
@@ -710,12 +732,26 @@ const sameBuild = (built: Built, methods: Methods, o: DispatchOptions): boolean 
   sameStages(built.stages, o.stages);
 
 /**
- * A dispatch function: the pipeline in effect `F`, then `output`. Composing it (checking the
- * options, building each stage's closures) costs more than a small request, so the last
- * composition is kept and reused while a call's methods and options (the context aside, each
- * compared by value) are the same: `dispatch(body, methods, { context: caller, stages })` composes
- * once, not once per request. Options are still read at every call; a changed one composes anew.
- * @internal
+ * A dispatch function made of the pipeline in effect `F` and an output stage: the six dispatch
+ * functions are `dispatcher(Sync | Async, serialize | toObjects | toResponses)`, and a front end of
+ * your own (bytes out, another envelope) is one more output stage. The result takes `(request,
+ * methods?, options?)` like `dispatch`, and returns `Kind<F, O>`: `O` itself for `Sync`, a
+ * `Later<O>` for `Async` (`Promise.resolve` it for a Promise).
+ *
+ * Composing the pipeline (checking the options, building each stage's closures) costs more than a
+ * small request, so the last composition is kept and reused while a call's methods and options
+ * (the context aside, each compared by value) are the same: `dispatch(body, methods, { context:
+ * caller, stages })` composes once, not once per request. Options are still read at every call; a
+ * changed one composes anew.
+ *
+ * @example
+ * import { dispatcher, Sync, type Answer } from "rpcserver/pipeline";
+ * import { Success } from "rpcserver";
+ * const toBytes = dispatcher(Sync, () => (answer: Answer) => new TextEncoder().encode(JSON.stringify(answer ?? null)));
+ * toBytes('{"jsonrpc":"2.0","method":"ping","id":1}', { ping: () => Success("pong") }, undefined); // Uint8Array
+ *
+ * @since 5.1.0
+ * @category pipeline
  */
 export const dispatcher = <F extends URIS, O>(F: Effect<F>, output: (env: Env) => (answer: Answer) => O) => {
   let built: Built | undefined;

@@ -61,13 +61,21 @@ test("subpaths.json lists every public name the built rpcserver/pipeline exports
   const listed = (JSON.parse(readFileSync(join(here, "subpaths.json"), "utf8")) as Record<string, string[]>)[
     "rpcserver/pipeline"
   ];
-  // `dispatcher` is what the front ends are built from: exported for them, marked @internal.
-  const internal = new Set(["dispatcher"]);
   // eslint-disable-next-line @typescript-eslint/no-require-imports
   const built = require(join(__dirname, "..", "dist", "cjs", "pipeline.cjs")) as Record<string, unknown>;
-  const exported = Object.keys(built).filter((name) => !internal.has(name) && name !== "__esModule");
+  const exported = Object.keys(built).filter((name) => name !== "__esModule");
   expect([...(listed ?? [])].sort()).toEqual(exported.sort());
-  for (const name of ["parse", "validate", "resolve", "call", "pipeline", "serialize", "toObjects", "toResponses"]) {
+  for (const name of [
+    "parse",
+    "validate",
+    "resolve",
+    "call",
+    "pipeline",
+    "serialize",
+    "toObjects",
+    "toResponses",
+    "dispatcher",
+  ]) {
     expect(listed).toContain(name);
   }
 });
