@@ -4,7 +4,7 @@
  * empty and is what dispatch uses when given no methods.
  */
 import * as t from "io-ts";
-import { dispatch, global_methods, globalMethods, method, Success } from "../src";
+import { discover, dispatch, global_methods, globalMethods, method, openRpcDocument, Success } from "../src";
 import { recordWarnings } from "./support";
 
 const ping = '{"jsonrpc":"2.0","method":"ping","id":1}';
@@ -86,6 +86,43 @@ describe("the forms of method", () => {
     );
   });
 
+  test("method({ name, params, result, ...documentation })(f) registers f with its codecs and documentation", () => {
+    const half = (n: number) => Success(n / 2);
+    expect(
+      method({
+        name: "half",
+        params: t.tuple([t.number]),
+        result: t.number,
+        summary: "Half of a number",
+        examples: [{ params: [3], result: 1.5 }],
+      })(half),
+    ).toBe(half);
+    expect(dispatch('{"jsonrpc":"2.0","method":"half","params":[3],"id":1}')).toBe(
+      '{"jsonrpc":"2.0","result":1.5,"id":1}',
+    );
+    expect(openRpcDocument({ title: "t", version: "1" }).methods).toEqual([
+      expect.objectContaining({
+        name: "half",
+        summary: "Half of a number",
+        result: { name: "result", schema: { type: "number" } },
+      }),
+    ]);
+    // The codecs and documentation are not enumerable: the function looks the same.
+    expect(Object.keys(half)).toEqual([]);
+  });
+
+  test("method(f, { summary }) keeps f's own name; method({ result })(f) takes no params codec", () => {
+    function described() {
+      return Success("x");
+    }
+    method(described, { summary: "s" });
+    method({ name: "encoded", result: t.string })(() => Success("y"));
+    expect(Object.keys(globalMethods)).toEqual(["described", "encoded"]);
+    expect(dispatch('{"jsonrpc":"2.0","method":"encoded","params":[1,2],"id":1}')).toBe(
+      '{"jsonrpc":"2.0","result":"y","id":1}',
+    );
+  });
+
   test("a registered method is called through dispatch with no methods argument", () => {
     method(function ping() {
       return Success("pong");
@@ -134,6 +171,15 @@ describe("replacing and reserved names", () => {
     method("rpc.a")(() => Success());
     method({ name: "rpc.b" })(() => Success());
     expect(warnings.warnings().map((w) => w.type)).toEqual(["UserWarning", "UserWarning"]);
+  });
+
+  test("rpc.discover registered as method(discover(info)) does not warn, in every form", () => {
+    const info = { title: "t", version: "1" };
+    method(discover(info));
+    method(discover(info), "rpc.discover");
+    method({ name: "rpc.discover" })(discover(info));
+    expect(warnings.warnings()).toEqual([]);
+    expect(globalMethods["rpc.discover"]?.name).toBe("rpc.discover");
   });
 
   test.each(["rpc", "rpcx", "RPC.upper", "my.rpc.name"])("%s does not start with rpc. and does not warn", (name) => {
