@@ -535,7 +535,7 @@ export const schemaIn = (codec: Codec, components: Record<string, JsonSchema>): 
  * @since 5.1.0
  * @category openrpc
  */
-export const toJsonSchema = (codec: Codec): JsonSchema => {
+export const toJsonSchema = (codec: t.Decoder<unknown, unknown> | t.Any): JsonSchema => {
   const definitions: Record<string, JsonSchema> = {};
   const schema = describe(codec, {
     refBase: "#/definitions/",

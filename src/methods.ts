@@ -169,9 +169,6 @@ export interface MethodOptions<C extends t.Any = t.Any, R extends t.Any = t.Unkn
   readonly name?: string;
 }
 
-/** The params codec of method options, `t.Any` when they have none. */
-type ParamsCodec<O> = O extends { readonly params: infer C extends t.Any } ? C : t.Any;
-
 const GLOBAL = Symbol.for("rpcserver.globalMethods");
 const PARAMS = Symbol.for("rpcserver.paramsCodec");
 const RESULT = Symbol.for("rpcserver.resultCodec");
@@ -252,8 +249,8 @@ export function method<C extends t.Any>(
   options: MethodOptions<C> & { readonly params: C; readonly result?: undefined },
 ): <F extends MethodOf<C>>(f: F) => F;
 export function method<O extends MethodOptions<t.Any, t.Any> & { readonly result: t.Any }>(
-  options: O & MethodOptions<ParamsCodec<O>, O["result"]>,
-): <F extends MethodOf<ParamsCodec<O>, O["result"]>>(f: F) => F;
+  options: O & MethodOptions<O extends { readonly params: infer C extends t.Any } ? C : t.Any, O["result"]>,
+): <F extends MethodOf<O extends { readonly params: infer C extends t.Any } ? C : t.Any, O["result"]>>(f: F) => F;
 export function method(nameOrOptions: string | MethodOptions): <F extends Method>(f: F) => F;
 export function method(
   target: Method | string | MethodOptions,
