@@ -305,35 +305,45 @@ const errorResponse = ({ code, message, data }: ErrorResult, request: Request): 
   ErrorResponse(code, message, data, idOf(request));
 
 /** Sync dispatch cannot wait: the Promise is refused, and its rejection marked handled so it cannot crash the host. */
-const refusePromise = (call: Call, what: string, thenable: PromiseLike<unknown>): Response => {
+const refusePromise = (call: Call, what: string, thenable: PromiseLike<unknown>): ErrorResponse => {
   Promise.resolve(thenable).then(undefined, (thrown: unknown) =>
     logSafely(`rpcserver: ${what} "${call.request.method}" rejected after sync dispatch refused its Promise`, thrown),
   );
   logSafely(`rpcserver: ${what} "${call.request.method}" returned a Promise to sync dispatch`);
-  return failWith(
+  return ErrorResponse(
     ERROR_INTERNAL_ERROR,
     "Internal error",
     what === "method"
       ? "The method returned a Promise; use asyncDispatch"
       : "A stage returned a Promise; use asyncDispatch",
-    call.request,
+    idOf(call.request),
   );
 };
+
+/**
+ * How the code a request runs ends: `read` turns what it gave back into `R`, `failed` turns the
+ * error it came to (an exception, a refused Promise) into `R`. The call stage ends in a Response;
+ * a stage in the next call or an error; a notification with no stage to see its answer in nothing.
+ */
+interface Ending<C, R> {
+  readonly read: (call: C, value: unknown) => R;
+  readonly failed: (error: ErrorResponse) => R;
+}
 
 /**
  * What the code a request runs (a method, a stage) gave back, read by `read`, and waited for first
  * if it is a Promise. Reading it may throw (a Proxy, a getter): that counts as that code's
  * exception. Shared by the call and your stages, and by both effects.
  */
-const settle = <F extends URIS, C extends Call, A>(
+const settle = <F extends URIS, C extends Call, R>(
   F: Effect<F>,
   env: Env,
   call: C,
   what: string,
   value: unknown,
-  read: (call: C, value: unknown) => E.Either<ErrorResponse, A>,
-): Kind<F, E.Either<ErrorResponse, A>> => {
-  const fail = (thrown: unknown): E.Either<ErrorResponse, never> => E.left(thrownError(env, call, what, thrown));
+  { read, failed }: Ending<C, R>,
+): Kind<F, R> => {
+  const fail = (thrown: unknown): R => failed(thrownError(env, call, what, thrown));
   try {
     // Reading `then` may throw too (a Proxy): inside the try, as that code's own exception.
     if (!isThenable(value)) return F.of(read(call, value));
@@ -347,10 +357,10 @@ const settle = <F extends URIS, C extends Call, A>(
         }
       },
       fail,
-      (thenable) => refusePromise(call, what, thenable) as E.Either<ErrorResponse, never>,
+      (thenable) => failed(refusePromise(call, what, thenable)),
     );
   } catch (thrown) {
-    return F.of<E.Either<ErrorResponse, A>>(fail(thrown));
+    return F.of(fail(thrown));
   }
 };
 
@@ -390,27 +400,44 @@ const fromReturned = ({ request, method }: Invocation, returned: unknown): Respo
 export const call =
   <F extends URIS>(F: Effect<F>) =>
   (env: Env): ((invocation: Invocation) => Kind<F, Response>) =>
-    callWith(F, env, fromReturned);
+    callWith(F, env, answered);
 
-/** The call stage with `read` turning what the method gave back into the Response. */
+/** The call stage, ending as `ending` says. */
 const callWith =
-  <F extends URIS>(F: Effect<F>, env: Env, read: (invocation: Invocation, returned: unknown) => Response) =>
-  (invocation: Invocation): Kind<F, Response> => {
+  <F extends URIS, R>(F: Effect<F>, env: Env, ending: Ending<Invocation, R>) =>
+  (invocation: Invocation): Kind<F, R> => {
     let returned: unknown;
     try {
       returned = apply(invocation);
     } catch (thrown) {
-      return F.of(E.left(thrownError(env, invocation, "method", thrown)));
+      return F.of(ending.failed(thrownError(env, invocation, "method", thrown)));
     }
-    return settle(F, env, invocation, "method", returned, read);
+    return settle(F, env, invocation, "method", returned, ending);
   };
+
+/** A request's ending: its Response. */
+const answered: Ending<Invocation, Response> = { read: fromReturned, failed: E.left };
 
 /** Stands for a notification's Response, which is never sent: no answer is built for it. */
 const UNSENT: Response = E.right(SuccessResponse(null, null));
 
-/** {@link fromReturned} for a notification: the Result is checked (and a wrong one logged) but no answer built. */
-const fromNotified = (invocation: Invocation, returned: unknown): Response =>
-  isResult(returned) ? UNSENT : fromReturned(invocation, returned);
+/**
+ * A notification's ending when a stage may still look at it (a stage's Left is a Response): the
+ * Result is checked (and a wrong one logged), but no answer is built.
+ */
+const unanswered: Ending<Invocation, Response> = {
+  read: (invocation, returned) => (isResult(returned) ? UNSENT : fromReturned(invocation, returned)),
+  failed: E.left,
+};
+
+/** A notification's ending when nothing is around to see it: nothing, the Result still checked. */
+const dropped: Ending<Invocation, undefined> = {
+  read: (invocation, returned) => {
+    if (!isResult(returned)) fromReturned(invocation, returned);
+    return undefined;
+  },
+  failed: () => undefined,
+};
 
 // ---------------------------------------------------------------------------------------------
 // your stages
@@ -421,6 +448,12 @@ const isCall = (value: unknown): value is Call =>
 /** A stage that passes: `right(call)`. */
 const isPass = (value: unknown): value is E.Right<Call> =>
   isObject(value) && (value as { _tag?: unknown })._tag === "Right" && isCall((value as E.Right<unknown>).right);
+
+/** A stage's ending: the next call, or the error for its request. */
+const staged: Ending<Call, E.Either<ErrorResponse, Call>> = {
+  read: (call, value) => fromStage(call, value),
+  failed: E.left,
+};
 
 /** What a stage answered, checked: the next call, or the error for its request. */
 const fromStage = (call: Call, answered: unknown): E.Either<ErrorResponse, Call> => {
@@ -468,7 +501,7 @@ const lift =
         return F.of(E.left(thrownError(env, call, "stage for method", thrown)));
       }
       if (passed !== undefined) return next(passed);
-      return andThen(settle(F, env, call, "stage for method", answered, fromStage));
+      return andThen(settle(F, env, call, "stage for method", answered, staged));
     };
   };
 
@@ -476,18 +509,17 @@ const lift =
  * Your stages, then resolve and call, as one handler: `stages.reduceRight` of each stage around the
  * rest. Built once per environment; `read` is what the call stage makes of a method's return.
  */
-const handler = <F extends URIS>(
-  F: Effect<F>,
-  env: Env,
-  read: (invocation: Invocation, returned: unknown) => Response,
-): Handler<F> => {
+const handler = <F extends URIS>(F: Effect<F>, env: Env, ending: Ending<Invocation, Response>): Handler<F> =>
+  env.stages.reduceRight(lift(F, env), base(F, env, ending));
+
+/** Resolve, then call: the end of every handler. */
+const base = <F extends URIS, R>(F: Effect<F>, env: Env, ending: Ending<Invocation, R>) => {
   const resolved = resolve(env);
-  const invoke = callWith(F, env, read);
-  const base: Handler<F> = (c) => {
-    const invocation = resolved(c);
-    return E.isLeft(invocation) ? F.of<Response>(invocation) : invoke(invocation.right);
+  const invoke = callWith(F, env, ending);
+  return (call: Call): Kind<F, R> => {
+    const invocation = resolved(call);
+    return E.isLeft(invocation) ? F.of(ending.failed(invocation.left)) : invoke(invocation.right);
   };
-  return env.stages.reduceRight(lift(F, env), base);
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -541,10 +573,12 @@ export const pipeline =
  * whose options differ only in their context (the common case: the caller, per request).
  */
 const compose = <F extends URIS>(F: Effect<F>, env: Env): ((body: unknown, context: unknown) => Kind<F, Answer>) => {
-  const handle = handler(F, env, fromReturned);
+  const handle = handler(F, env, answered);
   // A notification's answer is dropped, so none is built, unless a stage around the call (observe)
-  // is there to see it.
-  const handleQuietly = env.stages.some(isAround) ? handle : handler(F, env, fromNotified);
+  // is there to see it; without stages, its outcome is nothing from the start.
+  const quietly = env.stages.some(isAround) ? handle : handler(F, env, unanswered);
+  const notify: (call: Call) => Kind<F, Response | undefined> =
+    env.stages.length === 0 ? base<F, Response | undefined>(F, env, dropped) : (call) => F.map(quietly(call), nothing);
   const decode = validate(env);
   const stagesMayRewrite = env.stages.length > 0;
 
@@ -553,7 +587,7 @@ const compose = <F extends URIS>(F: Effect<F>, env: Env): ((body: unknown, conte
     const request = decode(value);
     if (E.isLeft(request)) return F.of<Response | undefined>(request);
     const call = { request: request.right, context };
-    if (isNotification(call.request)) return F.map(handleQuietly(call), nothing);
+    if (isNotification(call.request)) return notify(call);
     const outcome = handle(call);
     // A stage may pass on a rewritten request; the answer still carries the id the request came with.
     return widen<F, Response, Response | undefined>(
