@@ -343,10 +343,10 @@ const settle = <F extends URIS, C extends Call, R>(
   value: unknown,
   { read, failed }: Ending<C, R>,
 ): Kind<F, R> => {
-  const fail = (thrown: unknown): R => failed(thrownError(env, call, what, thrown));
   try {
     // Reading `then` may throw too (a Proxy): inside the try, as that code's own exception.
     if (!isThenable(value)) return F.of(read(call, value));
+    const fail = (thrown: unknown): R => failed(thrownError(env, call, what, thrown));
     return F.wait(
       value,
       (settled) => {
@@ -360,7 +360,7 @@ const settle = <F extends URIS, C extends Call, R>(
       (thenable) => failed(refusePromise(call, what, thenable)),
     );
   } catch (thrown) {
-    return F.of(fail(thrown));
+    return F.of(failed(thrownError(env, call, what, thrown)));
   }
 };
 
