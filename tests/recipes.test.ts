@@ -3,15 +3,33 @@
  * and more cases than the page shows. The page's own blocks run against the built package in
  * doc-examples.test.ts; keep the code here the same as there.
  *
- * Types are part of the recipes (typed params, the stage signature): `tsc -p tsconfig.json --noEmit`
+ * Types are part of the recipes (typed params, the stages' signatures): `tsc -p tsconfig.json --noEmit`
  * checks the assignments and `@ts-expect-error` lines below.
  */
+import {
+  context,
+  ROOT_CONTEXT,
+  SpanKind,
+  SpanStatusCode,
+  trace,
+  TraceFlags,
+  type Context,
+  type ContextManager,
+  type Span,
+  type SpanAttributes,
+  type SpanAttributeValue,
+  type SpanContext,
+  type SpanStatus,
+  type Tracer,
+} from "@opentelemetry/api";
 import fc from "fast-check";
+import { AsyncLocalStorage } from "node:async_hooks";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
 import * as E from "fp-ts/Either";
 import { flow, pipe } from "fp-ts/function";
+import * as TE from "fp-ts/TaskEither";
 import * as t from "io-ts";
 import {
   asyncDispatch,
@@ -23,18 +41,23 @@ import {
   JsonRpcError,
   method,
   NODATA,
+  observe,
   Success,
+  timeout,
   toDict,
   withParams,
+  type AnyStage,
+  type Around,
+  type AsyncStage,
+  type Call,
   type ErrorResponse,
-  type JsonOptions,
-  type Method,
-  type Methods,
+  type ErrorResult,
   type Response,
   type Result,
+  type Stage,
   type SuccessResponse,
 } from "../src";
-import { recordLogs } from "./support";
+import { jsonDispatchers, recordLogs } from "./support";
 
 /** `true` exactly when A and B are the same type. */
 type Equals<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
@@ -375,113 +398,801 @@ describe("recipe: authentication through context", () => {
   });
 });
 
-describe("recipe: your own stage around dispatch", () => {
+describe("recipe: authorization by method name", () => {
+  interface Member {
+    readonly user: string;
+    readonly role: "admin" | "member";
+  }
+  const FORBIDDEN = 403;
+  const adminsOnly: Stage<Member> = (call) =>
+    call.request.method.startsWith("admin.") && call.context.role !== "admin"
+      ? E.left({ code: FORBIDDEN, message: "Forbidden", data: call.request.method })
+      : E.right(call);
+
+  const ran: string[] = [];
+  const methods = {
+    whoami: (member: Member) => Success(member.user),
+    "admin.purge": (member: Member) => (ran.push(`purge by ${member.user}`), Success(`purged by ${member.user}`)),
+  };
+  const ada: Member = { user: "ada", role: "admin" };
+  const bob: Member = { user: "bob", role: "member" };
+  const forbidden = (method: string, id: unknown) => ({
+    jsonrpc: "2.0",
+    error: { code: 403, message: "Forbidden", data: method },
+    id,
+  });
+
+  test("the stage is a Stage<Member>: a Kleisli arrow Call<Member> -> Either<ErrorResult, Call<Member>>", () => {
+    same<Parameters<typeof adminsOnly>, [call: Call<Member>]>(true);
+    same<ReturnType<typeof adminsOnly>, E.Either<ErrorResult, Call<Member>>>(true);
+    const call: Call<Member> = { request: { jsonrpc: "2.0", method: "admin.purge", id: 1 }, context: bob };
+    expect(adminsOnly(call)).toStrictEqual(E.left({ code: 403, message: "Forbidden", data: "admin.purge" }));
+    expect(adminsOnly({ ...call, context: ada })).toStrictEqual(E.right({ ...call, context: ada }));
+  });
+
+  test.each(jsonDispatchers)(
+    "%s: an admin calls admin methods; a member is refused them, unknown ones included",
+    async (_name, run) => {
+      ran.length = 0;
+      const options = (member: Member) => ({ context: member, stages: [adminsOnly] });
+      expect(await run(request("admin.purge", undefined, 1), methods, options(ada))).toBe(
+        '{"jsonrpc":"2.0","result":"purged by ada","id":1}',
+      );
+      expect(JSON.parse(await run(request("admin.purge", undefined, 2), methods, options(bob)))).toStrictEqual(
+        forbidden("admin.purge", 2),
+      );
+      // Before the lookup: a member cannot tell an admin method that exists from one that does not.
+      expect(JSON.parse(await run(request("admin.nothing", undefined, 3), methods, options(bob)))).toStrictEqual(
+        forbidden("admin.nothing", 3),
+      );
+      // An admin gets -32601 for it: the stage passed, the lookup refused.
+      expect(JSON.parse(await run(request("admin.nothing", undefined, 4), methods, options(ada)))).toMatchObject({
+        error: { code: -32601 },
+        id: 4,
+      });
+      expect(JSON.parse(await run(request("whoami", undefined, 5), methods, options(bob)))).toStrictEqual({
+        jsonrpc: "2.0",
+        result: "bob",
+        id: 5,
+      });
+      expect(ran).toStrictEqual(["purge by ada"]);
+    },
+  );
+
+  test("in a batch the refusal answers its request alone; a refused notification is not answered and did not run", () => {
+    ran.length = 0;
+    const out = dispatch(
+      `[${request("admin.purge", undefined, 2)},${request("whoami", undefined, 3)},${request("admin.purge", undefined, undefined)},${request("admin.nothing", undefined, 4)}]`,
+      methods,
+      { context: bob, stages: [adminsOnly] },
+    );
+    expect(JSON.parse(out)).toStrictEqual([
+      forbidden("admin.purge", 2),
+      { jsonrpc: "2.0", result: "bob", id: 3 },
+      forbidden("admin.nothing", 4),
+    ]);
+    expect(ran).toStrictEqual([]);
+    expect(
+      dispatch(request("admin.purge", undefined, undefined), methods, { context: bob, stages: [adminsOnly] }),
+    ).toBe("");
+  });
+
+  test("a stage may throw a JsonRpcError: sent as given; any other exception is -32603, logged", () => {
+    const log = recordLogs();
+    try {
+      const refuse: Stage = () => {
+        throw new JsonRpcError(FORBIDDEN, "Forbidden", "thrown");
+      };
+      expect(dispatch(request("whoami"), methods, { context: ada, stages: [refuse] })).toBe(
+        '{"jsonrpc":"2.0","error":{"code":403,"message":"Forbidden","data":"thrown"},"id":1}',
+      );
+      const broken: Stage = () => {
+        throw new globalThis.Error("a secret");
+      };
+      expect(dispatch(request("whoami"), methods, { context: ada, stages: [broken] })).toBe(
+        '{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"},"id":1}',
+      );
+      expect(log.entries.filter((entry) => entry.level === "error")).toHaveLength(1);
+    } finally {
+      log.restore();
+    }
+  });
+});
+
+describe("recipe: a rate limit per caller", () => {
   interface Caller {
     readonly user: string;
   }
-  type Handler = (
-    request: string,
-    methods: Methods,
-    options: JsonOptions & { readonly context: Caller },
-  ) => Promise<string>;
-  type Stage = (next: Handler) => Handler;
-
-  const logged =
-    (log: (line: string) => void): Stage =>
-    (next) =>
-    async (request, methods, options) => {
-      const answer = await next(request, methods, options);
-      log(`${options.context.user}: ${answer === "" ? "(nothing to send)" : answer}`);
-      return answer;
-    };
-  const refusing = (methods: Methods, refusal: Method): Methods => {
-    const names = methods instanceof Map ? [...methods.keys()] : Object.keys(methods);
-    return new Map(names.map((name): [string, Method] => [name, refusal]));
-  };
-  const rateLimited = (limit: number, windowMs: number, now: () => number = Date.now): Stage => {
-    const windows = new Map<string, { start: number; count: number }>();
-    const tooMany: Method = () => Error(429, "Too many requests", { limit, windowMs });
-    return (next) => (request, methods, options) => {
-      const user = options.context.user;
+  const TOO_MANY_REQUESTS = 429;
+  const rateLimited = (burst: number, everyMs: number, now: () => number = Date.now): Stage<Caller> => {
+    const full = burst * everyMs;
+    const buckets = new Map<string, { readonly credit: number; readonly at: number }>();
+    return (call) => {
       const time = now();
-      const window = windows.get(user);
-      const current = window === undefined || time - window.start >= windowMs ? { start: time, count: 0 } : window;
-      current.count += 1;
-      windows.set(user, current);
-      return next(request, current.count <= limit ? methods : refusing(methods, tooMany), options);
+      const last = buckets.get(call.context.user);
+      const credit = last === undefined ? full : Math.min(full, last.credit + (time - last.at));
+      const enough = credit >= everyMs;
+      buckets.set(call.context.user, { credit: enough ? credit - everyMs : credit, at: time });
+      return enough
+        ? E.right(call)
+        : E.left({ code: TOO_MANY_REQUESTS, message: "Too many requests", data: { retryAfterMs: everyMs - credit } });
     };
   };
-
   const methods = { add: (_caller: Caller, a: number, b: number) => Success(a + b) };
-  const tooMany = { code: 429, message: "Too many requests", data: { limit: 2, windowMs: 60_000 } };
-
-  test("asyncDispatch is a Handler; stages compose with flow and apply with pipe", () => {
-    const handler: Handler = asyncDispatch;
-    const stage: Stage = flow(
-      rateLimited(1, 1),
-      logged(() => undefined),
-    );
-    same<ReturnType<typeof stage>, Handler>(true);
-    expect(typeof pipe(handler, stage)).toBe("function");
+  const tooMany = (retryAfterMs: number) => ({
+    code: 429,
+    message: "Too many requests",
+    data: { retryAfterMs },
   });
-
-  test("per user, per window; over the limit every request keeps its id, notifications stay silent", async () => {
-    let time = 0;
-    const lines: string[] = [];
-    const handle = pipe(
-      asyncDispatch,
-      flow(
-        rateLimited(2, 60_000, () => time),
-        logged((line) => lines.push(line)),
+  /** The stage alone: whether `user`'s request at the clock's time passes, else how long to wait. */
+  const ask = (stage: Stage<Caller>, user: string): E.Either<unknown, true> =>
+    pipe(
+      stage({ request: { jsonrpc: "2.0", method: "add", id: 1 }, context: { user } }),
+      E.bimap(
+        (refusal) => (refusal.data as { retryAfterMs: number }).retryAfterMs,
+        () => true as const,
       ),
     );
-    const call = (user: string, body: string) => handle(body, methods, { context: { user }, maxBatchSize: 100 });
-    expect(await call("ada", request("add", [1, 2], 1))).toBe('{"jsonrpc":"2.0","result":3,"id":1}');
-    expect(await call("ada", request("add", [3, 4], 2))).toBe('{"jsonrpc":"2.0","result":7,"id":2}');
-    const batch = `[${request("add", [5, 6], 3)},${request("add", [7, 8], undefined)},${request("nope", [], "x")},{"jsonrpc":"2.0"}]`;
-    expect(JSON.parse(await call("ada", batch))).toStrictEqual([
-      { jsonrpc: "2.0", error: tooMany, id: 3 },
-      { jsonrpc: "2.0", error: { code: -32601, message: "Method not found", data: "nope" }, id: "x" },
-      {
-        jsonrpc: "2.0",
-        error: { code: -32600, message: "Invalid Request", data: "method: must be a string" },
-        id: null,
-      },
+
+  test("the page's sequence: a burst of 2, then one a second; per user", () => {
+    let time = 0;
+    const stages = [rateLimited(2, 1_000, () => time)];
+    const call = (user: string, body: string) => dispatch(body, methods, { context: { user }, stages });
+    expect(
+      JSON.parse(
+        call("ada", `[${request("add", [1, 2], 1)},${request("add", [3, 4], 2)},${request("add", [5, 6], 3)}]`),
+      ),
+    ).toStrictEqual([
+      { jsonrpc: "2.0", result: 3, id: 1 },
+      { jsonrpc: "2.0", result: 7, id: 2 },
+      { jsonrpc: "2.0", error: tooMany(1000), id: 3 },
     ]);
-    expect(await call("ada", request("add", [9, 10], undefined))).toBe("");
-    expect(await call("bob", request("add", [1, 1], 1))).toBe('{"jsonrpc":"2.0","result":2,"id":1}');
-    time = 59_999;
-    expect(JSON.parse(await call("ada", request("add", [1, 1], 4)))).toStrictEqual({
+    expect(call("bob", request("add", [1, 1], 1))).toBe('{"jsonrpc":"2.0","result":2,"id":1}');
+    time = 400;
+    expect(JSON.parse(call("ada", request("add", [1, 1], 4)))).toStrictEqual({
       jsonrpc: "2.0",
-      error: tooMany,
+      error: tooMany(600),
       id: 4,
     });
-    time = 60_000; // a new window
-    expect(await call("ada", request("add", [1, 1], 5))).toBe('{"jsonrpc":"2.0","result":2,"id":5}');
-    expect(lines).toStrictEqual([
-      'ada: {"jsonrpc":"2.0","result":3,"id":1}',
-      'ada: {"jsonrpc":"2.0","result":7,"id":2}',
-      expect.stringMatching(/^ada: \[\{"jsonrpc":"2.0","error":\{"code":429,/),
-      "ada: (nothing to send)",
-      'bob: {"jsonrpc":"2.0","result":2,"id":1}',
-      expect.stringMatching(/^ada: \{"jsonrpc":"2.0","error":\{"code":429,/),
-      'ada: {"jsonrpc":"2.0","result":2,"id":5}',
+    time = 1_000;
+    expect(call("ada", request("add", [1, 1], 5))).toBe('{"jsonrpc":"2.0","result":2,"id":5}');
+  });
+
+  test("notifications count (and are not answered when refused); a long pause refills no more than the burst", async () => {
+    let time = 0;
+    const stages = [rateLimited(2, 1_000, () => time)];
+    const notify = request("add", [1, 1], undefined);
+    expect(await asyncDispatch(`[${notify},${notify}]`, methods, { context: { user: "ada" }, stages })).toBe("");
+    expect(
+      JSON.parse(await asyncDispatch(request("add", [1, 1], 1), methods, { context: { user: "ada" }, stages })),
+    ).toMatchObject({ error: { code: 429 } });
+    time = 1_000_000;
+    const burst = `[${request("add", [1, 1], 1)},${request("add", [1, 1], 2)},${request("add", [1, 1], 3)}]`;
+    expect(JSON.parse(await asyncDispatch(burst, methods, { context: { user: "ada" }, stages }))).toStrictEqual([
+      { jsonrpc: "2.0", result: 2, id: 1 },
+      { jsonrpc: "2.0", result: 2, id: 2 },
+      { jsonrpc: "2.0", error: tooMany(1000), id: 3 },
     ]);
   });
 
-  test("refusing keeps the names of a Map or an object, and nothing else", () => {
-    const refusal: Method = () => Error(1, "no");
-    const fromObject = refusing(methods, refusal) as ReadonlyMap<string, Method>;
-    const fromMap = refusing(
-      new Map<string, Method>([
-        ["a", methods.add],
-        ["b", methods.add],
-      ]),
-      refusal,
-    ) as ReadonlyMap<string, Method>;
-    expect([...fromObject.keys()]).toStrictEqual(["add"]);
-    expect([...fromMap.keys()]).toStrictEqual(["a", "b"]);
-    expect([...fromMap.values()].every((f) => f === refusal)).toBe(true);
+  test("property: over any interval, a caller gets at most burst + elapsed / everyMs requests through; waiting retryAfterMs is enough", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 1, max: 5 }),
+        fc.integer({ min: 1, max: 1_000 }),
+        fc.array(fc.tuple(fc.constantFrom("ada", "bob"), fc.integer({ min: 0, max: 700 })), { maxLength: 60 }),
+        (burst, everyMs, steps) => {
+          let time = 0;
+          const stage = rateLimited(burst, everyMs, () => time);
+          const passed = new Map<string, number[]>();
+          for (const [user, wait] of steps) {
+            time += wait;
+            const answer = ask(stage, user);
+            if (E.isRight(answer)) passed.set(user, [...(passed.get(user) ?? []), time]);
+            else {
+              const retryAfterMs = answer.left as number;
+              expect(retryAfterMs).toBeGreaterThan(0);
+              expect(retryAfterMs).toBeLessThanOrEqual(everyMs);
+            }
+          }
+          for (const times of passed.values()) {
+            for (let i = 0; i < times.length; i++) {
+              for (let j = i; j < times.length; j++) {
+                const elapsed = (times[j] ?? 0) - (times[i] ?? 0);
+                expect(j - i + 1).toBeLessThanOrEqual(burst + Math.floor(elapsed / everyMs));
+              }
+            }
+          }
+          // A refused caller that waits what it was told gets through.
+          const refused = ask(stage, "ada");
+          if (E.isLeft(refused)) {
+            time += refused.left as number;
+            expect(ask(stage, "ada")).toStrictEqual(E.right(true));
+          }
+        },
+      ),
+      { numRuns: 300 },
+    );
+  });
+});
+
+describe("recipe: an audit log with observe", () => {
+  interface AuditEntry {
+    readonly method: string;
+    /** `null` for a notification (which has no id). */
+    readonly id: unknown;
+    readonly outcome: string;
+    readonly durationMs: number;
+  }
+  const audited = (write: (entry: AuditEntry) => void) =>
+    observe(({ method, id, durationMs, response }) =>
+      write({
+        method,
+        id: id === undefined ? null : id,
+        outcome: E.isRight(response) ? "ok" : `error ${response.left.code}`,
+        durationMs,
+      }),
+    );
+  const closed: Stage = (call) =>
+    call.request.method === "shutdown" ? E.left({ code: 403, message: "Forbidden", data: undefined }) : E.right(call);
+  const methods = {
+    ping: () => Success("pong"),
+    shutdown: () => Success("bye"),
+    slow: async () => {
+      await new Promise((resolve) => setTimeout(resolve, 30));
+      return Success("late");
+    },
+  };
+  const outcomes = (log: AuditEntry[]) => log.map(({ method, id, outcome }) => `${method} ${String(id)} ${outcome}`);
+
+  test("the page's sequence: every valid request, refused ones included; invalid ones never reach the stages", () => {
+    const log: AuditEntry[] = [];
+    const options = { stages: [audited((entry) => log.push(entry)), closed] };
+    dispatch(request("ping", undefined, 1), methods, options);
+    const batch = dispatch(
+      `[${request("shutdown", undefined, 2)},${request("ping", undefined, undefined)},${request("pong", undefined, 3)},{"jsonrpc":"2.0","method":1,"id":4}]`,
+      methods,
+      options,
+    );
+    expect(JSON.parse(batch)).toHaveLength(3);
+    dispatch('{"jsonrpc":"2.0","method', methods, options);
+    dispatch("[]", methods, options);
+    expect(outcomes(log)).toStrictEqual(["ping 1 ok", "shutdown 2 error 403", "ping null ok", "pong 3 error -32601"]);
+    expect(log.every((entry) => entry.durationMs >= 0)).toBe(true);
+  });
+
+  test("given after the refusing stage, it sees only what got through", () => {
+    const log: AuditEntry[] = [];
+    dispatch(`[${request("shutdown", undefined, 1)},${request("ping", undefined, 2)}]`, methods, {
+      stages: [closed, audited((entry) => log.push(entry))],
+    });
+    expect(outcomes(log)).toStrictEqual(["ping 2 ok"]);
+  });
+
+  test("async dispatch: the duration covers the wait for an async method", async () => {
+    const log: AuditEntry[] = [];
+    const out = await asyncDispatch(`[${request("slow", undefined, 1)},${request("ping", undefined, 2)}]`, methods, {
+      stages: [audited((entry) => log.push(entry))],
+    });
+    expect(JSON.parse(out)).toStrictEqual([
+      { jsonrpc: "2.0", result: "late", id: 1 },
+      { jsonrpc: "2.0", result: "pong", id: 2 },
+    ]);
+    expect(outcomes(log)).toStrictEqual(["ping 2 ok", "slow 1 ok"]);
+    expect(log[1]?.durationMs).toBeGreaterThanOrEqual(25);
+  });
+
+  test("a sink that throws is logged and ignored: the client still gets its answer", () => {
+    const log = recordLogs();
+    try {
+      const stages = [
+        audited(() => {
+          throw new globalThis.Error("disk full");
+        }),
+      ];
+      expect(dispatch(request("ping"), methods, { stages })).toBe('{"jsonrpc":"2.0","result":"pong","id":1}');
+      expect(log.entries.filter((entry) => entry.level === "error")).toHaveLength(1);
+    } finally {
+      log.restore();
+    }
+  });
+});
+
+describe("recipe: a time-out with timeout", () => {
+  interface Caller {
+    readonly user: string;
+    readonly signal: AbortSignal;
+  }
+  const sleep = (ms: number, signal: AbortSignal) =>
+    new Promise<void>((resolve) => {
+      const timer = setTimeout(resolve, ms);
+      signal.addEventListener("abort", () => (clearTimeout(timer), resolve()), { once: true });
+    });
+  const stopped: string[] = [];
+  const methods = {
+    report: async (caller: Caller, ms: number) => {
+      await sleep(ms, caller.signal);
+      if (caller.signal.aborted) {
+        stopped.push(`report(${ms}) for ${caller.user} stopped: ${String(caller.signal.reason)}`);
+        return Error(1, "stopped");
+      }
+      return Success(`report of ${ms} ms for ${caller.user}`);
+    },
+  };
+  const timedOut = (ms: number, id: unknown) => ({
+    jsonrpc: "2.0",
+    error: { code: codes.ERROR_TIMEOUT, message: "Request timed out", data: { timeoutMs: ms } },
+    id,
+  });
+  beforeEach(() => {
+    stopped.length = 0;
+  });
+
+  test("ERROR_TIMEOUT is -32001, in the range left to the server", () => {
+    expect(codes.ERROR_TIMEOUT).toBe(-32001);
+    expect(codes.ERROR_TIMEOUT).toBeLessThanOrEqual(-32000);
+    expect(codes.ERROR_TIMEOUT).toBeGreaterThanOrEqual(-32099);
+  });
+
+  test("the page's sequence: in time answered; late -32001, and the method was aborted", async () => {
+    const options = { context: { user: "ada" }, stages: [timeout(100)] };
+    expect(await asyncDispatch(request("report", [10], 1), methods, options)).toBe(
+      '{"jsonrpc":"2.0","result":"report of 10 ms for ada","id":1}',
+    );
+    const started = Date.now();
+    expect(JSON.parse(await asyncDispatch(request("report", [60_000], 2), methods, options))).toStrictEqual(
+      timedOut(100, 2),
+    );
+    expect(Date.now() - started).toBeLessThan(5_000);
+    await sleep(0, new AbortController().signal);
+    expect(stopped).toStrictEqual(["report(60000) for ada stopped: Error: timed out after 100 ms"]);
+  });
+
+  test("each member of a batch has its own time", async () => {
+    const out = await asyncDispatch(
+      `[${request("report", [60_000], 1)},${request("report", [1], 2)},${request("report", [60_000], undefined)}]`,
+      methods,
+      { context: { user: "bob" }, stages: [timeout(50)] },
+    );
+    expect(JSON.parse(out)).toStrictEqual([
+      timedOut(50, 1),
+      { jsonrpc: "2.0", result: "report of 1 ms for bob", id: 2 },
+    ]);
+    await sleep(0, new AbortController().signal);
+    expect(stopped).toHaveLength(2);
+  });
+
+  test("sync dispatch refuses timeout with a TypeError when called", () => {
+    expect(() =>
+      dispatch(request("report", [1]), methods, { context: { user: "ada" }, stages: [timeout(100)] }),
+    ).toThrow(TypeError);
+  });
+
+  test("without a plain-object context the method gets no signal, but the answer is cut off; the context option hands it over", async () => {
+    let seen: unknown = "not called";
+    const waits = {
+      wait: async (...args: unknown[]) => {
+        seen = args[0];
+        await new Promise((resolve) => setTimeout(resolve, 200));
+        return Success("late");
+      },
+    };
+    expect(JSON.parse(await asyncDispatch(request("wait", [], 1), waits, { stages: [timeout(20)] }))).toStrictEqual(
+      timedOut(20, 1),
+    );
+    expect(seen).toBeUndefined(); // no context: the method got its params only
+    const asContext = timeout(20, { context: (_context, signal) => signal });
+    expect(JSON.parse(await asyncDispatch(request("wait", [], 2), waits, { stages: [asContext] }))).toStrictEqual(
+      timedOut(20, 2),
+    );
+    expect(seen).toBeInstanceOf(AbortSignal);
+    expect((seen as AbortSignal).aborted).toBe(true);
+  });
+
+  test("a method that rejects once aborted (as fetch does) is logged as the method's exception", async () => {
+    const log = recordLogs();
+    try {
+      const rejecting = {
+        fetchy: (caller: Caller) =>
+          new Promise<Result>((_resolve, reject) => {
+            caller.signal.addEventListener("abort", () => reject(caller.signal.reason as globalThis.Error));
+          }),
+      };
+      expect(
+        JSON.parse(
+          await asyncDispatch(request("fetchy", [], 1), rejecting, { context: { user: "ada" }, stages: [timeout(20)] }),
+        ),
+      ).toStrictEqual(timedOut(20, 1));
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      expect(log.entries.filter((entry) => entry.level === "error")).toHaveLength(1);
+    } finally {
+      log.restore();
+    }
+  });
+});
+
+describe("recipe: an async stage", () => {
+  interface Session {
+    readonly user: string;
+    readonly role: "admin" | "member";
+  }
+  interface Visitor {
+    readonly token: string | undefined;
+    readonly session?: Session;
+  }
+  const NO_SESSION: ErrorResult = { code: 401, message: "Unauthorized", data: NODATA };
+  const NOT_ADMIN: ErrorResult = { code: 403, message: "Forbidden", data: NODATA };
+  const STORE_DOWN: ErrorResult = { code: 503, message: "Sessions unavailable", data: NODATA };
+  const sessions = new Map<string, Session>([
+    ["t-ada", { user: "ada", role: "admin" }],
+    ["t-bob", { user: "bob", role: "member" }],
+  ]);
+  const findSession = async (token: string): Promise<Session | undefined> => sessions.get(token);
+  const withSession = (call: Call<Visitor>): TE.TaskEither<ErrorResult, Call<Visitor>> =>
+    pipe(
+      TE.tryCatch(
+        async () => (call.context.token === undefined ? undefined : findSession(call.context.token)),
+        () => STORE_DOWN,
+      ),
+      TE.chain(TE.fromNullable(NO_SESSION)),
+      TE.map((session) => ({ ...call, context: { ...call.context, session } })),
+    );
+  const needsAdminRole = (call: Call<Visitor>): TE.TaskEither<ErrorResult, Call<Visitor>> =>
+    call.request.method.startsWith("admin.") && call.context.session?.role !== "admin"
+      ? TE.left(NOT_ADMIN)
+      : TE.right(call);
+  const authorized: AsyncStage<Visitor> = flow(withSession, TE.chain(needsAdminRole));
+  const methods = {
+    whoami: (visitor: Visitor) => Success(visitor.session?.user),
+    "admin.stats": (visitor: Visitor) => Success(`stats for ${visitor.session?.user}`),
+  };
+  const handle = (body: string, token?: string, stages: readonly AnyStage[] = [authorized]) =>
+    asyncDispatch(body, methods, { context: { token }, stages });
+
+  test("the page's sequence", async () => {
+    expect(await handle(request("whoami", undefined, 1), "t-bob")).toBe('{"jsonrpc":"2.0","result":"bob","id":1}');
+    expect(await handle(request("whoami", undefined, 2))).toBe(
+      '{"jsonrpc":"2.0","error":{"code":401,"message":"Unauthorized"},"id":2}',
+    );
+    expect(await handle(request("admin.stats", undefined, 3), "t-bob")).toBe(
+      '{"jsonrpc":"2.0","error":{"code":403,"message":"Forbidden"},"id":3}',
+    );
+    expect(await handle(request("admin.stats", undefined, 4), "t-ada")).toBe(
+      '{"jsonrpc":"2.0","result":"stats for ada","id":4}',
+    );
+    expect(await handle(request("whoami", undefined, 5), "t-nobody")).toBe(
+      '{"jsonrpc":"2.0","error":{"code":401,"message":"Unauthorized"},"id":5}',
+    );
+  });
+
+  test("flow(withSession, TE.chain(needsAdminRole)) answers as the two stages given in order", async () => {
+    const tokens = [undefined, "t-ada", "t-bob", "t-nobody"];
+    const names = ["whoami", "admin.stats", "admin.nothing", "nothing"];
+    for (const token of tokens) {
+      for (const name of names) {
+        const body = `[${request(name, undefined, 1)},${request(name, undefined, undefined)}]`;
+        expect({ token, name, out: await handle(body, token) }).toStrictEqual({
+          token,
+          name,
+          out: await handle(body, token, [withSession, needsAdminRole]),
+        });
+      }
+    }
+  });
+
+  test("the stages alone are TaskEithers: testable without dispatch", async () => {
+    const call: Call<Visitor> = { request: { jsonrpc: "2.0", method: "whoami", id: 1 }, context: { token: "t-ada" } };
+    expect(await pipe(call, withSession, TE.chain(needsAdminRole))()).toStrictEqual(
+      E.right({ ...call, context: { token: "t-ada", session: { user: "ada", role: "admin" } } }),
+    );
+    expect(await withSession({ ...call, context: { token: undefined } })()).toStrictEqual(E.left(NO_SESSION));
+    const bobsAdminCall = { request: { ...call.request, method: "admin.stats" }, context: { token: "t-bob" } };
+    expect(await pipe(bobsAdminCall, withSession, TE.chain(needsAdminRole))()).toStrictEqual(E.left(NOT_ADMIN));
+  });
+
+  test("a stage may pass on another request (an alias); the answer keeps the id the request arrived with", async () => {
+    const alias: Stage<Visitor> = (call) =>
+      E.right(
+        call.request.method === "me"
+          ? { ...call, request: { ...call.request, method: "whoami", id: "rewritten" } }
+          : call,
+      );
+    expect(await handle(request("me", undefined, 1), "t-ada", [authorized, alias])).toBe(
+      '{"jsonrpc":"2.0","result":"ada","id":1}',
+    );
+    expect(await handle(request("me", undefined, 2), undefined, [alias, authorized])).toBe(
+      '{"jsonrpc":"2.0","error":{"code":401,"message":"Unauthorized"},"id":2}',
+    );
+    // A notification stays one, whatever id a stage gives it.
+    expect(await handle(request("me", undefined, undefined), "t-ada", [alias, authorized])).toBe("");
+  });
+
+  test("a store that fails is 503 (TE.tryCatch); a stage whose TaskEither rejects anyway is -32603, logged", async () => {
+    const spy = jest.spyOn(sessions, "get").mockImplementation(() => {
+      throw new globalThis.Error("connection refused");
+    });
+    const log = recordLogs();
+    try {
+      expect(await handle(request("whoami", undefined, 1), "t-ada")).toBe(
+        '{"jsonrpc":"2.0","error":{"code":503,"message":"Sessions unavailable"},"id":1}',
+      );
+      const rejecting: AsyncStage = () => () => Promise.reject(new globalThis.Error("boom"));
+      expect(await handle(request("whoami", undefined, 2), "t-ada", [rejecting])).toBe(
+        '{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"},"id":2}',
+      );
+      expect(log.entries.filter((entry) => entry.level === "error")).toHaveLength(1);
+    } finally {
+      log.restore();
+      spy.mockRestore();
+    }
+  });
+
+  test("sync dispatch: an async function stage is a TypeError at call time; a TaskEither at run time is -32603", () => {
+    const log = recordLogs();
+    try {
+      const asyncFunction: AsyncStage<Visitor> = async (call) => E.right(call);
+      expect(() =>
+        dispatch(request("whoami"), methods, { context: { token: "t-ada" }, stages: [asyncFunction] }),
+      ).toThrow(new TypeError("stages[0] is for async dispatch only (it waits); use asyncDispatch"));
+      const out = JSON.parse(
+        dispatch(request("whoami"), methods, { context: { token: "t-ada" }, stages: [authorized] }),
+      );
+      expect(out).toMatchObject({
+        error: { code: -32603, data: "A stage returned a Promise; use asyncDispatch" },
+        id: 1,
+      });
+    } finally {
+      log.restore();
+    }
+  });
+});
+
+describe("recipe: OpenTelemetry, a span per request", () => {
+  const traced = (tracer: Tracer): Around => ({
+    _tag: "Around",
+    asyncOnly: false,
+    around: (F) => (next) => (call) => {
+      const { method, id } = call.request;
+      const span = tracer.startSpan(method, {
+        kind: SpanKind.SERVER,
+        attributes: {
+          "rpc.system": "jsonrpc",
+          "rpc.method": method,
+          "rpc.jsonrpc.version": "2.0",
+          ...(id === undefined ? {} : { "rpc.jsonrpc.request_id": id === null ? "" : String(id) }),
+        },
+      });
+      const answer = context.with(trace.setSpan(context.active(), span), () => next(call));
+      return F.map(answer, (response) => {
+        if (E.isLeft(response)) {
+          const { code, message } = response.left;
+          span.setAttributes({ "rpc.jsonrpc.error_code": code, "rpc.jsonrpc.error_message": message });
+          span.setStatus({ code: SpanStatusCode.ERROR, message });
+        }
+        span.end();
+        return response;
+      });
+    },
+  });
+
+  /** What a recording span saw. */
+  class RecordedSpan implements Span {
+    readonly attributes: Record<string, unknown> = {};
+    status: SpanStatus | undefined = undefined;
+    ended = false;
+    constructor(
+      public name: string,
+      readonly kind: SpanKind | undefined,
+      attributes: SpanAttributes | undefined,
+      private readonly spanId: string,
+    ) {
+      Object.assign(this.attributes, attributes);
+    }
+    spanContext(): SpanContext {
+      return { traceId: "1".repeat(32), spanId: this.spanId, traceFlags: TraceFlags.SAMPLED };
+    }
+    setAttribute(key: string, value: SpanAttributeValue): this {
+      this.attributes[key] = value;
+      return this;
+    }
+    setAttributes(attributes: SpanAttributes): this {
+      Object.assign(this.attributes, attributes);
+      return this;
+    }
+    addEvent(): this {
+      return this;
+    }
+    addLink(): this {
+      return this;
+    }
+    addLinks(): this {
+      return this;
+    }
+    setStatus(status: SpanStatus): this {
+      this.status = status;
+      return this;
+    }
+    updateName(name: string): this {
+      this.name = name;
+      return this;
+    }
+    end(): void {
+      this.ended = true;
+    }
+    isRecording(): boolean {
+      return !this.ended;
+    }
+    recordException(): void {}
+  }
+  const recordingTracer = (spans: RecordedSpan[]): Tracer => ({
+    startSpan: (name, options = {}) => {
+      const span = new RecordedSpan(
+        name,
+        options.kind,
+        options.attributes,
+        spans.length.toString(16).padStart(16, "0"),
+      );
+      spans.push(span);
+      return span;
+    },
+    startActiveSpan: (() => {
+      throw new globalThis.Error("not used by the stage");
+    }) as Tracer["startActiveSpan"],
+  });
+  /** The context manager an SDK installs, reduced to AsyncLocalStorage. */
+  class StorageContextManager implements ContextManager {
+    private readonly storage = new AsyncLocalStorage<Context>();
+    active(): Context {
+      return this.storage.getStore() ?? ROOT_CONTEXT;
+    }
+    with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
+      ctx: Context,
+      fn: F,
+      thisArg?: ThisParameterType<F>,
+      ...args: A
+    ): ReturnType<F> {
+      return this.storage.run(ctx, () => fn.call(thisArg, ...args));
+    }
+    bind<T>(_ctx: Context, target: T): T {
+      return target;
+    }
+    enable(): this {
+      return this;
+    }
+    disable(): this {
+      this.storage.disable();
+      return this;
+    }
+  }
+
+  const active: Array<Span | undefined> = [];
+  const methods = {
+    add: (a: number, b: number) => (active.push(trace.getActiveSpan()), Success(a + b)),
+    later: async () => {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      active.push(trace.getActiveSpan());
+      return Success("done");
+    },
+    fail: () => Error(1, "Nope"),
+  };
+  beforeAll(() => {
+    context.setGlobalContextManager(new StorageContextManager());
+  });
+  afterAll(() => {
+    context.disable();
+  });
+  beforeEach(() => {
+    active.length = 0;
+  });
+
+  test("a span per request, named after the method, with the JSON-RPC attributes; errors set the status", () => {
+    const spans: RecordedSpan[] = [];
+    const stages = [traced(recordingTracer(spans))];
+    const out = dispatch(
+      `[${request("add", [1, 2], 1)},${request("fail", undefined, "x")},${request("add", [1, 1], undefined)},${request("nope", undefined, null)}]`,
+      methods,
+      { stages },
+    );
+    expect(JSON.parse(out)).toHaveLength(3);
+    expect(
+      spans.map(({ name, kind, attributes, status, ended }) => ({ name, kind, attributes, status, ended })),
+    ).toStrictEqual([
+      {
+        name: "add",
+        kind: SpanKind.SERVER,
+        attributes: {
+          "rpc.system": "jsonrpc",
+          "rpc.method": "add",
+          "rpc.jsonrpc.version": "2.0",
+          "rpc.jsonrpc.request_id": "1",
+        },
+        status: undefined,
+        ended: true,
+      },
+      {
+        name: "fail",
+        kind: SpanKind.SERVER,
+        attributes: {
+          "rpc.system": "jsonrpc",
+          "rpc.method": "fail",
+          "rpc.jsonrpc.version": "2.0",
+          "rpc.jsonrpc.request_id": "x",
+          "rpc.jsonrpc.error_code": 1,
+          "rpc.jsonrpc.error_message": "Nope",
+        },
+        status: { code: SpanStatusCode.ERROR, message: "Nope" },
+        ended: true,
+      },
+      {
+        name: "add",
+        kind: SpanKind.SERVER,
+        attributes: { "rpc.system": "jsonrpc", "rpc.method": "add", "rpc.jsonrpc.version": "2.0" },
+        status: undefined,
+        ended: true,
+      },
+      {
+        name: "nope",
+        kind: SpanKind.SERVER,
+        attributes: {
+          "rpc.system": "jsonrpc",
+          "rpc.method": "nope",
+          "rpc.jsonrpc.version": "2.0",
+          "rpc.jsonrpc.request_id": "",
+          "rpc.jsonrpc.error_code": -32601,
+          "rpc.jsonrpc.error_message": "Method not found",
+        },
+        status: { code: SpanStatusCode.ERROR, message: "Method not found" },
+        ended: true,
+      },
+    ]);
+    // The request's span is the active span while its method runs.
+    expect(active).toStrictEqual([spans[0], spans[2]]);
+  });
+
+  test("async dispatch: the span is active across the method's awaits, and ends with the answer", async () => {
+    const spans: RecordedSpan[] = [];
+    const pending = asyncDispatch(request("later", undefined, 7), methods, {
+      stages: [traced(recordingTracer(spans))],
+    });
+    expect(spans).toHaveLength(1);
+    expect(spans[0]?.ended).toBe(false);
+    expect(await pending).toBe('{"jsonrpc":"2.0","result":"done","id":7}');
+    expect(spans[0]?.ended).toBe(true);
+    expect(active).toStrictEqual([spans[0]]);
+    expect(trace.getActiveSpan()).toBeUndefined();
+  });
+
+  test("with the global no-op tracer (no SDK) the answers are those without the stage", async () => {
+    const stages = [traced(trace.getTracer("rpcserver-test"))];
+    const bodies = [
+      request("add", [1, 2], 1),
+      request("fail", undefined, 2),
+      `[${request("add", [1, 1], 3)},${request("add", [2, 2], undefined)},${request("nope", undefined, 4)}]`,
+      request("add", [1, 1], undefined),
+    ];
+    for (const body of bodies) expect(dispatch(body, methods, { stages })).toBe(dispatch(body, methods));
+    expect(await asyncDispatch(request("later", undefined, 1), methods, { stages })).toBe(
+      '{"jsonrpc":"2.0","result":"done","id":1}',
+    );
+  });
+
+  test("an Around stage of your own that throws costs the whole body its answers: -32000, logged", () => {
+    const log = recordLogs();
+    try {
+      const broken: Around = {
+        _tag: "Around",
+        asyncOnly: false,
+        around: () => () => () => {
+          throw new globalThis.Error("tracer down");
+        },
+      };
+      expect(
+        dispatch(`[${request("add", [1, 2], 1)},${request("add", [1, 2], 2)}]`, methods, { stages: [broken] }),
+      ).toBe('{"jsonrpc":"2.0","error":{"code":-32000,"message":"Server error"},"id":null}');
+      expect(log.entries.filter((entry) => entry.level === "error")).toHaveLength(1);
+    } finally {
+      log.restore();
+    }
   });
 });
 
@@ -728,7 +1439,26 @@ describe("docs/recipes.md shows the code tested here", () => {
     ["mapping Responses", ["responsesOf", "summary", "asNumber"]],
     ["postProcess", ["Reply", "errorNames", "reply"]],
     ["context", ["User", "UNAUTHORIZED", "FORBIDDEN", "users", "authenticate", "signedIn"]],
-    ["stages", ["Handler", "Stage", "logged", "refusing", "rateLimited"]],
+    ["authorization by method name", ["Member", "adminsOnly"]],
+    ["rate limit", ["TOO_MANY_REQUESTS", "rateLimited"]],
+    ["audit log", ["AuditEntry", "audited", "closed"]],
+    ["time-out", ["sleep", "stopped"]],
+    [
+      "async stage",
+      [
+        "Session",
+        "Visitor",
+        "NO_SESSION",
+        "NOT_ADMIN",
+        "STORE_DOWN",
+        "sessions",
+        "findSession",
+        "withSession",
+        "needsAdminRole",
+        "authorized",
+      ],
+    ],
+    ["OpenTelemetry", ["traced"]],
     ["big integers", ["MAX_DIGITS", "TOKEN", "parseBig", "writeBig"]],
   ])("%s", (_recipe, names) => {
     for (const name of names) {
