@@ -208,7 +208,7 @@ const register = <F extends Method>(f: F, options: MethodOptions): F => {
     warn(`method name "${name}" starts with "rpc.", which JSON-RPC 2.0 reserves for its own extensions`);
   }
   const { name: _name, ...info } = options;
-  if (Object.keys(info).length > 0) withCodecs(info, f as never);
+  if (Object.keys(info).length > 0) attach("method", info, f);
   globalMethods[name] = f;
   return f;
 };
@@ -326,16 +326,17 @@ export const withCodecs = <
 >(
   info: MethodInfo<C, R>,
   f: F,
-): F => {
-  if (typeof f !== "function") throw new TypeError(`withCodecs: expected a function, got ${typeof f}`);
+): F => attach("withCodecs", info, f);
+
+/** Gives `f` the codecs and documentation of `info`; `who` names the caller in its TypeErrors. */
+const attach = <F>(who: string, info: MethodInfo<t.Any, t.Any>, f: F): F => {
+  if (typeof f !== "function") throw new TypeError(`${who}: expected a function, got ${typeof f}`);
   if (typeof info !== "object" || info === null) {
-    throw new TypeError(`withCodecs: expected the method's codecs and documentation, got ${String(info)}`);
+    throw new TypeError(`${who}: expected the method's codecs and documentation, got ${String(info)}`);
   }
   const { params, result } = info;
-  if (params !== undefined && !isCodec(params, "decode"))
-    throw new TypeError("withCodecs: params must be an io-ts codec");
-  if (result !== undefined && !isCodec(result, "encode"))
-    throw new TypeError("withCodecs: result must be an io-ts codec");
+  if (params !== undefined && !isCodec(params, "decode")) throw new TypeError(`${who}: params must be an io-ts codec`);
+  if (result !== undefined && !isCodec(result, "encode")) throw new TypeError(`${who}: result must be an io-ts codec`);
   if (params !== undefined) define(f, PARAMS, params);
   if (result !== undefined) define(f, RESULT, result);
   define(f, INFO, Object.freeze({ ...infoOf(f as never), ...info }));

@@ -226,7 +226,9 @@ describe("result codecs encode what a method returns", () => {
     expect(() => withCodecs({ result: {} as t.Any }, () => Success(1))).toThrow(
       new TypeError("withCodecs: result must be an io-ts codec"),
     );
-    expect(() => method({ name: "x", result: 3 as unknown as t.Any })(() => Success(1))).toThrow(TypeError);
+    expect(() => method({ name: "x", result: 3 as unknown as t.Any })(() => Success(1))).toThrow(
+      new TypeError("method: result must be an io-ts codec"),
+    );
     expect(() => withCodecs({ params: null as unknown as t.Any }, () => Success(1))).toThrow(
       new TypeError("withCodecs: params must be an io-ts codec"),
     );
