@@ -485,7 +485,17 @@ const thenT = <F extends URIS, A, B>(
 const lift =
   <F extends URIS>(F: Effect<F>, env: Env) =>
   (next: Handler<F>, stage: AnyStage): Handler<F> => {
-    if (isAround(stage)) return stage.around(F)(next);
+    if (isAround(stage)) {
+      const around = stage.around(F)(next);
+      // An exception from an Around stage of your own answers its request alone, as a guard's does.
+      return (call) => {
+        try {
+          return around(call);
+        } catch (thrown) {
+          return F.of(E.left(thrownError(env, call, "stage for method", thrown)));
+        }
+      };
+    }
     const guard = stage as (call: Call) => unknown;
     const andThen = thenT(F, next);
     return (call) => {

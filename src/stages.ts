@@ -241,6 +241,8 @@ export interface Observation {
   readonly method: string;
   /** The request's id; `undefined` for a notification. */
   readonly id: Id | undefined;
+  /** The context the request reached this stage with (who called, for an audit log). */
+  readonly context: unknown;
   /** Milliseconds from reaching the stage to the answer (`performance.now()` differences). */
   readonly durationMs: number;
   /** The answer: `Right<SuccessResponse>` or `Left<ErrorResponse>` (also for a notification, which is not sent). */
@@ -279,6 +281,7 @@ export const observe = (callback: (observation: Observation) => void): Around =>
           callback({
             method: call.request.method,
             id: call.request.id,
+            context: call.context,
             durationMs: clock() - started,
             response,
           });

@@ -618,6 +618,7 @@ describe("recipe: a rate limit per caller", () => {
 
 describe("recipe: an audit log with observe", () => {
   interface AuditEntry {
+    readonly caller: string;
     readonly method: string;
     /** `null` for a notification (which has no id). */
     readonly id: unknown;
@@ -625,8 +626,9 @@ describe("recipe: an audit log with observe", () => {
     readonly durationMs: number;
   }
   const audited = (write: (entry: AuditEntry) => void) =>
-    observe(({ method, id, durationMs, response }) =>
+    observe(({ method, id, context, durationMs, response }) =>
       write({
+        caller: (context as { caller: string }).caller,
         method,
         id: id === undefined ? null : id,
         outcome: E.isRight(response) ? "ok" : `error ${response.left.code}`,
@@ -647,7 +649,7 @@ describe("recipe: an audit log with observe", () => {
 
   test("the page's sequence: every valid request, refused ones included; invalid ones never reach the stages", () => {
     const log: AuditEntry[] = [];
-    const options = { stages: [audited((entry) => log.push(entry)), closed] };
+    const options = { context: { caller: "ann" }, stages: [audited((entry) => log.push(entry)), closed] };
     dispatch(request("ping", undefined, 1), methods, options);
     const batch = dispatch(
       `[${request("shutdown", undefined, 2)},${request("ping", undefined, undefined)},${request("pong", undefined, 3)},{"jsonrpc":"2.0","method":1,"id":4}]`,
@@ -658,6 +660,7 @@ describe("recipe: an audit log with observe", () => {
     dispatch('{"jsonrpc":"2.0","method', methods, options);
     dispatch("[]", methods, options);
     expect(outcomes(log)).toStrictEqual(["ping 1 ok", "shutdown 2 error 403", "ping null ok", "pong 3 error -32601"]);
+    expect(log.every((entry) => entry.caller === "ann")).toBe(true);
     expect(log.every((entry) => entry.durationMs >= 0)).toBe(true);
   });
 
@@ -1176,7 +1179,7 @@ describe("recipe: OpenTelemetry, a span per request", () => {
     );
   });
 
-  test("an Around stage of your own that throws costs the whole body its answers: -32000, logged", () => {
+  test("an Around stage of your own that throws answers its request alone: -32603, logged", () => {
     const log = recordLogs();
     try {
       const broken: Around = {
@@ -1188,8 +1191,11 @@ describe("recipe: OpenTelemetry, a span per request", () => {
       };
       expect(
         dispatch(`[${request("add", [1, 2], 1)},${request("add", [1, 2], 2)}]`, methods, { stages: [broken] }),
-      ).toBe('{"jsonrpc":"2.0","error":{"code":-32000,"message":"Server error"},"id":null}');
-      expect(log.entries.filter((entry) => entry.level === "error")).toHaveLength(1);
+      ).toBe(
+        '[{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"},"id":1},' +
+          '{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"},"id":2}]',
+      );
+      expect(log.entries.filter((entry) => entry.level === "error")).toHaveLength(2);
     } finally {
       log.restore();
     }

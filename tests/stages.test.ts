@@ -14,6 +14,7 @@ import {
   dispatchToResponse,
   dispatchToSerializable,
   JsonRpcError,
+  NOCONTEXT,
   NODATA,
   observe,
   Success,
@@ -678,7 +679,13 @@ describe("observe", () => {
       '{"jsonrpc":"2.0","result":"pong","id":1}',
     );
     expect(seen).toStrictEqual([
-      { method: "ping", id: 1, durationMs: expect.any(Number), response: E.right({ result: "pong", id: 1 }) },
+      {
+        method: "ping",
+        id: 1,
+        context: NOCONTEXT,
+        durationMs: expect.any(Number),
+        response: E.right({ result: "pong", id: 1 }),
+      },
     ]);
     expect(seen[0]?.durationMs).toBeGreaterThanOrEqual(0);
   });
@@ -689,7 +696,13 @@ describe("observe", () => {
       '{"jsonrpc":"2.0","result":"later","id":"a"}',
     );
     expect(seen).toStrictEqual([
-      { method: "later", id: "a", durationMs: expect.any(Number), response: E.right({ result: "later", id: "a" }) },
+      {
+        method: "later",
+        id: "a",
+        context: NOCONTEXT,
+        durationMs: expect.any(Number),
+        response: E.right({ result: "later", id: "a" }),
+      },
     ]);
   });
 
