@@ -25,11 +25,13 @@ const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const require = createRequire(import.meta.url);
 
 /**
- * The ceiling for the ESM entry, minified and gzipped, in bytes. About 5.5 KiB at the time of
- * writing: the headroom leaves room for features, and a jump past it (a dependency bundled by
- * mistake, a Node polyfill) still fails.
+ * The ceiling for the ESM entry, minified and gzipped, in bytes. About 5.5 KiB for the dispatch
+ * library alone, 7.6 KiB with the public pipeline and stages, 11.6 KiB with OpenRPC (the
+ * document and io-ts -> JSON Schema, exported from the main entry so that the dev server can
+ * answer `rpc.discover`): the headroom leaves room for features, and a jump past it (a dependency
+ * bundled by mistake, a Node polyfill) still fails.
  */
-const MAX_MIN_GZIP_BYTES = 8 * 1024;
+const MAX_MIN_GZIP_BYTES = 13 * 1024;
 
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
 
