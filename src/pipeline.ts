@@ -497,7 +497,9 @@ const lift =
       };
     }
     const guard = stage as (call: Call) => unknown;
-    const andThen = thenT(F, next);
+    // A stage may pass on a rewritten request; the answer still carries the id the request came with.
+    const onward = (call: Call, passed: Call): Kind<F, Response> =>
+      passed.request === call.request ? next(passed) : F.map(next(passed), withIdOf(call.request));
     return (call) => {
       let answered: unknown;
       let passed: Call | undefined;
@@ -510,8 +512,9 @@ const lift =
       } catch (thrown) {
         return F.of(E.left(thrownError(env, call, "stage for method", thrown)));
       }
-      if (passed !== undefined) return next(passed);
-      return andThen(settle(F, env, call, "stage for method", answered, staged));
+      if (passed !== undefined) return onward(call, passed);
+      const waited = settle(F, env, call, "stage for method", answered, staged);
+      return thenT(F, (later: Call) => onward(call, later))(waited);
     };
   };
 
@@ -590,7 +593,6 @@ const compose = <F extends URIS>(F: Effect<F>, env: Env): ((body: unknown, conte
   const notify: (call: Call) => Kind<F, Response | undefined> =
     env.stages.length === 0 ? base<F, Response | undefined>(F, env, dropped) : (call) => F.map(quietly(call), nothing);
   const decode = validate(env);
-  const stagesMayRewrite = env.stages.length > 0;
 
   /** One request: a notification's answer is dropped (it still runs to the end). */
   const one = (value: unknown, context: unknown): Kind<F, Response | undefined> => {
@@ -598,11 +600,7 @@ const compose = <F extends URIS>(F: Effect<F>, env: Env): ((body: unknown, conte
     if (E.isLeft(request)) return F.of<Response | undefined>(request);
     const call = { request: request.right, context };
     if (isNotification(call.request)) return notify(call);
-    const outcome = handle(call);
-    // A stage may pass on a rewritten request; the answer still carries the id the request came with.
-    return widen<F, Response, Response | undefined>(
-      stagesMayRewrite ? F.map(outcome, withIdOf(call.request)) : outcome,
-    );
+    return widen<F, Response, Response | undefined>(handle(call));
   };
 
   const batch = (members: ReadonlyArray<unknown>, context: unknown): Kind<F, Answer> => {

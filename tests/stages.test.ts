@@ -337,7 +337,28 @@ describe.each(jsonDispatchers)("user stages through %s", (_name, run) => {
     expect(await run(req("ping", undefined, 1), methods, { stages: [renumber, refuse] })).toBe(
       '{"jsonrpc":"2.0","error":{"code":403,"message":"Forbidden","data":{"why":"no"}},"id":1}',
     );
+    const forget: Stage = (call) => {
+      const { id: _id, ...rest } = call.request;
+      return E.right({ ...call, request: rest });
+    };
+    expect(await run(req("ping", undefined, 7), methods, { stages: [forget] })).toBe(
+      '{"jsonrpc":"2.0","result":"pong","id":7}',
+    );
+    expect(await run(req("ping", undefined, undefined), methods, { stages: [renumber] })).toBe("");
   });
+});
+
+test("an async stage that renumbers the request: the answer keeps the id it came with", async () => {
+  const renumber: AsyncStage = (call) => TE.right({ ...call, request: { ...call.request, id: "other" } });
+  const methods: Methods = { ping: async () => Success("pong") };
+  expect(await asyncDispatch(req("ping", undefined, "mine"), methods, { stages: [renumber] })).toBe(
+    '{"jsonrpc":"2.0","result":"pong","id":"mine"}',
+  );
+  expect(
+    await asyncDispatch(`[${req("ping", undefined, 1)},${req("ping", undefined, 2)}]`, methods, {
+      stages: [renumber, observe(() => undefined)],
+    }),
+  ).toBe('[{"jsonrpc":"2.0","result":"pong","id":1},{"jsonrpc":"2.0","result":"pong","id":2}]');
 });
 
 // -------------------------------------------------------------------------------------------------
