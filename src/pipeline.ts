@@ -18,8 +18,9 @@
  * - A flag tested inside the call stage (the previous design) made the effect a branch rather than
  *   a value; here the effect is a parameter, and the stages cannot tell which they run in.
  * - Stages as `(env, input)` pairs would save one closure per stage per environment; the Reader
- *   form lets the composition be built once per environment instead (and cached by the front ends
- *   for the common `dispatch(request, methods)` call), so a request allocates no closure for it.
+ *   form lets the composition be built once per environment instead (and kept by each dispatch
+ *   function while the methods and options, the context aside, stay the same), so a request
+ *   allocates no closure for it.
  *
  * The rules the stages enforce:
  * - a request that cannot be parsed or validated is answered, with id `null`;
@@ -28,8 +29,9 @@
  * - a batch is validated member by member and answered in its order; async dispatch runs its
  *   members at once;
  * - nothing a request carries, and nothing a method or a stage does, makes dispatch throw: an
- *   exception in a method, a params codec or a stage answers that request alone (-32603), and only
- *   a failure of the library itself (or of `postProcess`) is -32000.
+ *   exception in a method, a params or result codec or a stage answers that request alone
+ *   (-32603), and only a failure of the library itself (or of `postProcess`) is -32000;
+ * - an answer carries the id its request came with, whatever a stage makes of the request.
  *
  * @example
  * import { pipe } from "fp-ts/function";
