@@ -558,7 +558,11 @@ const schemasCompile = (document: OpenRpcDocument): void => {
 /**
  * `validateOpenRPCDocument` of `@open-rpc/schema-utils-js`, in a child process: the package needs
  * an ES module (`@open-rpc/spec-types`) that Node's `require` loads but jest's module system cannot.
+ * The child is a tool, not the runtime under test: it runs on the Node that runs npm (which can
+ * `require` an ES module), also when the runtime matrix runs this suite on Node 18, which cannot.
  */
+const toolNode = process.env["npm_node_execpath"] ?? process.execPath;
+
 const validateOpenRPCDocument = (document: unknown): string => {
   const script = `
     const { validateOpenRPCDocument } = require("@open-rpc/schema-utils-js");
@@ -567,7 +571,7 @@ const validateOpenRPCDocument = (document: unknown): string => {
       const result = validateOpenRPCDocument(JSON.parse(text));
       process.stdout.write(result === true ? "true" : String(result && result.message ? result.message : result));
     });`;
-  return execFileSync(process.execPath, ["-e", script], {
+  return execFileSync(toolNode, ["-e", script], {
     cwd: ROOT,
     input: JSON.stringify(document),
     encoding: "utf8",

@@ -4,7 +4,14 @@
  * calls, in place and by new objects, and check that each call sees its own.
  */
 import * as E from "fp-ts/Either";
-import { asyncDispatch, dispatch, NODATA, Success, type Stage } from "../src";
+import { asyncDispatch, dispatch, NODATA, setLogger, Success, type Logger, type Stage } from "../src";
+
+// A method below throws on purpose: its exception is logged, here into nothing.
+let previousLogger: Logger;
+beforeAll(() => {
+  previousLogger = setLogger({ error: () => undefined, warn: () => undefined, info: () => undefined });
+});
+afterAll(() => setLogger(previousLogger));
 
 const request = '{"jsonrpc":"2.0","method":"whoami","id":1}';
 const methods = { whoami: (context: unknown) => Success(context) };
