@@ -38,14 +38,14 @@ const line = (error: t.ValidationError, root: string): string => {
     const parent = context[i - 1];
     const entry = context[i];
     if (parent === undefined || entry === undefined || isBranching(parent.type)) continue;
-    path += /^\d+$/.test(entry.key) ? `[${entry.key}]` : path === "" ? entry.key : `.${entry.key}`;
+    path += /^\d+$/.test(entry.key) ? `[${entry.key}]` : `.${entry.key}`;
   }
   const last = context[context.length - 1];
   const expected = error.message ?? (last === undefined ? "a valid value" : last.type.name);
-  return `${path === "" ? "request" : path}: expected ${expected}, got ${render(error.value)}`;
+  return `${path}: expected ${expected}, got ${render(error.value)}`;
 };
 
-/** The io-ts errors as readable lines, duplicates removed; paths start at `root` (the params, or `""` for a request's own members). */
+/** The io-ts errors as readable lines, duplicates removed; paths start at `root` (`params`, or `request` for a validator's report). */
 export const report = (errors: t.Errors, root = "params"): string[] => [
   ...new Set(errors.map((error) => line(error, root))),
 ];

@@ -169,7 +169,7 @@ export const parse =
 
 /** An io-ts report as `data`: an error's own message where it has one (a custom validator's, the request codec's), else the path. */
 const reportOf = (errors: t.Errors): unknown => {
-  const lines = errors.map((error) => error.message ?? report([error], "")[0]);
+  const lines = errors.map((error) => error.message ?? report([error], "request")[0]);
   return lines.length === 1 ? lines[0] : lines;
 };
 
@@ -420,19 +420,7 @@ const callWith =
 /** A request's ending: its Response. */
 const answered: Ending<Invocation, Response> = { read: fromReturned, failed: E.left };
 
-/** Stands for a notification's Response, which is never sent: no answer is built for it. */
-const UNSENT: Response = E.right(SuccessResponse(null, null));
-
-/**
- * A notification's ending when a stage may still look at it (a stage's Left is a Response): the
- * Result is checked (and a wrong one logged), but no answer is built.
- */
-const unanswered: Ending<Invocation, Response> = {
-  read: (invocation, returned) => (isResult(returned) ? UNSENT : fromReturned(invocation, returned)),
-  failed: E.left,
-};
-
-/** A notification's ending when nothing is around to see it: nothing, the Result still checked. */
+/** A notification's ending when no stage is there to see its answer: nothing, the Result still checked. */
 const dropped: Ending<Invocation, undefined> = {
   read: (invocation, returned) => {
     if (!isResult(returned)) fromReturned(invocation, returned);
@@ -451,12 +439,6 @@ const isCall = (value: unknown): value is Call =>
 const isPass = (value: unknown): value is E.Right<Call> =>
   isObject(value) && (value as { _tag?: unknown })._tag === "Right" && isCall((value as E.Right<unknown>).right);
 
-/** A stage's ending: the next call, or the error for its request. */
-const staged: Ending<Call, E.Either<ErrorResponse, Call>> = {
-  read: (call, value) => fromStage(call, value),
-  failed: E.left,
-};
-
 /** What a stage answered, checked: the next call, or the error for its request. */
 const fromStage = (call: Call, answered: unknown): E.Either<ErrorResponse, Call> => {
   if (isPass(answered)) return answered;
@@ -470,18 +452,8 @@ const fromStage = (call: Call, answered: unknown): E.Either<ErrorResponse, Call>
   return failWith(ERROR_INTERNAL_ERROR, "Internal error", "A stage did not return an Either", call.request);
 };
 
-/**
- * Kleisli composition in `EitherT<F>`: a Left is passed on as the answer (a `Left<ErrorResponse>`
- * is a Response), a Right goes on to `f`. The step is made once, not per request.
- */
-const thenT = <F extends URIS, A, B>(
-  F: Effect<F>,
-  f: (a: A) => Kind<F, E.Either<ErrorResponse, B>>,
-): ((ma: Kind<F, E.Either<ErrorResponse, A>>) => Kind<F, E.Either<ErrorResponse, B>>) => {
-  const step = (ea: E.Either<ErrorResponse, A>): Kind<F, E.Either<ErrorResponse, B>> =>
-    E.isLeft(ea) ? F.of<E.Either<ErrorResponse, B>>(ea) : f(ea.right);
-  return (ma) => F.chain(ma, step);
-};
+/** A stage's ending: the next call, or the error for its request. */
+const staged: Ending<Call, E.Either<ErrorResponse, Call>> = { read: fromStage, failed: E.left };
 
 /** One stage of yours around the rest of the pipeline: a guard's Right goes on to `next`, its Left answers. */
 const lift =
@@ -515,17 +487,16 @@ const lift =
         return F.of(E.left(thrownError(env, call, "stage for method", thrown)));
       }
       if (passed !== undefined) return onward(call, passed);
-      const waited = settle(F, env, call, "stage for method", answered, staged);
-      return thenT(F, (later: Call) => onward(call, later))(waited);
+      // EitherT's chain: the stage's Left is the answer (a Left<ErrorResponse> is a Response).
+      return F.chain(settle(F, env, call, "stage for method", answered, staged), (waited) =>
+        E.isLeft(waited) ? F.of<Response>(waited) : onward(call, waited.right),
+      );
     };
   };
 
-/**
- * Your stages, then resolve and call, as one handler: `stages.reduceRight` of each stage around the
- * rest. Built once per environment; `read` is what the call stage makes of a method's return.
- */
-const handler = <F extends URIS>(F: Effect<F>, env: Env, ending: Ending<Invocation, Response>): Handler<F> =>
-  env.stages.reduceRight(lift(F, env), base(F, env, ending));
+/** Your stages, then resolve and call, as one handler: `stages.reduceRight` of each stage around the rest. */
+const handler = <F extends URIS>(F: Effect<F>, env: Env): Handler<F> =>
+  env.stages.reduceRight(lift(F, env), base(F, env, answered));
 
 /** Resolve, then call: the end of every handler. */
 const base = <F extends URIS, R>(F: Effect<F>, env: Env, ending: Ending<Invocation, R>) => {
@@ -588,12 +559,11 @@ export const pipeline =
  * whose options differ only in their context (the common case: the caller, per request).
  */
 const compose = <F extends URIS>(F: Effect<F>, env: Env): ((body: unknown, context: unknown) => Kind<F, Answer>) => {
-  const handle = handler(F, env, answered);
-  // A notification's answer is dropped, so none is built, unless a stage around the call (observe)
-  // is there to see it; without stages, its outcome is nothing from the start.
-  const quietly = env.stages.some(isAround) ? handle : handler(F, env, unanswered);
+  const handle = handler(F, env);
+  // A notification's answer is dropped: without stages none is built; with stages (which may
+  // answer it, or observe its answer) it is built and dropped.
   const notify: (call: Call) => Kind<F, Response | undefined> =
-    env.stages.length === 0 ? base<F, Response | undefined>(F, env, dropped) : (call) => F.map(quietly(call), nothing);
+    env.stages.length === 0 ? base<F, Response | undefined>(F, env, dropped) : (call) => F.map(handle(call), nothing);
   const decode = validate(env);
 
   /** One request: a notification's answer is dropped (it still runs to the end). */
