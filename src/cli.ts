@@ -28,7 +28,7 @@ import { parseArgs } from "node:util";
 import type { Server } from "node:http";
 import { messageOf } from "./describe";
 import { globalMethods, method, type Method } from "./methods";
-import { DISCOVER, openRpcDocument, type OpenRpcInfo } from "./openrpc";
+import { DEFAULT_TITLE, DISCOVER, openRpcDocument, type OpenRpcInfo } from "./openrpc";
 import { DEFAULT_PORT, serve } from "./server";
 import { VERSION } from "./version";
 
@@ -40,9 +40,6 @@ const EXIT_USAGE = 2;
 
 /** Exit status of any other failure. */
 const EXIT_FAILURE = 1;
-
-/** The title of the OpenRPC document when `--title` is not given. */
-const DEFAULT_TITLE = "rpcserver";
 
 const USAGE = `Usage: rpcserver <module> [--host HOST] [--port PORT] [--openrpc]
 

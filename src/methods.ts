@@ -177,6 +177,11 @@ const RESERVED = Symbol.for("rpcserver.reservedName");
 
 type Registry = { [name: string]: Method };
 
+/** What a method carries (its codecs, its documentation) is a hidden, fixed property of the function. */
+const define = (f: object, key: symbol, value: unknown): void => {
+  Object.defineProperty(f, key, { value, configurable: true, enumerable: false, writable: false });
+};
+
 /**
  * The process-wide methods that `method` fills and dispatch uses when given no `methods`.
  * Initially empty. It has no prototype, so any name, `__proto__` included, is an ordinary key; and
@@ -281,16 +286,12 @@ export function method(
  * @category registry
  */
 export const withParams = <C extends t.Any, F extends MethodOf<C>>(codec: C, f: F): F => {
-  Object.defineProperty(f, PARAMS, { value: codec, configurable: true, enumerable: false, writable: false });
+  define(f, PARAMS, codec);
   return f;
 };
 
 /** The params codec a method carries, if any. @internal */
 export const paramsCodecOf = (f: Method): t.Any | undefined => (f as { [PARAMS]?: t.Any })[PARAMS];
-
-const define = (f: object, key: symbol, value: unknown): void => {
-  Object.defineProperty(f, key, { value, configurable: true, enumerable: false, writable: false });
-};
 
 const isCodec = (value: unknown, member: "encode" | "decode"): boolean =>
   (typeof value === "object" || typeof value === "function") &&
@@ -374,6 +375,10 @@ export const reserveName = <F extends Method>(f: F, name: string): F => {
 export const reservedNameOf = (f: Method): unknown => (f as { [RESERVED]?: unknown })[RESERVED];
 
 const hasOwn = Object.prototype.hasOwnProperty;
+
+/** Is the table a Map, of any realm (`instanceof Map` refuses one made in a `node:vm` context or an iframe)? @internal */
+export const isMethodMap = (methods: Methods): methods is ReadonlyMap<string, Method> =>
+  Object.prototype.toString.call(methods) === "[object Map]";
 
 /** The method registered under `name` as an own entry, if it is a function. @internal */
 export const lookup = (methods: Methods, isMap: boolean, name: string): Method | undefined => {

@@ -26,6 +26,8 @@ import { schemaIn, type JsonSchema } from "./jsonschema";
 import {
   globalMethods,
   infoOf,
+  isMethodMap,
+  lookup,
   reservedNameOf,
   reserveName,
   type Method,
@@ -60,6 +62,9 @@ export const OPENRPC_VERSION = "1.3.2";
  * @category openrpc
  */
 export const DISCOVER = "rpc.discover";
+
+/** The document's title when the development server or the CLI is not given one. @internal */
+export const DEFAULT_TITLE = "rpcserver";
 
 /**
  * What the caller says about the service: OpenRPC's info object (`title` and `version` required),
@@ -167,12 +172,9 @@ export interface OpenRpcDocument {
 const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === "object" && value !== null;
 
-const isMap = (methods: Methods): methods is ReadonlyMap<string, Method> =>
-  Object.prototype.toString.call(methods) === "[object Map]";
-
 /** The table's methods in its order: a Map's, or an object's own enumerable keys. */
 const entriesOf = (methods: Methods): Array<readonly [string, Method]> => {
-  const all: Array<readonly [string, unknown]> = isMap(methods)
+  const all: Array<readonly [string, unknown]> = isMethodMap(methods)
     ? [...methods.entries()]
     : Object.keys(methods).map((name) => [name, (methods as Readonly<Record<string, unknown>>)[name]] as const);
   return all.filter((entry): entry is readonly [string, Method] => typeof entry[1] === "function");
@@ -414,14 +416,8 @@ const discovery = (info: () => OpenRpcInfo, methods: Methods | undefined): Metho
  */
 export const withDiscovery = (methods: Methods, info: () => OpenRpcInfo): Methods => {
   const answer = discovery(info, methods);
-  const own = (name: string): Method | undefined => {
-    const f: unknown = isMap(methods)
-      ? methods.get(name)
-      : Object.prototype.hasOwnProperty.call(methods, name)
-        ? (methods as Readonly<Record<string, unknown>>)[name]
-        : undefined;
-    return typeof f === "function" ? (f as Method) : undefined;
-  };
+  const isMap = isMethodMap(methods);
+  const own = (name: string): Method | undefined => lookup(methods, isMap, name);
   /** A Map to dispatch (which calls only `get`), whose entries are those of `methods` and `rpc.discover`. */
   class Discoverable extends Map<string, Method> {
     override get(name: string): Method | undefined {

@@ -7,7 +7,7 @@
 import * as E from "fp-ts/Either";
 import type * as t from "io-ts";
 import { messageOf } from "./describe";
-import { globalMethods, type Methods } from "./methods";
+import { globalMethods, isMethodMap, type Methods } from "./methods";
 import { requestCodec, type Request } from "./request";
 import type { Response } from "./response";
 import { NOCONTEXT } from "./sentinels";
@@ -192,9 +192,6 @@ const stagesFor = (stages: ReadonlyArray<AnyStage> | undefined, concurrent: bool
   return stages;
 };
 
-/** A Map of any realm (`instanceof Map` refuses one made in a `node:vm` context or an iframe). */
-const isMap = (methods: Methods): boolean => Object.prototype.toString.call(methods) === "[object Map]";
-
 /**
  * The environment of one dispatch call, for running the stages of `rpcserver/pipeline` yourself:
  * the methods (default `globalMethods`), the options checked and defaulted, and whether Promises
@@ -226,7 +223,7 @@ export const environment = (
   }
   return {
     methods: table,
-    methodsAreMap: isMap(table),
+    methodsAreMap: isMethodMap(table),
     context: o.context === undefined ? NOCONTEXT : o.context,
     deserializer: optionalFunction("deserializer", o.deserializer),
     validator: requestDecoder(o.validator),

@@ -32,7 +32,7 @@ import { ERROR_SERVER_ERROR } from "./codes";
 import { messageOf } from "./describe";
 import { log } from "./logger";
 import { globalMethods, type Methods } from "./methods";
-import { openRpcDocument, withDiscovery, type OpenRpcInfo } from "./openrpc";
+import { DEFAULT_TITLE, openRpcDocument, withDiscovery, type OpenRpcInfo } from "./openrpc";
 import type { Options } from "./options";
 import { VERSION } from "./version";
 
@@ -254,7 +254,7 @@ export const serve = async (
   // The server's URL is known once it listens: `rpc.discover` reads it then.
   const at: { url?: string } = {};
   const info = (): OpenRpcInfo => ({
-    title: "rpcserver",
+    title: DEFAULT_TITLE,
     version: VERSION,
     ...(at.url === undefined ? {} : { servers: [{ name: "development server", url: at.url }] }),
     ...(openrpc === false ? {} : openrpc),
