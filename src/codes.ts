@@ -25,7 +25,7 @@ export const ERROR_SERVER_ERROR = -32000;
 /**
  * The request was answered before its method settled, by the `timeout` stage. In the range
  * JSON-RPC 2.0 leaves to implementations (-32000 to -32099).
- * @since 5.1.0 @category codes
+ * @since 5.0.10 @category codes
  */
 export const ERROR_TIMEOUT = -32001;
 

@@ -31,7 +31,7 @@ import type { TaskEither } from "fp-ts/TaskEither";
  * const now: Later<number> = 1;
  * const later: Later<number> = Promise.resolve(1);
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category effect
  */
 export type Later<A> = A | Promise<A>;
@@ -44,11 +44,11 @@ export type Later<A> = A | Promise<A>;
  * import type { LaterURI } from "rpcserver/pipeline";
  * const value: Kind<LaterURI, number> = 1; // a Later<number>
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category effect
  */
 export const LaterURI = "rpcserver/Later";
-/** The type of {@link LaterURI}. @since 5.1.0 @category effect */
+/** The type of {@link LaterURI}. @since 5.0.10 @category effect */
 export type LaterURI = typeof LaterURI;
 
 declare module "fp-ts/HKT" {
@@ -74,7 +74,7 @@ const chainLater = <A, B>(fa: Later<A>, f: (a: A) => Later<B>): Later<B> => (isP
  * Later.map(1, (n) => n + 1); // 2, synchronously
  * await Later.map(Promise.resolve(1), (n) => n + 1); // 2
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category effect
  */
 export const Later: Monad1<LaterURI> = {
@@ -95,7 +95,7 @@ export const Later: Monad1<LaterURI> = {
  * waits(Sync); // false
  * waits(Async); // true
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category effect
  */
 export interface Effect<F extends URIS> extends Monad1<F> {
@@ -153,7 +153,7 @@ const attemptNow = <A, X, B, C>(
  * pipeline(Sync)(environment({ ping: () => Success("pong") }, undefined, false))('{"jsonrpc":"2.0","method":"ping","id":1}');
  * // Right: { result: "pong", id: 1 }, synchronously
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category effect
  */
 export const Sync: Effect<I.URI> = {
@@ -177,7 +177,7 @@ export const Sync: Effect<I.URI> = {
  * const env = environment({ ping: async () => Success("pong") }, undefined, true);
  * await pipeline(Async)(env)('{"jsonrpc":"2.0","method":"ping","id":1}'); // Right: { result: "pong", id: 1 }
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category effect
  */
 export const Async: Effect<LaterURI> = {
@@ -211,7 +211,7 @@ export const Async: Effect<LaterURI> = {
  * import { toTaskEither } from "rpcserver/pipeline";
  * await toTaskEither(E.right(1))(); // { _tag: "Right", right: 1 }
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category effect
  */
 export const toTaskEither =

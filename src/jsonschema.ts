@@ -49,7 +49,7 @@ import type * as t from "io-ts";
  * @example
  * const point: JsonSchema = { type: "object", properties: { x: { type: "number" } }, required: ["x"] };
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category openrpc
  */
 export interface JsonSchema {
@@ -508,7 +508,7 @@ const componentKeys = new WeakMap<object, Map<object, string>>();
  * const Tree = t.recursion("Tree", (self) => t.type({ children: t.array(self) }));
  * schemaIn(Tree, components); // { $ref: "#/components/schemas/Tree" }, components.Tree is its definition
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category openrpc
  * @internal
  */
@@ -532,7 +532,7 @@ export const schemaIn = (codec: Codec, components: Record<string, JsonSchema>): 
  * toJsonSchema(t.type({ name: t.string, age: t.union([t.number, t.undefined]) }));
  * // { type: "object", properties: { name: { type: "string" }, age: { type: "number" } }, required: ["name"] }
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category openrpc
  */
 export const toJsonSchema = (codec: t.Decoder<unknown, unknown> | t.Any): JsonSchema => {

@@ -45,7 +45,7 @@ export type ParamsArgs<A> = A extends ReadonlyArray<unknown> ? A : [params: A];
  * import { Success, type Returns } from "rpcserver";
  * const now = (): Returns<string> => Success(new Date().toISOString());
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category model
  */
 export type Returns<A> = Result<A> | PromiseLike<Result<A>>;
@@ -73,7 +73,7 @@ export type MethodOf<C extends t.Any, R extends t.Any = t.UnknownC> = (
  * @example
  * const tags: MethodTag[] = ["math", { name: "beta", description: "may change" }];
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category openrpc
  */
 export type MethodTag = string | { readonly name: string; readonly description?: string };
@@ -86,7 +86,7 @@ export type MethodTag = string | { readonly name: string; readonly description?:
  * import * as t from "io-ts";
  * const notFound: MethodError = { code: 404, message: "No such user", data: t.type({ id: t.number }) };
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category openrpc
  */
 export interface MethodError {
@@ -104,7 +104,7 @@ export interface MethodError {
  * @example
  * const example: MethodExample<[number, number], number> = { name: "one plus two", params: [1, 2], result: 3 };
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category openrpc
  */
 export interface MethodExample<P = unknown, A = unknown> {
@@ -130,7 +130,7 @@ export interface MethodExample<P = unknown, A = unknown> {
  *   examples: [{ params: [1, 2], result: 3 }],
  * };
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category openrpc
  */
 export interface MethodInfo<C extends t.Any = t.Any, R extends t.Any = t.UnknownC> {
@@ -317,7 +317,7 @@ const isCodec = (value: unknown, member: "encode" | "decode"): boolean =>
  * dispatch('{"jsonrpc":"2.0","method":"tomorrow","params":["2024-01-01T00:00:00.000Z"],"id":1}', methods);
  * // '{"jsonrpc":"2.0","result":"2024-01-02T00:00:00.000Z","id":1}'
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category registry
  */
 export const withCodecs = <

@@ -45,7 +45,7 @@ import { Success, type Result } from "./result";
  * import { OPENRPC_VERSION } from "rpcserver";
  * OPENRPC_VERSION; // "1.3.2"
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category openrpc
  */
 export const OPENRPC_VERSION = "1.3.2";
@@ -58,7 +58,7 @@ export const OPENRPC_VERSION = "1.3.2";
  * import { DISCOVER } from "rpcserver";
  * DISCOVER; // "rpc.discover"
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category openrpc
  */
 export const DISCOVER = "rpc.discover";
@@ -73,7 +73,7 @@ export const DEFAULT_TITLE = "rpcserver";
  * @example
  * const info: OpenRpcInfo = { title: "Bank", version: "1.0.0", servers: [{ url: "http://localhost:5000/" }] };
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category openrpc
  */
 export interface OpenRpcInfo {
@@ -98,7 +98,7 @@ export interface OpenRpcInfo {
  * @example
  * const a: ContentDescriptor = { name: "a", schema: { type: "number" }, required: true };
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category openrpc
  */
 export interface ContentDescriptor {
@@ -118,7 +118,7 @@ export interface ContentDescriptor {
  *   result: { name: "result", value: 3 },
  * };
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category openrpc
  */
 export interface ExamplePairing {
@@ -135,7 +135,7 @@ export interface ExamplePairing {
  * @example
  * const ping: OpenRpcMethod = { name: "ping", params: [], result: { name: "result", schema: { type: "string" } } };
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category openrpc
  */
 export interface OpenRpcMethod {
@@ -158,7 +158,7 @@ export interface OpenRpcMethod {
  * import { openRpcDocument, type OpenRpcDocument } from "rpcserver";
  * const document: OpenRpcDocument = openRpcDocument({}, { title: "Empty", version: "0.0.0" });
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category openrpc
  */
 export interface OpenRpcDocument {
@@ -351,7 +351,7 @@ const describeMethod = (name: string, f: Method, components: Record<string, Json
  * const document = openRpcDocument(methods, { title: "Calculator", version: "1.0.0" });
  * document.methods[0]?.params; // [{ name: "param0", schema: { type: "number" }, required: true }, { name: "param1", ... }]
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category openrpc
  */
 export function openRpcDocument(info: OpenRpcInfo): OpenRpcDocument;
@@ -393,7 +393,7 @@ export function openRpcDocument(first: Methods | OpenRpcInfo | undefined, second
  * method(discover({ title: "Ping service", version: "1.0.0" }));
  * dispatch('{"jsonrpc":"2.0","method":"rpc.discover","id":1}'); // '{"jsonrpc":"2.0","result":{"openrpc":"1.3.2",...},"id":1}'
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category openrpc
  */
 export const discover = (info: OpenRpcInfo, methods?: Methods): Method => {

@@ -24,7 +24,7 @@ import { isAround, type AnyStage } from "./stages";
  * const onlyNumericIds: Validator = t.type({ jsonrpc: t.literal("2.0"), method: t.string, id: t.number });
  * dispatch('{"jsonrpc":"2.0","method":"ping","id":"a"}', {}, { validator: onlyNumericIds }); // -32600
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category options
  */
 export type Validator = ((request: unknown) => unknown) | Pick<t.Decoder<unknown, unknown>, "decode">;
@@ -91,7 +91,7 @@ export interface JsonOptions extends Options {
  * import { environment } from "rpcserver/pipeline";
  * environment({}, undefined, false).validator.decode({ jsonrpc: "2.0", method: "ping" }); // Right
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category pipeline
  */
 export interface RequestDecoder {
@@ -108,7 +108,7 @@ export interface RequestDecoder {
  * const env: Env = environment({}, { debug: true }, false);
  * env.debug; // true
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category pipeline
  */
 export interface Env {
@@ -205,7 +205,7 @@ const stagesFor = (stages: ReadonlyArray<AnyStage> | undefined, concurrent: bool
  * const env = environment({ ping: () => Success("pong") }, { debug: true }, false);
  * env.maxBatchSize; // Infinity
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category pipeline
  */
 export const environment = (

@@ -78,7 +78,7 @@ import { idOf, isAround, isNotification, type AnyStage, type Call, type Handler 
  * const answer: Answer = pipeline(Sync)(environment({}, undefined, false))("[]");
  * // Left: -32600 Invalid Request (an empty batch)
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category pipeline
  */
 export type Answer = Response | Response[] | undefined;
@@ -93,7 +93,7 @@ export type Answer = Response | Response[] | undefined;
  * resolve(env)({ request: { jsonrpc: "2.0", method: "ping", id: 1 }, context: undefined });
  * // Right: { request, context, method: ping, params: undefined }
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category pipeline
  */
 export interface Invocation extends Call {
@@ -147,7 +147,7 @@ const parseJson = (text: string): unknown => {
  * import { environment, parse } from "rpcserver/pipeline";
  * parse(environment({}, undefined, false))("[1"); // Left: -32700 Parse error
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category stages
  */
 export const parse =
@@ -185,7 +185,7 @@ const refuse = E.mapLeft((errors: t.Errors) =>
  * import { environment, validate } from "rpcserver/pipeline";
  * validate(environment({}, undefined, false))({ jsonrpc: "2.0", method: 1 }); // Left: -32600
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category stages
  */
 export const validate = (env: Env): ((value: unknown) => E.Either<ErrorResponse, Request>) => {
@@ -218,7 +218,7 @@ const thrownError = (env: Env, call: Call, what: string, thrown: unknown): Error
  * resolve(environment({}, undefined, false))({ request: { jsonrpc: "2.0", method: "nope", id: 1 }, context: NOCONTEXT });
  * // Left: -32601 Method not found
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category stages
  */
 export const resolve =
@@ -396,7 +396,7 @@ const fromReturned = ({ request, method }: Invocation, returned: unknown): Respo
  * call(Sync)(env)({ request: { jsonrpc: "2.0", method: "add", id: 1 }, context: NOCONTEXT, method: (a: number, b: number) => Success(a + b), params: [1, 2] });
  * // Right: { result: 3, id: 1 }
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category stages
  */
 export const call =
@@ -526,7 +526,7 @@ const widen = <F extends URIS, A extends B, B>(fa: Kind<F, A>): Kind<F, B> => fa
  * import type { DispatchOptions } from "rpcserver/pipeline";
  * const options: DispatchOptions = { debug: true, postProcess: (response) => response };
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category pipeline
  */
 export type DispatchOptions = JsonOptions & ResponseOptions<unknown>;
@@ -542,7 +542,7 @@ export type DispatchOptions = JsonOptions & ResponseOptions<unknown>;
  * const env = environment({ ping: async () => Success("pong") }, undefined, true);
  * await pipeline(Async)(env)('{"jsonrpc":"2.0","method":"ping","id":1}'); // Right: { result: "pong", id: 1 }
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category pipeline
  */
 export const pipeline =
@@ -630,7 +630,7 @@ const serverError = (env: Env, thrown: unknown): Response => {
  * import { environment, serialize } from "rpcserver/pipeline";
  * serialize(environment({}, undefined, false))(undefined); // ""
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category output
  */
 export const serialize =
@@ -648,7 +648,7 @@ export const serialize =
  * toObjects(environment({}, undefined, false))(E.right(SuccessResponse("pong", 1)));
  * // { jsonrpc: "2.0", result: "pong", id: 1 }
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category output
  */
 export const toObjects =
@@ -683,7 +683,7 @@ export type Processed<T> = T | T[] | undefined;
  * const env = environment({}, { postProcess: (response) => response._tag }, false);
  * toResponses(env)(E.right(SuccessResponse("pong", 1))); // "Right"
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category output
  */
 export const toResponses =
@@ -764,7 +764,7 @@ const sameBuild = (built: Built, methods: Methods, o: DispatchOptions): boolean 
  * const toBytes = dispatcher(Sync, () => (answer: Answer) => new TextEncoder().encode(JSON.stringify(answer ?? null)));
  * toBytes('{"jsonrpc":"2.0","method":"ping","id":1}', { ping: () => Success("pong") }, undefined); // Uint8Array
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category pipeline
  */
 export const dispatcher = <F extends URIS, O>(F: Effect<F>, output: (env: Env) => (answer: Answer) => O) => {

@@ -37,7 +37,7 @@ import type { ErrorResult } from "./result";
  * const asGuest: Stage<{ user?: string }> = (call: Call<{ user?: string }>) =>
  *   E.right({ ...call, context: { user: call.context.user ?? "guest" } });
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category stages
  */
 export interface Call<C = unknown> {
@@ -56,7 +56,7 @@ export interface Call<C = unknown> {
  *     ? E.left({ code: 403, message: "Forbidden", data: call.request.method })
  *     : E.right(call);
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category stages
  */
 export type Stage<C = unknown> = (call: Call<C>) => E.Either<ErrorResult, Call<C>>;
@@ -74,7 +74,7 @@ export type Stage<C = unknown> = (call: Call<C>) => E.Either<ErrorResult, Call<C
  *     ? TE.right(call)
  *     : TE.left({ code: 401, message: "Unauthorized", data: undefined });
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category stages
  */
 export type AsyncStage<C = unknown> = (
@@ -91,7 +91,7 @@ export type AsyncStage<C = unknown> = (
  * import type { URI } from "fp-ts/Identity";
  * const answerAll: Handler<URI> = (call) => E.right(SuccessResponse(call.request.method, 1));
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category stages
  */
 export type Handler<F extends URIS> = (call: Call) => Kind<F, Response>;
@@ -104,7 +104,7 @@ export type Handler<F extends URIS> = (call: Call) => Kind<F, Response>;
  * import { observe, timeout, type Around } from "rpcserver";
  * const stages: Around[] = [observe((o) => console.log(o.method, o.durationMs)), timeout(1000)];
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category stages
  */
 export interface Around {
@@ -126,7 +126,7 @@ export interface Around {
  * const stages: AnyStage[] = [(call) => E.right(call), timeout(5000)];
  * await asyncDispatch('{"jsonrpc":"2.0","method":"ping","id":1}', {}, { stages }); // -32601: no such method
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category stages
  */
 export type AnyStage = ((call: Call<never>) => unknown) | Around;
@@ -162,7 +162,7 @@ const withSignal = (context: unknown, signal: AbortSignal): unknown =>
  * const options: TimeoutOptions = { context: (_context, signal) => signal };
  * timeout(1000, options);
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category stages
  */
 export interface TimeoutOptions {
@@ -190,7 +190,7 @@ export interface TimeoutOptions {
  * await asyncDispatch('{"jsonrpc":"2.0","method":"slow","id":1}', methods, { context: {}, stages: [timeout(10)] });
  * // '{"jsonrpc":"2.0","error":{"code":-32001,"message":"Request timed out","data":{"timeoutMs":10}},"id":1}'
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category stages
  */
 export const timeout = (ms: number, options: TimeoutOptions = {}): Around => {
@@ -233,7 +233,7 @@ export const timeout = (ms: number, options: TimeoutOptions = {}): Around => {
  * const log: Observation[] = [];
  * observe((o) => log.push(o));
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category stages
  */
 export interface Observation {
@@ -266,7 +266,7 @@ const clock: () => number =
  * });
  * seen; // ["ping Right"]
  *
- * @since 5.1.0
+ * @since 5.0.10
  * @category stages
  */
 export const observe = (callback: (observation: Observation) => void): Around => {
