@@ -59,8 +59,6 @@ declare module "fp-ts/HKT" {
 
 const identity = <A>(a: A): A => a;
 
-const apply = <A, B>(f: (a: A) => B, a: A): B => f(a);
-
 /** Only the pipeline makes the Promises in a Later (`Promise.resolve` of any thenable), so `instanceof` is exact. */
 const isPromise = (value: unknown): value is Promise<unknown> => value instanceof Promise;
 
@@ -114,17 +112,18 @@ export interface Effect<F extends URIS> extends Monad1<F> {
   /** Every outcome of a batch, in order; async dispatch lets them run at once. */
   readonly all: <A>(outcomes: ReadonlyArray<Kind<F, A>>) => Kind<F, ReadonlyArray<A>>;
   /**
-   * `onValue` of `f(a, x)`, or `onError` of what `f` throws or rejects with: the net under the
-   * whole pipeline, for a failure outside every stage's own care. One step, so that async dispatch
-   * pays one Promise reaction for the net and the output stage together; two arguments (the body
-   * and the context) so that no closure is made per request to carry them.
+   * `onValue` of `f(a, x)`, or `onError` of what `f` throws or rejects with (each also given `x`):
+   * a net, under the whole pipeline for a failure outside every stage's own care, and under each
+   * request that runs your stages. One step, so that async dispatch pays one Promise reaction for
+   * the net and what follows it together; two arguments (the body and the context, the call and
+   * its arrival id) so that no closure is made per request to carry them unless a Promise is met.
    */
   readonly attempt: <A, X, B, C>(
     f: (a: A, x: X) => Kind<F, B>,
     a: A,
     x: X,
-    onValue: (b: B) => C,
-    onError: (thrown: unknown) => C,
+    onValue: (b: B, x: X) => C,
+    onError: (thrown: unknown, x: X) => C,
   ) => Kind<F, C>;
 }
 
@@ -132,13 +131,13 @@ const attemptNow = <A, X, B, C>(
   f: (a: A, x: X) => B,
   a: A,
   x: X,
-  onValue: (b: B) => C,
-  onError: (thrown: unknown) => C,
+  onValue: (b: B, x: X) => C,
+  onError: (thrown: unknown, x: X) => C,
 ): C => {
   try {
-    return onValue(f(a, x));
+    return onValue(f(a, x), x);
   } catch (thrown) {
-    return onError(thrown);
+    return onError(thrown, x);
   }
 };
 
@@ -190,16 +189,20 @@ export const Async: Effect<LaterURI> = {
     f: (a: A, x: X) => Later<B>,
     a: A,
     x: X,
-    onValue: (b: B) => C,
-    onError: (thrown: unknown) => C,
+    onValue: (b: B, x: X) => C,
+    onError: (thrown: unknown, x: X) => C,
   ) => {
     let outcome: Later<B>;
     try {
       outcome = f(a, x);
     } catch (thrown) {
-      return onError(thrown);
+      return onError(thrown, x);
     }
-    return isPromise(outcome) ? outcome.then(onValue, onError) : attemptNow(apply, onValue, outcome, identity, onError);
+    if (!isPromise(outcome)) return attemptNow(onValue, outcome, x, identity, onError);
+    return outcome.then(
+      (b) => onValue(b, x),
+      (thrown: unknown) => onError(thrown, x),
+    );
   },
 };
 

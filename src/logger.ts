@@ -7,6 +7,7 @@
  *
  * @module
  */
+import { messageOf } from "./describe";
 
 /**
  * What rpcserver logs through: `console`, pino and winston loggers all fit.
@@ -25,13 +26,46 @@ export interface Logger {
 
 const noop = (): void => undefined;
 
-/** `message` and the exception as one text: its stack (which starts with its name and message) when it has one. */
+/**
+ * `message` and the exception as one text: its stack (which starts with its name and message) when
+ * it has one. The exception is anything a method or a stage threw: reading its `stack` may throw (a
+ * getter, a Proxy), and this runs after the task, where nothing would catch it, so a failure to read
+ * it is written as what can be said of it.
+ */
 const lineOf = (args: ReadonlyArray<unknown>): string | undefined => {
   const [message, thrown] = args;
   if (typeof message !== "string" || args.length > 2) return undefined;
   if (args.length === 1) return message;
-  if (thrown instanceof globalThis.Error && typeof thrown.stack === "string") return `${message}\n${thrown.stack}`;
+  try {
+    if (thrown instanceof globalThis.Error) {
+      const stack: unknown = thrown.stack;
+      if (typeof stack === "string") return `${message}\n${stack}`;
+    }
+  } catch {
+    return `${message}\n${messageOf(thrown)}`;
+  }
   return undefined;
+};
+
+/** `console.error(...args)`, which formats them (util.inspect): a hostile value, or a replaced console, may make that throw. */
+const writeFormatted = (args: ReadonlyArray<unknown>): void => {
+  try {
+    console.error(...args);
+  } catch {
+    writeText(
+      typeof args[0] === "string"
+        ? `${args[0]}\n(an exception that cannot be described)`
+        : "rpcserver: (an error that cannot be described)",
+    );
+  }
+};
+
+const writeText = (text: string): void => {
+  try {
+    console.error(text);
+  } catch {
+    // The logger must not end the process it reports for: a console that cannot write loses the line.
+  }
 };
 
 /**
@@ -46,6 +80,7 @@ let queue: Array<ReadonlyArray<unknown>> = [];
 const QUEUE_LIMIT = 1024;
 let exitHooked = false;
 
+/** Runs after the task (a microtask, or at exit): nothing here may throw, since nothing would catch it. */
 const flush = (): void => {
   const entries = queue;
   if (entries.length === 0) return;
@@ -56,12 +91,12 @@ const flush = (): void => {
     if (line !== undefined) text = text === "" ? line : `${text}\n${line}`;
     else {
       // Not the message-and-exception shape: console formats it, after what came before it.
-      if (text !== "") console.error(text);
+      if (text !== "") writeText(text);
       text = "";
-      console.error(...args);
+      writeFormatted(args);
     }
   }
-  if (text !== "") console.error(text);
+  if (text !== "") writeText(text);
 };
 
 const enqueue = (args: ReadonlyArray<unknown>): void => {

@@ -55,19 +55,20 @@ import {
   ERROR_PARSE_ERROR,
   ERROR_SERVER_ERROR,
 } from "./codes";
-import { messageOf } from "./describe";
+import { messageOf, render } from "./describe";
 import type { Effect } from "./effect";
 import { isJsonRpcError } from "./exceptions";
+import { isObject, isThenable } from "./guards";
 import { logSafely } from "./logger";
 import { globalMethods, lookup, paramsCodecOf, resultCodecOf, type Method, type Methods } from "./methods";
 import { environment, type Env, type JsonOptions, type ResponseOptions } from "./options";
 import { arityProblem, paramsToDecode, report } from "./params";
-import type { Request } from "./request";
+import type { Id, Request } from "./request";
 import { ErrorResponse, SuccessResponse, toSerializable, type Response, type Serializable } from "./response";
 import type { ErrorResult, Result } from "./result";
 import { NOCONTEXT, NODATA } from "./sentinels";
 import { writeAll } from "./serializer";
-import { idOf, isAround, isNotification, type AnyStage, type Call, type Handler } from "./stages";
+import { idOf, isAround, isNotification, isOwnAround, type AnyStage, type Call, type Handler } from "./stages";
 
 /**
  * What one request body comes to: a Response, a list of them for a batch, or `undefined` when
@@ -224,27 +225,43 @@ const thrownError = (env: Env, call: Call, what: string, thrown: unknown): Error
 export const resolve =
   (env: Env) =>
   (call: Call): E.Either<ErrorResponse, Invocation> => {
-    const { request, context } = call;
-    const method = lookup(env.methods, env.methodsAreMap, request.method);
-    if (method === undefined) return failWith(ERROR_METHOD_NOT_FOUND, "Method not found", request.method, request);
-    const codec = paramsCodecOf(method);
-    if (codec === undefined) {
-      const why = arityProblem(method.length - (context === NOCONTEXT ? 0 : 1), request.params);
-      return why === undefined
-        ? E.right({ request, context, method, params: request.params })
-        : failWith(ERROR_INVALID_PARAMS, "Invalid params", why, request);
-    }
-    let decoded: t.Validation<unknown>;
     try {
-      decoded = codec.decode(paramsToDecode(request.params));
+      return resolved(env, call);
     } catch (thrown) {
-      // A codec is the method's own code: its exception answers this request alone, as the method's would.
+      // The methods table, a method (its `length`, a Proxy) and its params codec are the user's
+      // code: whatever they throw answers this request alone, as the method's own exception would.
       return E.left(thrownError(env, call, "method", thrown));
     }
-    return E.isRight(decoded)
-      ? E.right({ request, context, method, params: decoded.right })
-      : failWith(ERROR_INVALID_PARAMS, "Invalid params", report(decoded.left), request);
   };
+
+const resolved = (env: Env, call: Call): E.Either<ErrorResponse, Invocation> => {
+  const { request, context } = call;
+  const method = lookup(env.methods, env.methodsAreMap, request.method);
+  if (method === undefined) return failWith(ERROR_METHOD_NOT_FOUND, "Method not found", request.method, request);
+  const codec = paramsCodecOf(method);
+  if (codec === undefined) {
+    const why = arityProblem(method.length - (context === NOCONTEXT ? 0 : 1), request.params);
+    return why === undefined
+      ? E.right({ request, context, method, params: request.params })
+      : failWith(ERROR_INVALID_PARAMS, "Invalid params", why, request);
+  }
+  const decoded: unknown = codec.decode(paramsToDecode(request.params));
+  if (!isValidation(decoded)) {
+    logSafely(
+      `rpcserver: the params codec of method "${request.method}" returned something other than an io-ts Validation`,
+    );
+    return failWith(ERROR_INTERNAL_ERROR, "Internal error", "The params codec did not return a Validation", request);
+  }
+  return E.isRight(decoded)
+    ? E.right({ request, context, method, params: decoded.right })
+    : failWith(ERROR_INVALID_PARAMS, "Invalid params", report(decoded.left), request);
+};
+
+/** What a codec's `decode` must return: a Right, or a Left of an array of errors. */
+const isValidation = (value: unknown): value is t.Validation<unknown> =>
+  isObject(value) &&
+  ((value as { _tag?: unknown })._tag === "Right" ||
+    ((value as { _tag?: unknown })._tag === "Left" && Array.isArray((value as { left?: unknown }).left)));
 
 // ---------------------------------------------------------------------------------------------
 // call
@@ -278,8 +295,6 @@ const apply = ({ method, params, context }: Invocation): unknown => {
       : f(context, params);
 };
 
-const isObject = (value: unknown): value is object => typeof value === "object" && value !== null;
-
 /**
  * Is `value` a Result? A Left must hold an ErrorResult, as a Right a SuccessResult: a hand-built
  * `left({})` would otherwise be sent as `"error":{}`. A code or message of the wrong type is still
@@ -291,11 +306,6 @@ const isResult = (value: unknown): value is Result => {
   if (either._tag === "Right") return isObject(either.right) && "result" in either.right;
   return either._tag === "Left" && isObject(either.left) && "code" in either.left && "message" in either.left;
 };
-
-const isThenable = (value: unknown): value is PromiseLike<unknown> =>
-  (typeof value === "object" || typeof value === "function") &&
-  value !== null &&
-  typeof (value as { then?: unknown }).then === "function";
 
 /** A Result as the Response to `request`. */
 const answer = (request: Request, result: Result): Response =>
@@ -455,25 +465,48 @@ const fromStage = (call: Call, answered: unknown): E.Either<ErrorResponse, Call>
 /** A stage's ending: the next call, or the error for its request. */
 const staged: Ending<Call, E.Either<ErrorResponse, Call>> = { read: fromStage, failed: E.left };
 
-/** One stage of yours around the rest of the pipeline: a guard's Right goes on to `next`, its Left answers. */
+/** Is `value` a Response: a Right of a success, or a Left of an error? */
+const isResponse = (value: unknown): value is Response => {
+  if (!isObject(value)) return false;
+  const either = value as { _tag?: unknown; left?: unknown; right?: unknown };
+  if (either._tag === "Right") return isObject(either.right) && "result" in either.right;
+  return either._tag === "Left" && isObject(either.left) && "code" in either.left && "message" in either.left;
+};
+
+/** What an `Around` handler of yours answered, checked: a Response, or -32603 for its request. */
+const fromAround = (call: Call, answered: unknown): Response => {
+  if (isResponse(answered)) return answered;
+  logSafely(`rpcserver: a stage for method "${call.request.method}" returned something other than a Response`);
+  return failWith(ERROR_INTERNAL_ERROR, "Internal error", "A stage did not return a Response", call.request);
+};
+
+/** An `Around` handler's ending: its Response (waited for, if it is a Promise), or the error for its request. */
+const surrounded: Ending<Call, Response> = { read: fromAround, failed: E.left };
+
+/**
+ * One stage of yours around the rest of the pipeline: a guard's Right goes on to `next`, its Left
+ * answers. An `Around` stage of yours is checked as a method is: what its handler throws, returns
+ * (not a Response) or rejects with answers its request alone, and sync dispatch refuses its
+ * Promise. The library's own (`observe`, `timeout`) are total and skip the check, which costs a
+ * Promise reaction per request when the rest of the pipeline is async.
+ */
 const lift =
   <F extends URIS>(F: Effect<F>, env: Env) =>
   (next: Handler<F>, stage: AnyStage): Handler<F> => {
     if (isAround(stage)) {
       const around = stage.around(F)(next);
-      // An exception from an Around stage of your own answers its request alone, as a guard's does.
+      if (isOwnAround(stage)) return around;
       return (call) => {
+        let answered: unknown;
         try {
-          return around(call);
+          answered = around(call);
         } catch (thrown) {
           return F.of(E.left(thrownError(env, call, "stage for method", thrown)));
         }
+        return settle(F, env, call, "stage for method", answered, surrounded);
       };
     }
     const guard = stage as (call: Call) => unknown;
-    // A stage may pass on a rewritten request; the answer still carries the id the request came with.
-    const onward = (call: Call, passed: Call): Kind<F, Response> =>
-      passed.request === call.request ? next(passed) : F.map(next(passed), withIdOf(call.request));
     return (call) => {
       let answered: unknown;
       let passed: Call | undefined;
@@ -486,10 +519,10 @@ const lift =
       } catch (thrown) {
         return F.of(E.left(thrownError(env, call, "stage for method", thrown)));
       }
-      if (passed !== undefined) return onward(call, passed);
+      if (passed !== undefined) return next(passed);
       // EitherT's chain: the stage's Left is the answer (a Left<ErrorResponse> is a Response).
       return F.chain(settle(F, env, call, "stage for method", answered, staged), (waited) =>
-        E.isLeft(waited) ? F.of<Response>(waited) : onward(call, waited.right),
+        E.isLeft(waited) ? F.of<Response>(waited) : next(waited.right),
       );
     };
   };
@@ -560,10 +593,20 @@ export const pipeline =
  */
 const compose = <F extends URIS>(F: Effect<F>, env: Env): ((body: unknown, context: unknown) => Kind<F, Answer>) => {
   const handle = handler(F, env);
+  const staged = env.stages.length > 0;
+  // Your stages may rewrite, mutate or break the request on its way (a new id, a getter that
+  // throws): with stages each request runs under a net of its own, which answers it with the id it
+  // arrived with, and a failure no stage caught with -32603 for that request alone. Without
+  // stages the request is the validated one throughout, and every step guards its own user code.
+  const failed = failedRequest(env);
+  const answer: (call: Call) => Kind<F, Response> = staged
+    ? (call) => F.attempt(handle, call, idOf(call.request), withId, failed)
+    : handle;
   // A notification's answer is dropped: without stages none is built; with stages (which may
   // answer it, or observe its answer) it is built and dropped.
-  const notify: (call: Call) => Kind<F, Response | undefined> =
-    env.stages.length === 0 ? base<F, Response | undefined>(F, env, dropped) : (call) => F.map(handle(call), nothing);
+  const notify: (call: Call) => Kind<F, Response | undefined> = staged
+    ? (call) => F.attempt(handle, call, undefined, nothing, failedNotification)
+    : base<F, Response | undefined>(F, env, dropped);
   const decode = validate(env);
 
   /** One request: a notification's answer is dropped (it still runs to the end). */
@@ -572,7 +615,7 @@ const compose = <F extends URIS>(F: Effect<F>, env: Env): ((body: unknown, conte
     if (E.isLeft(request)) return F.of<Response | undefined>(request);
     const call = { request: request.right, context };
     if (isNotification(call.request)) return notify(call);
-    return widen<F, Response, Response | undefined>(handle(call));
+    return widen<F, Response, Response | undefined>(answer(call));
   };
 
   const batch = (members: ReadonlyArray<unknown>, context: unknown): Kind<F, Answer> => {
@@ -594,17 +637,28 @@ const compose = <F extends URIS>(F: Effect<F>, env: Env): ((body: unknown, conte
   };
 };
 
-/** The response with the id of `request`, rebuilt only when a stage changed it. */
-const withIdOf =
-  (request: Request) =>
-  (response: Response): Response => {
-    const id = idOf(request);
-    if (response._tag === "Right") {
-      return response.right.id === id ? response : E.right(SuccessResponse(response.right.result, id));
-    }
-    const { code, message, data } = response.left;
-    return response.left.id === id ? response : E.left(ErrorResponse(code, message, data, id));
+/** The response with the id its request arrived with, rebuilt only when a stage changed it. */
+const withId = (response: Response, id: Id): Response => {
+  if (response._tag === "Right") {
+    return response.right.id === id ? response : E.right(SuccessResponse(response.right.result, id));
+  }
+  const { code, message, data } = response.left;
+  return response.left.id === id ? response : E.left(ErrorResponse(code, message, data, id));
+};
+
+/** A request's failure that no stage caught (a stage passed on a request that cannot be read): -32603, logged. */
+const failedRequest =
+  (env: Env) =>
+  (thrown: unknown, id: Id): Response => {
+    logSafely(`rpcserver: the request with id ${render(id)} failed in its stages`, thrown);
+    return E.left(ErrorResponse(ERROR_INTERNAL_ERROR, "Internal error", env.debug ? messageOf(thrown) : NODATA, id));
   };
+
+/** The same for a notification: logged, never answered. */
+const failedNotification = (thrown: unknown): undefined => {
+  logSafely("rpcserver: a notification failed in its stages", thrown);
+  return undefined;
+};
 
 /** The answers to send: a batch without any (all notifications) is nothing to send. */
 const collect = (outcomes: ReadonlyArray<Response | undefined>): Answer => {

@@ -21,7 +21,9 @@ import type { Kind, URIS } from "fp-ts/HKT";
 import type { TaskEither } from "fp-ts/TaskEither";
 import { ERROR_TIMEOUT } from "./codes";
 import type { Effect } from "./effect";
+import { isThenable } from "./guards";
 import { logSafely } from "./logger";
+import { guardedController } from "./signal";
 import type { Id, Request } from "./request";
 import { ErrorResponse, type Response } from "./response";
 import type { ErrorResult } from "./result";
@@ -131,9 +133,20 @@ export interface Around {
  */
 export type AnyStage = ((call: Call<never>) => unknown) | Around;
 
-/** Is `stage` one of the library's around stages? @internal */
+/** Is `stage` an around stage (the library's or yours)? @internal */
 export const isAround = (stage: unknown): stage is Around =>
   typeof stage === "object" && stage !== null && (stage as { _tag?: unknown })._tag === "Around";
+
+/** The library's own around stages: total (they never throw, reject or answer other than a Response), so the pipeline need not check them. */
+const own = new WeakSet<Around>();
+
+/** Is `stage` one of the library's own around stages? @internal */
+export const isOwnAround = (stage: Around): boolean => own.has(stage);
+
+const owned = (stage: Around): Around => {
+  own.add(stage);
+  return stage;
+};
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
@@ -174,10 +187,17 @@ export interface TimeoutOptions {
   readonly context?: (context: unknown, signal: AbortSignal) => unknown;
 }
 
+/** The longest delay `setTimeout` holds: 2^31 - 1 ms (about 24.8 days). */
+const MAX_DELAY = 2_147_483_647;
+
 /**
  * Answers a request with -32001 "Request timed out" (`data: { timeoutMs }`) when its method has not
  * settled `ms` milliseconds after the call, and aborts the `AbortSignal` the method was handed then.
  * The method's later outcome is dropped. A method that answers synchronously is never timed out.
+ * `ms` must be a positive number of at most 2^31 - 1 (2,147,483,647, about 24.8 days), the longest
+ * delay a timer holds: anything else is a `RangeError` (a longer delay would fire at once). A
+ * listener the method adds to its signal (`addEventListener`, `onabort`) that throws is logged,
+ * not left to end the process.
  * For async dispatch only (sync dispatch cannot wait, so it refuses this stage with a TypeError).
  *
  * Why -32001: JSON-RPC 2.0 leaves -32000 to -32099 to the server for its own errors (-32000 is
@@ -197,32 +217,44 @@ export const timeout = (ms: number, options: TimeoutOptions = {}): Around => {
   if (typeof ms !== "number" || !(ms > 0) || !Number.isFinite(ms)) {
     throw new RangeError(`timeout: ms must be a positive finite number, got ${String(ms)}`);
   }
+  if (ms > MAX_DELAY) {
+    // Timers hold a signed 32-bit delay: a longer one fires at once (Node warns, browsers do not).
+    throw new RangeError(`timeout: ms must be at most ${MAX_DELAY} (about 24.8 days, the longest timer), got ${ms}`);
+  }
   const attach = options.context ?? withSignal;
-  return {
+  return owned({
     _tag: "Around",
     asyncOnly: true,
     around:
       <F extends URIS>(_F: Effect<F>) =>
       (next: Handler<F>): Handler<F> =>
       (call) => {
-        const controller = new AbortController();
+        const controller = guardedController();
         const outcome = next({ request: call.request, context: attach(call.context, controller.signal) });
         if (!(outcome instanceof Promise)) return outcome;
         // A Promise here means async dispatch (sync dispatch refuses this stage), whose Later it is.
-        const raced = new Promise<Response>((settle) => {
+        const raced = new Promise<Response>((settle, fail) => {
           const timer = setTimeout(() => {
             settle(E.left(ErrorResponse(ERROR_TIMEOUT, "Request timed out", { timeoutMs: ms }, idOf(call.request))));
+            // After the answer: the signal's listeners run now, and what they throw is logged.
             controller.abort(new Error(`timed out after ${ms} ms`));
           }, ms);
-          // The pipeline's Promises never reject, so the timer is always cleared once it settles.
-          void outcome.then((response: Response) => {
-            clearTimeout(timer);
-            settle(response);
-          });
+          // The rest of the pipeline answers rather than rejects; a rejection (a request a stage
+          // broke) still clears the timer and goes on to the request's own net.
+          outcome.then(
+            (response: Response) => {
+              clearTimeout(timer);
+              settle(response);
+            },
+            (thrown: unknown) => {
+              clearTimeout(timer);
+              fail(thrown);
+            },
+          );
         });
         return raced as Kind<F, Response>;
       },
-  };
+  });
 };
 
 /**
@@ -249,13 +281,16 @@ export interface Observation {
   readonly response: Response;
 }
 
+const rejected = (thrown: unknown): void => logSafely("rpcserver: an observe callback rejected", thrown);
+
 const clock: () => number =
   typeof performance === "object" && typeof performance.now === "function" ? () => performance.now() : Date.now;
 
 /**
  * Hands `callback` the method name, id, duration and answer of every request that reaches it, for
  * metrics, tracing or an audit log. Put it first to see every validated request, refused ones
- * included. A callback that throws is logged and ignored: it never costs a client its answer. Works
+ * included. A callback that throws, or returns a Promise that rejects (an async callback), is logged
+ * and ignored: it never costs a client its answer, nor the host its life. Works
  * in sync and async dispatch.
  *
  * @example
@@ -271,25 +306,27 @@ const clock: () => number =
  */
 export const observe = (callback: (observation: Observation) => void): Around => {
   if (typeof callback !== "function") throw new TypeError(`observe: expected a function, got ${typeof callback}`);
-  return {
+  return owned({
     _tag: "Around",
     asyncOnly: false,
     around: (F) => (next) => (call) => {
       const started = clock();
       return F.map(next(call), (response) => {
         try {
-          callback({
+          const returned: unknown = callback({
             method: call.request.method,
             id: call.request.id,
             context: call.context,
             durationMs: clock() - started,
             response,
           });
+          // An async callback (a metrics call) that rejects must not become an unhandled rejection.
+          if (isThenable(returned)) Promise.resolve(returned).then(undefined, rejected);
         } catch (thrown) {
           logSafely("rpcserver: an observe callback threw", thrown);
         }
         return response;
       });
     },
-  };
+  });
 };

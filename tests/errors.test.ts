@@ -202,8 +202,11 @@ describe("a failure inside the library itself is -32000", () => {
     expect(dispatchToResponse(ping, methods, { postProcess, debug: true })).toStrictEqual(expected);
     expect(await asyncDispatchToResponse(ping, methods, { postProcess, debug: true })).toStrictEqual(expected);
   });
+});
 
-  test("a methods object that throws when read is -32000 on the wire", async () => {
+describe("a methods table is the user's code", () => {
+  const ping = '{"jsonrpc":"2.0","method":"ping","id":1}';
+  test("a methods object that throws when read answers each request -32603 (logged), not the whole body -32000", async () => {
     const hostile = new Proxy(
       {},
       {
@@ -214,17 +217,19 @@ describe("a failure inside the library itself is -32000", () => {
     ) as Methods;
     for (const [, send] of jsonDispatchers) {
       expect(await send(ping, hostile)).toBe(
-        '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Server error"},"id":null}',
+        '{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error"},"id":1}',
       );
-      expect(await send(ping, hostile, { debug: true })).toBe(
-        '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Server error","data":"trap secret"},"id":null}',
+      expect(await send(`[${ping},${ping.replace('"id":1', '"id":2')}]`, hostile, { debug: true })).toBe(
+        '[{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":"trap secret"},"id":1},' +
+          '{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":"trap secret"},"id":2}]',
       );
     }
     expect(dispatchToSerializable(ping, hostile)).toStrictEqual({
       jsonrpc: "2.0",
-      error: { code: -32000, message: "Server error" },
-      id: null,
+      error: { code: -32603, message: "Internal error" },
+      id: 1,
     });
+    expect(logs.entries[0]?.args[0]).toBe('rpcserver: method "ping" raised an exception');
   });
 });
 
