@@ -33,3 +33,13 @@ export const render = (value: unknown): string => {
   if (text === undefined) text = messageOf(value);
   return text.length > MAX_RENDERED ? `${text.slice(0, MAX_RENDERED - 3)}...` : text;
 };
+
+/** A request's method name for a log line: a stage may have left a request whose reads throw. */
+export const methodNameOf = (request: unknown): string => {
+  try {
+    const name = (request as { method?: unknown }).method;
+    return typeof name === "string" ? name : render(name);
+  } catch {
+    return "(a method name that cannot be read)";
+  }
+};

@@ -55,7 +55,7 @@ import {
   ERROR_PARSE_ERROR,
   ERROR_SERVER_ERROR,
 } from "./codes";
-import { messageOf, render } from "./describe";
+import { messageOf, methodNameOf, render } from "./describe";
 import type { Effect } from "./effect";
 import { isJsonRpcError } from "./exceptions";
 import { isObject, isThenable } from "./guards";
@@ -318,10 +318,13 @@ const errorResponse = ({ code, message, data }: ErrorResult, request: Request): 
 
 /** Sync dispatch cannot wait: the Promise is refused, and its rejection marked handled so it cannot crash the host. */
 const refusePromise = (call: Call, what: string, thenable: PromiseLike<unknown>): ErrorResponse => {
+  // The handler runs detached, where nothing would catch what it throws: it reads nothing of the
+  // request (a stage may have left one whose reads throw), only the name read here, safely.
+  const name = methodNameOf(call.request);
   Promise.resolve(thenable).then(undefined, (thrown: unknown) =>
-    logSafely(`rpcserver: ${what} "${call.request.method}" rejected after sync dispatch refused its Promise`, thrown),
+    logSafely(`rpcserver: ${what} "${name}" rejected after sync dispatch refused its Promise`, thrown),
   );
-  logSafely(`rpcserver: ${what} "${call.request.method}" returned a Promise to sync dispatch`);
+  logSafely(`rpcserver: ${what} "${name}" returned a Promise to sync dispatch`);
   return ErrorResponse(
     ERROR_INTERNAL_ERROR,
     "Internal error",
@@ -494,12 +497,17 @@ const lift =
   <F extends URIS>(F: Effect<F>, env: Env) =>
   (next: Handler<F>, stage: AnyStage): Handler<F> => {
     if (isAround(stage)) {
-      const around = stage.around(F)(next);
-      if (isOwnAround(stage)) return around;
+      const around: unknown = stage.around(F)(next);
+      if (typeof around !== "function") {
+        // Composing is not per request: a malformed stage is a bad option, as dispatch treats any.
+        if (isThenable(around)) Promise.resolve(around).then(undefined, () => undefined);
+        throw new TypeError(`an Around stage's around(F)(next) must return a handler function, got ${typeof around}`);
+      }
+      if (isOwnAround(stage)) return around as Handler<F>;
       return (call) => {
         let answered: unknown;
         try {
-          answered = around(call);
+          answered = (around as Handler<F>)(call);
         } catch (thrown) {
           return F.of(E.left(thrownError(env, call, "stage for method", thrown)));
         }

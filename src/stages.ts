@@ -229,13 +229,15 @@ export const timeout = (ms: number, options: TimeoutOptions = {}): Around => {
       <F extends URIS>(_F: Effect<F>) =>
       (next: Handler<F>): Handler<F> =>
       (call) => {
+        // Read now: the timer runs detached, where a read that throws (a request a stage broke) would end the process.
+        const id = idOf(call.request);
         const controller = guardedController();
         const outcome = next({ request: call.request, context: attach(call.context, controller.signal) });
         if (!(outcome instanceof Promise)) return outcome;
         // A Promise here means async dispatch (sync dispatch refuses this stage), whose Later it is.
         const raced = new Promise<Response>((settle, fail) => {
           const timer = setTimeout(() => {
-            settle(E.left(ErrorResponse(ERROR_TIMEOUT, "Request timed out", { timeoutMs: ms }, idOf(call.request))));
+            settle(E.left(ErrorResponse(ERROR_TIMEOUT, "Request timed out", { timeoutMs: ms }, id)));
             // After the answer: the signal's listeners run now, and what they throw is logged.
             controller.abort(new Error(`timed out after ${ms} ms`));
           }, ms);
