@@ -78,7 +78,7 @@ export {
 export { Error, InvalidParams, Success, type ErrorResult, type Result, type SuccessResult } from "./result";
 export { NOCONTEXT, NODATA } from "./sentinels";
 export { serialize } from "./serializer";
-export { serve, type ServeOptions } from "./server";
+export { serve, type DevServer, type DevServerAddress, type ServeOptions } from "./devserver";
 export {
   observe,
   timeout,

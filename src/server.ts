@@ -21,7 +21,8 @@
  *
  * This is the only module besides the CLI that touches `node:`; it loads `node:http` when `serve`
  * is called, so importing the package (which re-exports `serve`) loads no Node module in a browser,
- * Deno or Bun.
+ * Deno or Bun. Its types name `http.Server`, so they need `@types/node`: the package re-exports
+ * `serve` through devserver.ts, typed with `DevServer`, whose declarations need nothing from Node.
  *
  * @module
  */
@@ -30,6 +31,7 @@ import type { AddressInfo } from "node:net";
 import { dispatchToJson } from "./async_main";
 import { ERROR_SERVER_ERROR } from "./codes";
 import { messageOf } from "./describe";
+import type { ServeOptions } from "./devserver";
 import { log } from "./logger";
 import { globalMethods, type Methods } from "./methods";
 import { DEFAULT_TITLE, openRpcDocument, withDiscovery, type OpenRpcInfo } from "./openrpc";
@@ -55,26 +57,7 @@ export const DEFAULT_PORT = 5000;
 /** The highest TCP port number. */
 const MAX_PORT = 65535;
 
-/**
- * Extras of {@link serve} beyond the specification's `(name, port)`; all optional.
- *
- * @since 5.0.10
- * @category server
- */
-export interface ServeOptions {
-  /** The methods to serve. Default: `globalMethods`, the methods registered with `method`. */
-  readonly methods?: Methods;
-  /** Passed as the first argument to every method, the same value for every request. Default: none. */
-  readonly context?: unknown;
-  /** Sends an uncaught exception's message in the error's `data`. Default `false`. */
-  readonly debug?: boolean;
-  /**
-   * What `rpc.discover` says about the service (OpenRPC's info: `title`, `version`...), or `false`
-   * not to answer `rpc.discover`. Default: title `rpcserver`, version the package's, and the
-   * server's URL in `servers`.
-   */
-  readonly openrpc?: Partial<OpenRpcInfo> | false;
-}
+export type { ServeOptions } from "./devserver";
 
 /** Logging must never stop the server, so a logger that throws is ignored. */
 const say = (level: "error" | "warn" | "info", message: string): void => {
@@ -186,42 +169,16 @@ const handler =
   };
 
 /**
- * Starts the development server: JSON-RPC 2.0 over HTTP on `name`:`port`, for development only.
- * Resolves, once listening, to the `http.Server` (read the port with `server.address()`, stop it
- * with `server.close()`); the process then runs until stopped.
- *
- * When to use it: to try methods out with `curl` or a client library. In production, call
- * `asyncDispatch` from your own HTTP framework, which gives you TLS, authentication, limits and a
- * per-request `context`.
- *
- * Details:
- * - `name`: the host name or address; `""` (the default) listens on every network interface,
- *   `"localhost"` accepts only local connections. `port`: default 5000; `0` picks a free port.
- * - POST on any path is dispatched with the async dispatcher over `globalMethods` (or
- *   `options.methods`): 200 with `Content-Type: application/json`, or 204 and no body when there is
- *   nothing to send. Other HTTP methods get 405 with `Allow: POST`. A body that is not UTF-8 or not
- *   JSON gets the parse error (-32700).
- * - Logs `rpcserver: listening on http://host:port/ ...` through the logger's `warn` (stderr by
- *   default) and one `info` line per request (silent by default; `setLogger(console)` shows them).
- * - Answers `rpc.discover` with the OpenRPC document of the methods it serves (see
- *   `openRpcDocument`), unless they have a method of that name; `openrpc` sets the document's
- *   info, or `false` turns this off.
- *
- * Gotchas (the risk of using it anywhere but your own machine):
- * - No TLS, no authentication: anyone who can reach the port can call every method. The default
- *   host listens on every interface; pass `"localhost"` to stay local.
- * - No request size limit and no `maxBatchSize`: one request may be as large as memory allows,
- *   and one batch may run any number of methods at once.
- *
- * Rejects with a `RangeError` for a port that is not an integer from 0 to 65535, a `TypeError` for
- * a name that is not a string or an option of the wrong type, and an `Error` whose `code` is the
- * system's (`EADDRINUSE`, `EACCES`...) when it cannot listen.
+ * The development server, typed with Node's `http.Server`: the main entry's `serve` (see it for
+ * what the server does), the same function, whose result is typed `DevServer` there so that the
+ * package's types need nothing from Node. Import it from here to use the rest of Node's API on the
+ * server; this entry's types need `@types/node`.
  *
  * @example
- * import { method, serve, Success } from "rpcserver";
- * method(function ping() { return Success("pong"); });
- * const server = await serve("localhost", 0);
- * // curl -X POST http://localhost:<port>/ -d '{"jsonrpc":"2.0","method":"ping","id":1}'
+ * import type { Server } from "node:http";
+ * import { serve } from "rpcserver/server";
+ * const server: Server = await serve("localhost", 0);
+ * server.keepAliveTimeout = 1000; // Node's API, which DevServer does not list
  * server.close();
  *
  * @since 5.0.10

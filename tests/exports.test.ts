@@ -12,6 +12,7 @@ import * as methods from "../src/methods";
 import * as response from "../src/response";
 import * as result from "../src/result";
 import * as sentinels from "../src/sentinels";
+import * as server from "../src/server";
 import { recordWarnings } from "./support";
 
 describe("version", () => {
@@ -95,6 +96,8 @@ describe("the package's own names", () => {
     expect(index.asyncDispatchToResponse).toBe(asyncMain.dispatchToResponse);
     expect(index.globalMethods).toBe(methods.globalMethods);
     expect(index.toDict).toBe(response.toDict);
+    // Typed DevServer here and http.Server in rpcserver/server: one function all the same.
+    expect(index.serve).toBe(server.serve);
   });
 });
 

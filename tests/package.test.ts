@@ -1,10 +1,12 @@
 /**
  * Tests of the BUILT package (run after `npm run build`): its exports map, the ESM and CommonJS
- * entries of every subpath, the two builds agreeing on process-wide values, and its types
- * compiling under strict NodeNext resolution for both module formats.
+ * entries of every subpath, the two builds agreeing on process-wide values, and the types of the
+ * packed package compiling in strict consumers: with Node's types, and without them for every
+ * entry but the Node-only `rpcserver/server`.
  */
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, symlinkSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 
 const here = join(__dirname, "package");
@@ -80,13 +82,69 @@ test("subpaths.json lists every public name the built rpcserver/pipeline exports
   }
 });
 
-test("the built types compile under strict NodeNext, ESM and CommonJS", () => {
-  const tsc = join(__dirname, "..", "node_modules", "typescript", "bin", "tsc");
-  let output = "";
-  try {
-    execFileSync(process.execPath, [tsc, "-p", join(here, "types", "tsconfig.json")], { encoding: "utf8" });
-  } catch (error) {
-    output = String((error as { stdout?: string }).stdout ?? error);
-  }
-  expect(output).toBe("");
+describe("the packed package's types", () => {
+  // The types as a user installs them: the tarball of `npm pack` unpacked into node_modules/rpcserver
+  // of a consumer folder outside the repository, so that nothing resolves from the repository's own
+  // node_modules (its @types/node would hide a declaration file that needs Node's types). fp-ts and
+  // io-ts are linked beside it; @types/node only in the consumer that has Node's types.
+  const repo = join(__dirname, "..");
+  const tsc = join(repo, "node_modules", "typescript", "bin", "tsc");
+  let work = "";
+
+  const consumer = (name: string, links: readonly string[], tarball: string): string => {
+    const dir = join(work, name);
+    mkdirSync(join(dir, "node_modules", "@types"), { recursive: true });
+    execFileSync("tar", ["-xzf", tarball, "-C", join(dir, "node_modules")]);
+    renameSync(join(dir, "node_modules", "package"), join(dir, "node_modules", "rpcserver"));
+    for (const link of links)
+      symlinkSync(join(repo, "node_modules", link), join(dir, "node_modules", link), "junction");
+    cpSync(join(here, "types"), dir, { recursive: true });
+    return dir;
+  };
+
+  /** tsc's report for one tsconfig of a consumer: "" when it compiles. */
+  const compile = (dir: string, tsconfig: string): string => {
+    try {
+      execFileSync(process.execPath, [tsc, "-p", join(dir, tsconfig)], { cwd: dir, encoding: "utf8" });
+      return "";
+    } catch (error) {
+      return String((error as { stdout?: string }).stdout ?? error);
+    }
+  };
+
+  let withNode = "";
+  let withoutNode = "";
+  beforeAll(() => {
+    work = mkdtempSync(join(tmpdir(), "rpcserver-types-"));
+    const packed = JSON.parse(
+      execFileSync("npm", ["pack", "--json", "--pack-destination", work], {
+        cwd: repo,
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "pipe"],
+      }),
+    ) as Array<{ filename: string }>;
+    const tarball = join(work, packed[0]!.filename);
+    withNode = consumer("with-node", ["fp-ts", "io-ts", "@types/node"], tarball);
+    withoutNode = consumer("without-node", ["fp-ts", "io-ts"], tarball);
+  });
+  afterAll(() => {
+    if (work !== "") rmSync(work, { recursive: true, force: true });
+  });
+
+  test("with @types/node: strict NodeNext, ESM and CommonJS; rpcserver/server's serve gives http.Server", () => {
+    expect(compile(withNode, "tsconfig.json")).toBe("");
+  });
+
+  test("without Node's types: every entry but rpcserver/server, NodeNext ESM and CommonJS", () => {
+    expect(compile(withoutNode, "tsconfig.portable.json")).toBe("");
+  });
+
+  test("without Node's types: every entry but rpcserver/server, bundler resolution", () => {
+    expect(compile(withoutNode, "tsconfig.bundler.json")).toBe("");
+  });
+
+  test("without Node's types, rpcserver/server does not compile: the check above can fail", () => {
+    const report = compile(withoutNode, "tsconfig.server-without-node.json");
+    expect(report).toMatch(/node_modules\/rpcserver\/dist\/esm\/server\.d\.ts\(\d+,\d+\): error TS\d+: .*'node:http'/);
+  });
 });

@@ -1,7 +1,10 @@
-// Compiled against the BUILT package's CommonJS types (dist/cjs/*.d.cts) under strict NodeNext resolution.
+// Compiled against the PACKED package's CommonJS types (dist/cjs/*.d.cts) under strict NodeNext resolution,
+// with Node's types.
 import rpc = require("rpcserver");
 import codes = require("rpcserver/codes");
 import pl = require("rpcserver/pipeline");
+import srv = require("rpcserver/server");
+import http = require("node:http");
 import E = require("fp-ts/lib/Either");
 import F = require("fp-ts/lib/function");
 
@@ -22,4 +25,5 @@ const staged: string = rpc.dispatch(
 );
 // @ts-expect-error a Stage returns an Either
 const notAStage: pl.Stage = () => 42;
-export = { text, code, piped, staged, notAStage };
+const server: Promise<http.Server> = srv.serve("localhost", 0);
+export = { text, code, piped, staged, notAStage, server };

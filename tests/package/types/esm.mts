@@ -1,4 +1,6 @@
-// Compiled against the BUILT package's ESM types (dist/esm/*.d.ts) under strict NodeNext resolution.
+// Compiled against the PACKED package's ESM types (dist/esm/*.d.ts) under strict NodeNext resolution, with
+// Node's types.
+import type { Server } from "node:http";
 import * as E from "fp-ts/lib/Either.js";
 import * as t from "io-ts";
 import {
@@ -8,8 +10,10 @@ import {
   Error as RpcError,
   method,
   NODATA,
+  serve as serveDev,
   Success,
   withParams,
+  type DevServer,
   type Response,
   type Result,
 } from "rpcserver";
@@ -49,7 +53,11 @@ const code: number = E.isLeft(response) ? response.left.code : ERROR_METHOD_NOT_
 const same: typeof NODATA = NODATA2;
 const error: Result = RpcError(1, "x", NODATA);
 const dict = toDict(response);
-const server: ReturnType<typeof serve> = serve("localhost", 0);
+// rpcserver/server's serve resolves to node:http's Server; the main entry's to DevServer, which a Server is.
+const server: Server = await serve("localhost", 0);
+const dev: DevServer = server;
+// @ts-expect-error the main entry's serve promises a DevServer, not node:http's Server
+const notNode: Server = await serveDev("localhost", 0);
 
 // rpcserver/pipeline: the composition, typed stages given to dispatch.
 const env: Env = environment({ ping }, undefined, false);
@@ -68,4 +76,4 @@ const staged: string = dispatch(
 const timed: Promise<string> = asyncDispatch("[]", { ping }, { stages: [timeout(5)] });
 // @ts-expect-error a Stage returns an Either
 const notAStage: Stage = () => 42;
-export { sum, text, later, code, same, error, dict, server, piped, answered, staged, timed, notAStage };
+export { sum, text, later, code, same, error, dict, server, dev, notNode, piped, answered, staged, timed, notAStage };

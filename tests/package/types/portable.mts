@@ -1,0 +1,41 @@
+// Compiled against the PACKED package with no Node types ("types": []): what a browser project (lib
+// DOM, NodeNext resolution) and an edge or worker one (lib WebWorker, bundler resolution) see. Every
+// entry but rpcserver/server (the Node one: server-without-node.mts) is imported, so that, with
+// skipLibCheck off, every declaration file they reach is checked.
+import * as E from "fp-ts/lib/Either.js";
+import { asyncDispatch, dispatch, method, serve, Success, type DevServer, type Result } from "rpcserver";
+import { dispatchToJson } from "rpcserver/main";
+import { dispatchToJson as asyncDispatchToJson } from "rpcserver/async_main";
+import { toDict, type Response } from "rpcserver/response";
+import { InvalidParams } from "rpcserver/result";
+import { ERROR_PARSE_ERROR } from "rpcserver/codes";
+import { globalMethods } from "rpcserver/methods";
+import { NODATA } from "rpcserver/sentinels";
+import { toHttp, type HttpAnswer } from "rpcserver/transport";
+import { environment, pipeline, serialize, Sync, type Env } from "rpcserver/pipeline";
+
+const ping = method(function ping(): Result {
+  return Success("pong");
+});
+const text: string = dispatch('{"jsonrpc":"2.0","method":"ping","id":1}', { ping });
+const same: string = dispatchToJson("[]", { ping });
+const later: Promise<string> = asyncDispatchToJson("[]");
+const alsoLater: Promise<string> = asyncDispatch("[]");
+const response: Response = E.left({ code: ERROR_PARSE_ERROR, message: "Parse error", data: NODATA, id: null });
+const dict = toDict(response);
+const invalid: Result = InvalidParams("no");
+const registered: boolean = globalMethods !== undefined;
+const answer: HttpAnswer = toHttp(text);
+const env: Env = environment({ ping }, undefined, false);
+const piped: string = serialize(env)(pipeline(Sync)(env)("[]"));
+
+// The main entry's serve resolves to DevServer: what the dev server offers, with no Node type.
+const server: DevServer = await serve("localhost", 0);
+const address = server.address();
+const port: number | undefined = typeof address === "object" && address !== null ? address.port : undefined;
+server.once("error", (error: Error) => void error.message).on("close", () => undefined);
+if (server.listening) server.close((error?: Error) => void error).closeAllConnections();
+// @ts-expect-error DevServer lists what a user does with the server, not node:http's whole API
+server.setTimeout(1000);
+
+export { text, same, later, alsoLater, dict, invalid, registered, answer, piped, port };
