@@ -6,15 +6,25 @@
  * Rules:
  * - The module (ESM or CommonJS, path relative to the current directory) is imported once. Its
  *   methods are those it registers with `method(...)` (the process-wide `globalMethods`, which
- *   the ESM and CommonJS builds share), plus the functions it exports: named exports that are
- *   functions, and the functions of a default export that is an object. A registered method wins
- *   over an exported function of the same name; a function registered and exported is served once.
+ *   the ESM and CommonJS builds share), plus the functions it exports, in one of two ways:
+ *   1. a `methods` export, an object or a Map of name -> function (`export const methods = ...`,
+ *      `module.exports.methods = ...`): the module has named its table, so it is the only one, and
+ *      the module's other exported functions are taken for helpers, not served;
+ *   2. without one, its named exports that are functions, then the functions of a default export
+ *      that is an object or a Map (for CommonJS, `module.exports`); the first of a name wins.
+ * - Classes are not methods. A registered method wins over an exported function of the same name;
+ *   a function registered and exported is served once. A function exported under the name `""`
+ *   (or, in a Map, a key that is not a string) is skipped with a line on stderr: a method served
+ *   by the command needs a non-empty name, as `method(...)` does. The "serving N method(s)" line
+ *   on stderr says which forms it found (registrations, a methods, named or default export).
  * - The default host is `localhost` (the command is for trying things out on your own machine;
  *   `--host ""` or `--host 0.0.0.0` listens on every interface), the default port 5000.
  * - The server answers `rpc.discover` with the OpenRPC document of the methods it serves;
  *   `--openrpc` prints that document (JSON) on stdout and exits 0 instead of serving, for CI
- *   pipelines that generate clients. `--title` and `--api-version` set its info (default title
- *   `rpcserver`, version the package's).
+ *   pipelines that generate clients. Stdout then holds the document only: whatever the module
+ *   writes to `process.stdout` (`console.log` while it loads, or later from a timer) goes to
+ *   stderr. `--title` and `--api-version` set its info (default title `rpcserver`, version the
+ *   package's).
  * - Exit status: 0 for `--help`, `--version`, `--openrpc` and a stop by SIGINT or SIGTERM; 2 for a usage error
  *   (no module, a bad option or port); 1 when the module cannot be found or loaded, has no methods,
  *   or the server cannot listen (a port in use). Every failure says why on stderr.
@@ -27,7 +37,7 @@ import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import type { Server } from "node:http";
 import { messageOf } from "./describe";
-import { globalMethods, method, type Method } from "./methods";
+import { globalMethods, isMethodMap, method, methodEntries, type Method, type Methods } from "./methods";
 import { DEFAULT_TITLE, DISCOVER, openRpcDocument, type OpenRpcInfo } from "./openrpc";
 import { DEFAULT_PORT, serve } from "./server";
 import { VERSION } from "./version";
@@ -49,13 +59,16 @@ Serves the JSON-RPC 2.0 methods of a JavaScript module over HTTP, for developmen
 Arguments:
   <module>          an ESM or CommonJS module, path relative to the current directory.
                     Its methods: those it registers with method(...) from "rpcserver", and the
-                    functions it exports (named exports, or those of a default export object).
+                    functions it exports: those of a "methods" export (an object or a Map of
+                    name -> function; then no other exported function is served), or else its
+                    named function exports and those of a default export object or Map.
 
 Options:
   --host HOST       host name or address to listen on (default: ${CLI_DEFAULT_HOST};
                     --host "" or --host 0.0.0.0 listens on every interface)
   -p, --port PORT   port to listen on, 0 for any free port (default: ${DEFAULT_PORT})
   --openrpc         print the OpenRPC document of the module's methods (JSON) and exit;
+                    the module's own output goes to stderr, so stdout is the document only;
                     the server answers rpc.discover with the same document
   --title TITLE     the document's title (default: ${DEFAULT_TITLE})
   --api-version V   the document's version (default: ${VERSION}, this package's)
@@ -136,22 +149,66 @@ const parse = (argv: readonly string[]): Command | { readonly kind: "help" } | {
 /** A class is a function too, but not a method. */
 const isClass = (f: unknown): boolean => /^class[\s{]/.test(Function.prototype.toString.call(f));
 
-/** The functions a module exports, by name: named exports, then those of a default export object. */
-const exportedFunctions = (namespace: Record<string, unknown>): Array<[string, Method]> => {
-  const found = new Map<string, Method>();
-  const take = (name: string, value: unknown): void => {
-    if (typeof value === "function" && !isClass(value) && !found.has(name)) found.set(name, value as Method);
-  };
-  for (const [name, value] of Object.entries(namespace)) if (name !== "default") take(name, value);
+/** A table of methods as a module exports it: an object or a Map of name -> function. */
+const isTable = (value: unknown): value is object => typeof value === "object" && value !== null;
+
+/** A table's functions that are methods (not classes), in its order; its other values are left out. */
+const functionsOf = (table: object): Array<readonly [string, Method]> =>
+  methodEntries(table as Methods).filter(([, f]) => !isClass(f));
+
+/** The forms a module gives its methods in, as the "serving" line names them. */
+type Form = "method(...) registrations" | "methods export" | "named exports" | "default export";
+
+/** The functions a module exports, by name, and the forms it exports them in. */
+interface Exported {
+  readonly functions: ReadonlyArray<readonly [string, Method]>;
+  readonly forms: readonly Form[];
+}
+
+/**
+ * The functions a module exports: its `methods` table if it has one, else its named function
+ * exports, then those of its default export (the first of a name wins).
+ */
+const exportedFunctions = (namespace: Readonly<Record<string, unknown>>): Exported => {
   const fallback = namespace["default"];
-  if (typeof fallback === "object" && fallback !== null) {
-    for (const [name, value] of Object.entries(fallback)) take(name, value);
-  }
-  return [...found];
+  const defaults =
+    isTable(fallback) && !isMethodMap(fallback as Methods) ? (fallback as Readonly<Record<string, unknown>>) : {};
+  // Node gives a CommonJS module's `module.exports` as the default export, and the names it finds
+  // in the source as named exports too, with the same values: those are the default's, not a form
+  // of their own.
+  const named = Object.fromEntries(
+    Object.entries(namespace).filter(
+      ([name, value]) =>
+        name !== "default" && !(Object.prototype.hasOwnProperty.call(defaults, name) && defaults[name] === value),
+    ),
+  );
+  const table = [named["methods"], defaults["methods"]].find(isTable);
+  if (table !== undefined) return { functions: functionsOf(table), forms: ["methods export"] };
+  const sources = [
+    ["named exports", functionsOf(named)],
+    ["default export", isTable(fallback) ? functionsOf(fallback) : []],
+  ] as const;
+  const found = new Map<string, Method>();
+  for (const [, functions] of sources) for (const [name, f] of functions) if (!found.has(name)) found.set(name, f);
+  const forms = sources.filter(([, functions]) => functions.length > 0).map(([form]) => form);
+  return { functions: [...found], forms };
 };
 
-/** Imports the module and registers its exported functions; returns the names served. */
-const load = async (specifier: string): Promise<string[]> => {
+/** "its a", "its a and b", "its a, b and c". */
+const listed = (forms: readonly Form[]): string =>
+  `its ${forms.slice(0, -1).join(", ")}${forms.length > 1 ? " and " : ""}${forms[forms.length - 1] ?? ""}`;
+
+/** The methods a module serves (names) and the forms it gives them in. */
+interface Loaded {
+  readonly names: readonly string[];
+  readonly forms: readonly Form[];
+}
+
+/** The key of a function in a table, as a message shows it: a Map's key may be anything. */
+const shownKey = (key: unknown): string => (typeof key === "string" ? JSON.stringify(key) : String(key));
+
+/** Imports the module and registers its exported functions; returns the names served and how it gave them. */
+const load = async (specifier: string): Promise<Loaded> => {
   const path = resolve(process.cwd(), specifier);
   if (!existsSync(path))
     throw new CliError(`rpcserver: cannot find module ${specifier} (no file ${path})`, EXIT_FAILURE);
@@ -163,18 +220,40 @@ const load = async (specifier: string): Promise<string[]> => {
     throw new CliError(`rpcserver: cannot load module ${specifier}: ${messageOf(thrown)}${stack}`, EXIT_FAILURE);
   }
   const registered = new Set<unknown>(Object.values(globalMethods));
-  for (const [name, f] of exportedFunctions(namespace)) {
-    if (!registered.has(f) && !Object.prototype.hasOwnProperty.call(globalMethods, name)) method(f, name);
+  const exported = exportedFunctions(namespace);
+  for (const [name, f] of exported.functions) {
+    if (typeof name !== "string" || name === "") {
+      // method(f, "") would refuse it with "the function has no name", which is not the problem.
+      process.stderr.write(
+        `rpcserver: skipping the function exported under the name ${shownKey(name)} by ${specifier}: ` +
+          "a method served by the command needs a name, a non-empty string\n",
+      );
+    } else if (!registered.has(f) && !Object.prototype.hasOwnProperty.call(globalMethods, name)) {
+      method(f, name);
+    }
   }
   const names = Object.keys(globalMethods);
   if (names.length === 0) {
     throw new CliError(
       `rpcserver: module ${specifier} has no methods: register them with method(...) from "rpcserver", ` +
-        "or export functions that return a Result",
+        "or export functions that return a Result (named exports, or a default or `methods` export " +
+        "that is an object or a Map of name -> function)",
       EXIT_FAILURE,
     );
   }
-  return names;
+  const forms: Form[] = registered.size > 0 ? ["method(...) registrations", ...exported.forms] : [...exported.forms];
+  return { names, forms };
+};
+
+/**
+ * In --openrpc mode, stdout is for the document only: from now on, what the module writes there
+ * (console.log while it loads, or later from a timer) goes to stderr. Returns the original writer,
+ * for the document.
+ */
+const divertStdout = (): ((text: string) => Promise<void>) => {
+  const write = process.stdout.write.bind(process.stdout);
+  process.stdout.write = process.stderr.write.bind(process.stderr) as typeof process.stdout.write;
+  return (text) => new Promise<void>((done) => write(text, () => done()));
 };
 
 /** Stops on SIGINT (Ctrl-C) and SIGTERM: closes the server and its connections, exits 0. */
@@ -199,16 +278,18 @@ const main = async (argv: readonly string[]): Promise<number | undefined> => {
     process.stdout.write(`${VERSION}\n`);
     return 0;
   }
-  const names = await load(command.module);
-  if (command.kind === "openrpc") {
-    const text = `${JSON.stringify(openRpcDocument(globalMethods, command.info), null, 2)}\n`;
-    await new Promise<void>((done) => process.stdout.write(text, () => done()));
+  // Diverted before the import: a module may print while it loads.
+  const writeDocument = command.kind === "openrpc" ? divertStdout() : undefined;
+  const { names, forms } = await load(command.module);
+  if (writeDocument !== undefined) {
+    await writeDocument(`${JSON.stringify(openRpcDocument(globalMethods, command.info), null, 2)}\n`);
     // exit() rather than exitCode: the module may hold the event loop open (timers, sockets).
     process.exit(0);
   }
   const described = names.filter((name) => name !== DISCOVER);
   process.stderr.write(
-    `rpcserver: serving ${described.length} method(s) from ${command.module}: ${described.join(", ")}\n` +
+    `rpcserver: serving ${described.length} method(s) from ${command.module} (${listed(forms)}): ` +
+      `${described.join(", ")}\n` +
       `rpcserver: ${DISCOVER} answers with their OpenRPC document\n`,
   );
   let server: Server;

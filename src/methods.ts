@@ -380,6 +380,17 @@ const hasOwn = Object.prototype.hasOwnProperty;
 export const isMethodMap = (methods: Methods): methods is ReadonlyMap<string, Method> =>
   Object.prototype.toString.call(methods) === "[object Map]";
 
+/**
+ * The table's functions in its order: a Map's entries, or an object's own enumerable keys. A Map's
+ * keys are whatever its maker put there (the type says strings; callers that name things check). @internal
+ */
+export const methodEntries = (methods: Methods): Array<readonly [string, Method]> => {
+  const all: Array<readonly [string, unknown]> = isMethodMap(methods)
+    ? [...methods.entries()]
+    : Object.keys(methods).map((name) => [name, (methods as Readonly<Record<string, unknown>>)[name]] as const);
+  return all.filter((entry): entry is readonly [string, Method] => typeof entry[1] === "function");
+};
+
 /** The method registered under `name` as an own entry, if it is a function. @internal */
 export const lookup = (methods: Methods, isMap: boolean, name: string): Method | undefined => {
   const f = isMap

@@ -5,14 +5,16 @@
  * Rules:
  * - The document is OpenRPC 1.3.2: `openrpc`, the `info` the caller gives, the methods in the
  *   table's order (registration order for `globalMethods`), and `components.schemas` for the
- *   recursive codecs (`t.recursion`) the schemas refer to. `rpc.discover` itself is not listed.
+ *   recursive codecs (`t.recursion`) the schemas refer to. `rpc.discover` itself is not listed,
+ *   nor a method named `""` (dispatch serves it, but OpenRPC names have at least one character).
  * - Params: a method whose params codec describes an object (`t.type`, `t.partial`, `t.strict`,
  *   `t.exact`, their intersections) has one param per property, `paramStructure: "by-name"`; a
  *   tuple codec, one param per element, `param0`, `param1`... (or the method's `paramNames`),
  *   `paramStructure: "by-position"`. Any other codec (an array of any length, a union...) cannot be
- *   split: it is one param, named `params` (or `paramNames[0]`), whose schema is the whole params
- *   value. A method without a codec has as many params as its arity (`f.length`), each with the
- *   schema `{}`, by position.
+ *   split, nor an object with a property named `""` (no param can be): it is one param, named
+ *   `params` (or `paramNames[0]`), whose schema is the whole params value. A method
+ *   without a codec has as many params as its arity (`f.length`), each with the schema `{}`, by
+ *   position.
  * - Result: the schema of the result codec, `{}` without one, named `result`.
  * - Errors, examples, summary, description, tags, deprecated: as the method declares them
  *   ({@link MethodInfo}); an error's `data` is the schema of its codec, an example's params are
@@ -28,6 +30,7 @@ import {
   infoOf,
   isMethodMap,
   lookup,
+  methodEntries,
   reservedNameOf,
   reserveName,
   type Method,
@@ -172,16 +175,15 @@ export interface OpenRpcDocument {
 const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === "object" && value !== null;
 
-/** The table's methods in its order: a Map's, or an object's own enumerable keys. */
-const entriesOf = (methods: Methods): Array<readonly [string, Method]> => {
-  const all: Array<readonly [string, unknown]> = isMethodMap(methods)
-    ? [...methods.entries()]
-    : Object.keys(methods).map((name) => [name, (methods as Readonly<Record<string, unknown>>)[name]] as const);
-  return all.filter((entry): entry is readonly [string, Method] => typeof entry[1] === "function");
-};
-
 /** The discovery method answers for the table; it is not one of its methods. */
 const isDiscovery = (name: string, f: Method): boolean => name === DISCOVER || reservedNameOf(f) === DISCOVER;
+
+/**
+ * OpenRPC requires every name it holds (a method's, a param's, an example's) to be a string of at
+ * least one character (`minLength: 1` in its meta-schema): `""` cannot be described. A Map's key
+ * may not even be a string.
+ */
+const isDescribable = (name: unknown): name is string => typeof name === "string" && name !== "";
 
 /** A `$ref` into `components.schemas` followed once, to see the shape of a recursive params codec. */
 const resolved = (schema: JsonSchema, components: Readonly<Record<string, JsonSchema>>): JsonSchema => {
@@ -194,10 +196,14 @@ const resolved = (schema: JsonSchema, components: Readonly<Record<string, JsonSc
 
 const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.stringify(b);
 
-/** An object schema whose properties are all there is to it: its properties can be named params. */
+/**
+ * An object schema whose properties are all there is to it: its properties can be named params,
+ * unless one of them cannot be named (`""`), which leaves the whole object one param.
+ */
 const isSplittableObject = (schema: JsonSchema): boolean =>
   schema["type"] === "object" &&
   isObject(schema["properties"]) &&
+  Object.keys(schema["properties"]).every(isDescribable) &&
   Object.keys(schema).every((key) =>
     ["type", "properties", "required", "additionalProperties", "description"].includes(key),
   ) &&
@@ -279,7 +285,10 @@ const tagsOf = (tags: readonly MethodTag[]): Array<{ name: string; description?:
     return [{ name: tag.name, ...(typeof tag.description === "string" ? { description: tag.description } : {}) }];
   });
 
-/** An example's params under the names of the method's params. */
+/**
+ * An example's params under the names of the method's params. A member named `""` that is not one
+ * of them (the method's params are by name, so none is `""`) cannot be named: it is left out.
+ */
 const exampleParams = (params: unknown, described: Params): Array<{ name: string; value: unknown }> => {
   if (params === undefined) return [];
   if (Array.isArray(params) && described.whole !== true) {
@@ -287,7 +296,7 @@ const exampleParams = (params: unknown, described: Params): Array<{ name: string
   }
   if (isObject(params) && !Array.isArray(params) && described.structure === "by-name") {
     const known = described.params.map((param) => param.name).filter((name) => name in params);
-    const extra = Object.keys(params).filter((name) => !known.includes(name));
+    const extra = Object.keys(params).filter((name) => isDescribable(name) && !known.includes(name));
     return [...known, ...extra].map((name) => ({ name, value: params[name] }));
   }
   return [{ name: described.params[0]?.name ?? "params", value: params }];
@@ -367,8 +376,9 @@ export function openRpcDocument(first: Methods | OpenRpcInfo | undefined, second
   if (!isObject(methods)) throw new TypeError("openRpcDocument: methods must be an object or a Map");
   const { servers, ...info } = given;
   const components: Record<string, JsonSchema> = {};
-  const described = entriesOf(methods)
-    .filter(([name, f]) => !isDiscovery(name, f))
+  // A method whose name cannot be described (`""`) is left out: the document stays valid OpenRPC.
+  const described = methodEntries(methods)
+    .filter(([name, f]) => isDescribable(name) && !isDiscovery(name, f))
     .map(([name, f]) => describeMethod(name, f, components));
   return {
     openrpc: OPENRPC_VERSION,

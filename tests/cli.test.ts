@@ -101,7 +101,8 @@ describe("serving", () => {
   test("an ESM module: method(...) registrations; SIGINT stops it with exit 0", async () => {
     const cli = await startCli(["examples/methods.mjs", "--host", HOST, "--port", "0"]);
     expect(cli.stderr()).toContain(
-      "rpcserver: serving 10 method(s) from examples/methods.mjs: ping, add, divide, greet, sleep, addDays, getUser, withdraw, crash, log\n",
+      "rpcserver: serving 10 method(s) from examples/methods.mjs (its method(...) registrations): " +
+        "ping, add, divide, greet, sleep, addDays, getUser, withdraw, crash, log\n",
     );
     expect(cli.stderr()).toContain("rpcserver: rpc.discover answers with their OpenRPC document\n");
     expect(await post(cli, { jsonrpc: "2.0", method: "add", params: [1, 2], id: 1 })).toEqual({
@@ -118,7 +119,10 @@ describe("serving", () => {
 
   test("a CommonJS module whose exports are plain functions; SIGTERM stops it with exit 0", async () => {
     const cli = await startCli(["examples/methods.cjs", "--host", HOST, "--port", "0"]);
-    expect(cli.stderr()).toContain("serving 3 method(s) from examples/methods.cjs: multiply, upper, now");
+    // Node gives a CommonJS module's module.exports as its default export.
+    expect(cli.stderr()).toContain(
+      "serving 3 method(s) from examples/methods.cjs (its default export): multiply, upper, now\n",
+    );
     expect(await post(cli, { jsonrpc: "2.0", method: "multiply", params: [6, 7], id: 1 })).toEqual({
       jsonrpc: "2.0",
       result: 42,
@@ -135,8 +139,9 @@ describe("serving", () => {
 
   test("exports: named functions and a default object's; no classes; a registered function once", async () => {
     const cli = await startCli([join(FIXTURES, "exports.mjs"), "--host", HOST, "--port", "0"]);
-    const served = /serving \d+ method\(s\) from \S+: (.*)\n/.exec(cli.stderr())?.[1]?.split(", ");
-    expect(served?.sort()).toEqual(["bye", "fixtureAdd", "hello"]);
+    const served = /serving \d+ method\(s\) from \S+ \((.*)\): (.*)\n/.exec(cli.stderr());
+    expect(served?.[1]).toBe("its method(...) registrations, named exports and default export");
+    expect(served?.[2]?.split(", ").sort()).toEqual(["bye", "fixtureAdd", "hello"]);
     const batch = [
       { jsonrpc: "2.0", method: "hello", params: ["you"], id: 1 },
       { jsonrpc: "2.0", method: "bye", id: 2 },
@@ -151,6 +156,42 @@ describe("serving", () => {
       { jsonrpc: "2.0", error: { code: -32601, message: "Method not found", data: "NotAMethod" }, id: 4 },
       { jsonrpc: "2.0", error: { code: -32601, message: "Method not found", data: "sum" }, id: 5 },
     ]);
+    cli.child.kill("SIGINT");
+    expect((await cli.exited).code).toBe(0);
+  });
+
+  test.each([
+    ["methods-export.mjs", "its methods export"],
+    ["methods-export.cjs", "its methods export"],
+    ["default-map.mjs", "its default export"],
+    ["default-map.cjs", "its default export"],
+    ["named.cjs", "its default export"],
+  ])("the forms a module exports its methods in: %s (%s)", async (fixture, form) => {
+    const cli = await startCli([join(FIXTURES, fixture), "--host", HOST, "--port", "0"]);
+    // A `methods` export is the table: the helper exported beside it is not served.
+    expect(cli.stderr()).toContain(`serving 2 method(s) from ${join(FIXTURES, fixture)} (${form}): shout, whisper\n`);
+    const batch = [
+      { jsonrpc: "2.0", method: "shout", params: ["hey"], id: 1 },
+      { jsonrpc: "2.0", method: "whisper", params: ["HEY"], id: 2 },
+    ];
+    expect(await post(cli, batch)).toEqual([
+      { jsonrpc: "2.0", result: "HEY", id: 1 },
+      { jsonrpc: "2.0", result: "hey", id: 2 },
+    ]);
+    cli.child.kill("SIGINT");
+    expect((await cli.exited).code).toBe(0);
+  });
+
+  test('a function exported under the name "" is skipped, with the reason on stderr; the others are served', async () => {
+    const fixture = join(FIXTURES, "empty-name.mjs");
+    const cli = await startCli([fixture, "--host", HOST, "--port", "0"]);
+    expect(cli.stderr()).toContain(
+      `rpcserver: skipping the function exported under the name "" by ${fixture}: ` +
+        "a method served by the command needs a name, a non-empty string\n",
+    );
+    expect(cli.stderr()).not.toContain("has no name");
+    expect(cli.stderr()).toContain(`serving 1 method(s) from ${fixture} (its default export): named\n`);
+    expect(await post(cli, { jsonrpc: "2.0", method: "", id: 1 })).toMatchObject({ error: { code: -32601 } });
     cli.child.kill("SIGINT");
     expect((await cli.exited).code).toBe(0);
   });
@@ -198,6 +239,16 @@ describe("--openrpc: the document on stdout, exit 0, no server", () => {
     ]);
     expect(exit.code).toBe(0);
     expect(JSON.parse(exit.stdout)).toMatchObject({ info: { title: "Fixture", version: "9.9.9" } });
+  });
+
+  test("stdout is the document only: what the module prints (loading, from a timer) goes to stderr", async () => {
+    const exit = await runCli([join(FIXTURES, "prints.mjs"), "--openrpc"]);
+    expect(exit.code).toBe(0);
+    const document = JSON.parse(exit.stdout) as { methods: Array<{ name: string }> };
+    expect(document.methods.map((m) => m.name)).toEqual(["printed"]);
+    expect(exit.stdout).toBe(`${JSON.stringify(document, null, 2)}\n`);
+    expect(exit.stderr).toContain("loading the printing fixture\n");
+    expect(exit.stderr).toContain("written to stdout directly\n");
   });
 
   test("the failures of loading are the same: no module, no methods (exit 1)", async () => {

@@ -642,6 +642,48 @@ describe("the document is valid OpenRPC", () => {
     expectValid(document);
   });
 
+  test('a method named "" is left out: OpenRPC names have at least one character', () => {
+    const bare = (): Result<string> => Success("x");
+    const document = openRpcDocument({ "": bare, kept: bare }, INFO);
+    expect(document.methods.map((m) => m.name)).toEqual(["kept"]);
+    const fromMap = openRpcDocument(new Map([["", bare]]), INFO);
+    expect(fromMap.methods).toEqual([]);
+    expectValid(document);
+    expectValid(fromMap);
+  });
+
+  test('a params property named "" makes the object one param, the whole params value; examples keep valid names', () => {
+    const methods = {
+      nameless: withCodecs(
+        {
+          params: t.type({ "": t.string, a: t.number }),
+          result: t.type({ "": t.string }),
+          examples: [{ params: { "": "x", a: 1 }, result: { "": "x" } }],
+        },
+        () => Success({ "": "x" }),
+      ),
+      // An example's member named "" that is none of the params cannot be named: it is left out.
+      named: withCodecs(
+        { params: t.type({ a: t.number }), examples: [{ params: { a: 1, "": 2 } as { a: number }, result: 1 }] },
+        () => Success(1),
+      ),
+    };
+    const document = openRpcDocument(methods as unknown as Methods, INFO);
+    const [nameless, named] = document.methods;
+    expect(nameless?.paramStructure).toBeUndefined();
+    expect(nameless?.params).toEqual([
+      {
+        name: "params",
+        schema: { type: "object", properties: { "": { type: "string" }, a: { type: "number" } }, required: ["", "a"] },
+        required: true,
+        description: "The whole params value, which the method's params codec does not split into params",
+      },
+    ]);
+    expect(nameless?.examples?.[0]?.params).toEqual([{ name: "params", value: { "": "x", a: 1 } }]);
+    expect(named?.examples?.[0]?.params).toEqual([{ name: "a", value: 1 }]);
+    expectValid(document);
+  });
+
   test("the document of examples/methods.mjs, printed by `rpcserver examples/methods.mjs --openrpc`", async () => {
     requireBuild();
     const exit = await runCli(["examples/methods.mjs", "--openrpc"]);
@@ -854,7 +896,9 @@ describe("rpc.discover through the development server", () => {
     requireBuild();
     const printed = JSON.parse((await runCli(["examples/methods.mjs", "--openrpc"])).stdout) as OpenRpcDocument;
     const cli = await startCli(["examples/methods.mjs", "--host", HOST, "--port", "0"]);
-    expect(cli.stderr()).toContain("serving 10 method(s) from examples/methods.mjs: ping, add,");
+    expect(cli.stderr()).toContain(
+      "serving 10 method(s) from examples/methods.mjs (its method(...) registrations): ping, add,",
+    );
     expect(cli.stderr()).toContain("rpcserver: rpc.discover answers with their OpenRPC document\n");
     const answer = (await post(cli.url, request(DISCOVER))) as { result: OpenRpcDocument };
     expect(answer.result).toEqual({ ...printed, servers: [{ name: "development server", url: cli.url }] });
