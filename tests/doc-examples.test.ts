@@ -1,32 +1,55 @@
 /**
- * Every TypeScript example in the README and in docs/*.md runs against the BUILT package, and
- * prints what its `// => ` comments say it prints, line by line.
+ * The code blocks of the README and docs/*.md, against the BUILT package (`npm run build` first).
+ *
+ * - ```ts blocks type-check under strict settings (`strict`, `noUncheckedIndexedAccess`,
+ *   `exactOptionalPropertyTypes`), with the frameworks' own types, resolved as a bundler resolves.
+ *   Each one is run too, compiled to CommonJS, and prints what its `// => ` comments say, line by
+ *   line; one that imports fp-ts runs again under Node's ES modules, its fp-ts imports written as the
+ *   docs tell ES modules to (`fp-ts/Either` -> `fp-ts/lib/Either.js`). A block fenced
+ *   ```ts compile-only (an HTTP handler: it would serve) is type-checked only.
+ * - ```js and ```mjs blocks are taken where Node would run them: as an ES module, or as CommonJS when
+ *   they call `require`. Each parses; every package it names loads there, its named imports
+ *   included; one with `// => ` comments runs whole and prints them.
+ * - examples/: every package a file names loads in the file's own module system.
  */
 import ts from "typescript";
 import { execFileSync } from "node:child_process";
-import { mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 const root = join(__dirname, "..");
+const tmp = join(root, ".tmp", "doctest");
+rmSync(tmp, { recursive: true, force: true });
+mkdirSync(tmp, { recursive: true });
 
-/** The ```ts blocks of a Markdown file, each with the lines its `// => ` comments promise. */
-const examples = (markdown: string): Array<{ code: string; expected: string[] }> =>
-  [...markdown.matchAll(/```ts\n([\s\S]*?)```/g)].map((match) => {
-    const code = match[1] ?? "";
-    const expected = [...code.matchAll(/^\/\/ => (.*)$/gm)].map((line) => line[1] ?? "");
-    return { code, expected };
+type Lang = "ts" | "js" | "mjs";
+
+interface Block {
+  /** Where it is: `docs/recipes.md:120` (the line of its opening fence). */
+  readonly name: string;
+  /** The same, usable as a file name. */
+  readonly file: string;
+  readonly lang: Lang;
+  readonly compileOnly: boolean;
+  readonly code: string;
+  /** The lines its `// => ` comments promise. */
+  readonly expected: string[];
+}
+
+const blocksOf = (page: string): Block[] => {
+  const markdown = readFileSync(join(root, page), "utf8");
+  return [...markdown.matchAll(/^```(ts|js|mjs)( compile-only)?\n([\s\S]*?)^```$/gm)].map((match) => {
+    const code = match[3] ?? "";
+    const name = `${page}:${markdown.slice(0, match.index).split("\n").length}`;
+    return {
+      name,
+      file: name.replace(/[^a-z0-9]+/gi, "-"),
+      lang: match[1] as Lang,
+      compileOnly: match[2] !== undefined,
+      code,
+      expected: [...code.matchAll(/^\/\/ => (.*)$/gm)].map((line) => line[1] ?? ""),
+    };
   });
-
-const run = (code: string, name: string): string[] => {
-  const dir = join(root, ".tmp", "doctest");
-  mkdirSync(dir, { recursive: true });
-  const file = join(dir, `${name}.cjs`);
-  const js = ts.transpileModule(code, {
-    compilerOptions: { module: ts.ModuleKind.CommonJS, target: ts.ScriptTarget.ES2022, esModuleInterop: true },
-  }).outputText;
-  writeFileSync(file, js);
-  const out = execFileSync(process.execPath, [file], { cwd: root, encoding: "utf8" });
-  return out.split("\n").filter((line) => line !== "");
 };
 
 const pages = [
@@ -35,16 +58,244 @@ const pages = [
     .filter((name) => name.endsWith(".md"))
     .map((name) => `docs/${name}`),
 ];
-const all = pages.flatMap((page) =>
-  examples(readFileSync(join(root, page), "utf8")).map((example, index) => [`${page} #${index + 1}`, example] as const),
-);
+const blocks = pages.flatMap(blocksOf);
+const tsBlocks = blocks.filter((block) => block.lang === "ts");
+const runnableTs = tsBlocks.filter((block) => !block.compileOnly);
+const jsBlocks = blocks.filter((block) => block.lang !== "ts");
 
-test("the README has examples, and every example promises output", () => {
-  expect(all.filter(([name]) => name.startsWith("README")).length).toBeGreaterThanOrEqual(4);
-  for (const [name, example] of all)
-    expect({ name, promises: example.expected.length > 0 }).toEqual({ name, promises: true });
+/** Runs a file with the Node.js that runs the tests, from the repository root; its stdout lines. */
+const runNode = (file: string): string[] =>
+  execFileSync(process.execPath, [file], { cwd: root, encoding: "utf8" })
+    .split("\n")
+    .filter((line) => line !== "");
+
+const emit = (code: string, module: ts.ModuleKind): string =>
+  ts.transpileModule(code, { compilerOptions: { module, target: ts.ScriptTarget.ES2022, esModuleInterop: true } })
+    .outputText;
+
+test("the README has examples; a ts block promises output unless it is compile-only", () => {
+  expect(runnableTs.filter((block) => block.name.startsWith("README")).length).toBeGreaterThanOrEqual(4);
+  for (const block of tsBlocks)
+    expect({ block: block.name, promises: block.expected.length > 0 }).toEqual({
+      block: block.name,
+      promises: !block.compileOnly,
+    });
 });
 
-test.each(all)("%s prints what it says", (name, example) => {
-  expect(run(example.code, name.replace(/[^a-z0-9]+/gi, "-"))).toEqual(example.expected);
+// ---------------------------------------------------------------------------------------------------
+// ts blocks: type-checked together, in one program
+
+/**
+ * The handlers of docs/integrations.md import `./methods.mjs` (and Koa's `./read-body.mjs`), the
+ * files the examples share: beside the blocks, those names re-export the examples' own.
+ */
+const shared = ["methods.mjs", "read-body.mjs"];
+
+let program: ts.Program | undefined;
+const checked = (): ts.Program => {
+  if (program !== undefined) return program;
+  const dir = join(tmp, "check");
+  mkdirSync(dir, { recursive: true });
+  for (const name of shared)
+    writeFileSync(join(dir, name), `export * from "../../../examples/integrations/${name}";\n`);
+  const files = tsBlocks.map((block) => {
+    const file = join(dir, `${block.file}.ts`);
+    writeFileSync(file, block.code);
+    return file;
+  });
+  program = ts.createProgram(files, {
+    strict: true,
+    noUncheckedIndexedAccess: true,
+    exactOptionalPropertyTypes: true,
+    noEmit: true,
+    allowJs: true, // the shared example files
+    skipLibCheck: true,
+    esModuleInterop: true,
+    module: ts.ModuleKind.Preserve,
+    moduleResolution: ts.ModuleResolutionKind.Bundler,
+    moduleDetection: ts.ModuleDetectionKind.Force,
+    target: ts.ScriptTarget.ES2022,
+    lib: ["lib.es2022.d.ts"],
+    types: ["node"],
+  });
+  return program;
+};
+
+const problems = (diagnostics: readonly ts.Diagnostic[]): string[] =>
+  diagnostics.map((diagnostic) => {
+    const where =
+      diagnostic.file !== undefined && diagnostic.start !== undefined
+        ? `line ${diagnostic.file.getLineAndCharacterOfPosition(diagnostic.start).line + 1}: `
+        : "";
+    return `${where}TS${diagnostic.code} ${ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n")}`;
+  });
+
+test("the type-check itself has no problem of its own (options, the shared files)", () => {
+  const p = checked();
+  expect(problems([...p.getOptionsDiagnostics(), ...p.getGlobalDiagnostics()])).toEqual([]);
+  const sharedFiles = p.getSourceFiles().filter((file) => file.fileName.includes("/examples/integrations/"));
+  expect(sharedFiles.map((file) => file.fileName.replace(/.*\/examples\//, "examples/")).sort()).toEqual(
+    shared.map((name) => `examples/integrations/${name}`),
+  );
+});
+
+test.each(tsBlocks.map((block) => [block.name, block] as const))("%s type-checks (strict)", (_name, block) => {
+  const p = checked();
+  const file = p.getSourceFile(join(tmp, "check", `${block.file}.ts`));
+  if (file === undefined) throw new Error(`${block.name} is not in the program`);
+  expect(problems([...p.getSyntacticDiagnostics(file), ...p.getSemanticDiagnostics(file)])).toEqual([]);
+});
+
+// ---------------------------------------------------------------------------------------------------
+// ts blocks: run
+
+test.each(runnableTs.map((block) => [block.name, block] as const))("%s prints what it says", (_name, block) => {
+  const file = join(tmp, `${block.file}.cjs`);
+  writeFileSync(file, emit(block.code, ts.ModuleKind.CommonJS));
+  expect(runNode(file)).toEqual(block.expected);
+});
+
+/** What the docs tell Node's ES modules to import instead of `fp-ts/<Module>`. */
+const fpTsForNodeEsm = (code: string): string => code.replace(/(from\s+)"fp-ts\/(\w+)"/g, '$1"fp-ts/lib/$2.js"');
+
+const importsFpTs = (code: string): boolean => /from\s+"fp-ts\//.test(code);
+
+test("Node's ES modules refuse `fp-ts/Either` (what the docs' note on importing fp-ts is for)", () => {
+  const file = join(tmp, "fp-ts-directory.mjs");
+  writeFileSync(file, 'import * as E from "fp-ts/Either";\nconsole.log(E.right(1)._tag);\n');
+  expect(() => runNode(file)).toThrow(/ERR_UNSUPPORTED_DIR_IMPORT/);
+});
+
+test.each(runnableTs.filter((block) => importsFpTs(block.code)).map((block) => [block.name, block] as const))(
+  "%s prints the same under Node's ES modules, fp-ts imported from fp-ts/lib/*.js",
+  (_name, block) => {
+    const file = join(tmp, `${block.file}.esm.mjs`);
+    writeFileSync(file, emit(fpTsForNodeEsm(block.code), ts.ModuleKind.ESNext));
+    expect(runNode(file)).toEqual(block.expected);
+  },
+);
+
+// ---------------------------------------------------------------------------------------------------
+// js and mjs blocks, and examples/: what Node loads
+
+interface Loads {
+  readonly system: "module" | "commonjs";
+  /** The import declarations naming a package, as written (named imports included). */
+  readonly imports: string[];
+  /** The packages named by `require(...)` or `import(...)`. */
+  readonly packages: string[];
+  readonly syntaxErrors: string[];
+}
+
+const isPackage = (specifier: string): boolean => !specifier.startsWith(".") && !specifier.startsWith("/");
+
+/** What a piece of JavaScript loads by package name, and the module system Node runs it in. */
+const loadsOf = (code: string, fileName: string): Loads => {
+  const source = ts.createSourceFile(fileName, code, ts.ScriptTarget.Latest, true, ts.ScriptKind.JS);
+  const imports: string[] = [];
+  const packages: string[] = [];
+  let requires = false;
+  const visit = (node: ts.Node): void => {
+    if (
+      ts.isImportDeclaration(node) &&
+      ts.isStringLiteral(node.moduleSpecifier) &&
+      isPackage(node.moduleSpecifier.text)
+    )
+      imports.push(node.getText(source));
+    if (ts.isCallExpression(node) && node.arguments.length === 1) {
+      const [argument] = node.arguments;
+      const isRequire = ts.isIdentifier(node.expression) && node.expression.text === "require";
+      if (isRequire) requires = true;
+      if (
+        (isRequire || node.expression.kind === ts.SyntaxKind.ImportKeyword) &&
+        argument !== undefined &&
+        ts.isStringLiteral(argument) &&
+        isPackage(argument.text)
+      )
+        packages.push(argument.text);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  const { diagnostics = [] } = ts.transpileModule(code, {
+    fileName,
+    reportDiagnostics: true,
+    compilerOptions: { allowJs: true, module: ts.ModuleKind.ESNext, target: ts.ScriptTarget.ES2022 },
+  });
+  const system = fileName.endsWith(".cjs") || (requires && !fileName.endsWith(".mjs")) ? "commonjs" : "module";
+  return { system, imports, packages, syntaxErrors: problems(diagnostics) };
+};
+
+/**
+ * Loads, in one Node.js process, what each of `cases` names, each in its own module system: an ES
+ * module made of its import declarations, or CommonJS `require`s. The names of the cases whose
+ * loading failed, with the error.
+ */
+const failedLoads = (cases: ReadonlyArray<readonly [string, Loads]>): Record<string, string> => {
+  const dir = join(tmp, "loads");
+  mkdirSync(dir, { recursive: true });
+  const files = cases.map(([name, loads], index) => {
+    const file = join(dir, `${index}.${loads.system === "module" ? "mjs" : "cjs"}`);
+    const lines =
+      loads.system === "module"
+        ? [...loads.imports, ...loads.packages.map((pkg) => `await import(${JSON.stringify(pkg)});`)]
+        : loads.packages.map((pkg) => `require(${JSON.stringify(pkg)});`);
+    writeFileSync(file, `${lines.join("\n")}\n`);
+    return [name, file] as const;
+  });
+  const runner = join(dir, "run.mjs");
+  writeFileSync(
+    runner,
+    `const failed = {};
+for (const [name, file] of ${JSON.stringify(files)}) {
+  try {
+    await import(file);
+  } catch (error) {
+    failed[name] = String(error.code ?? error.message);
+  }
+}
+console.log(JSON.stringify(failed));
+`,
+  );
+  return JSON.parse(runNode(runner).at(-1) ?? "{}") as Record<string, string>;
+};
+
+const jsLoads = jsBlocks.map((block) => [block.name, loadsOf(block.code, `${block.file}.${block.lang}`)] as const);
+
+test("every js and mjs block parses as Node would run it", () => {
+  expect(Object.fromEntries(jsLoads.map(([name, loads]) => [name, loads.syntaxErrors]))).toEqual(
+    Object.fromEntries(jsLoads.map(([name]) => [name, []])),
+  );
+});
+
+test("every package a js or mjs block names loads where the block runs (fp-ts/lib/*.js in an ES module)", () => {
+  expect(jsLoads.some(([, loads]) => loads.imports.some((line) => line.includes('"fp-ts/lib/')))).toBe(true);
+  expect(failedLoads(jsLoads)).toEqual({});
+});
+
+test.each(jsBlocks.filter((block) => block.expected.length > 0).map((block) => [block.name, block] as const))(
+  "%s prints what it says",
+  (_name, block) => {
+    const system = loadsOf(block.code, `${block.file}.${block.lang}`).system;
+    const file = join(tmp, `${block.file}.${system === "module" ? "mjs" : "cjs"}`);
+    writeFileSync(file, block.code);
+    expect(runNode(file)).toEqual(block.expected);
+  },
+);
+
+const exampleFiles = (dir: string): string[] =>
+  readdirSync(join(root, dir), { withFileTypes: true }).flatMap((entry) =>
+    entry.isDirectory()
+      ? exampleFiles(`${dir}/${entry.name}`)
+      : /\.(mjs|cjs)$/.test(entry.name)
+        ? [`${dir}/${entry.name}`]
+        : [],
+  );
+
+test("every package an example names loads in the example's own module system", () => {
+  const loads = exampleFiles("examples").map(
+    (file) => [file, loadsOf(readFileSync(join(root, file), "utf8"), file)] as const,
+  );
+  expect(loads.length).toBeGreaterThan(10);
+  expect(failedLoads(loads)).toEqual({});
 });

@@ -18,7 +18,7 @@ app.post("/rpc", bodyLimit({ maxSize: BODY_LIMIT, onError: (c) => c.text("Payloa
   const context = { user: userFromAuthorization(c.req.header("Authorization")) };
   const body = new Uint8Array(await c.req.arrayBuffer());
   const answer = toHttp(await asyncDispatch(body, methods, { context, maxBatchSize: MAX_BATCH_SIZE }));
-  return c.body(answer.body, answer.status, answer.headers);
+  return c.newResponse(answer.body, answer.status, answer.headers);
 });
 
 export default app;
