@@ -65,7 +65,7 @@ const jsBlocks = blocks.filter((block) => block.lang !== "ts");
 
 /** Runs a file with the Node.js that runs the tests, from the repository root; its stdout lines. */
 const runNode = (file: string): string[] =>
-  execFileSync(process.execPath, [file], { cwd: root, encoding: "utf8" })
+  execFileSync(process.execPath, [file], { cwd: root, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] })
     .split("\n")
     .filter((line) => line !== "");
 
