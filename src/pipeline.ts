@@ -29,8 +29,10 @@
  * - a batch is validated member by member and answered in its order; async dispatch runs its
  *   members at once;
  * - nothing a request carries, and nothing a method or a stage does, makes dispatch throw: an
- *   exception in a method, a params or result codec or a stage answers that request alone
- *   (-32603), and only a failure of the library itself (or of `postProcess`) is -32000;
+ *   exception in a method, a params or result codec, the methods table or a stage answers that
+ *   request alone (-32603), and only a failure of the library itself (or of `postProcess`) is
+ *   -32000; nothing it does ends the process either (an exception that cannot be read, a Promise
+ *   that rejects where nobody waits for it);
  * - an answer carries the id its request came with, whatever a stage makes of the request.
  *
  * @example
@@ -296,16 +298,22 @@ const apply = ({ method, params, context }: Invocation): unknown => {
 };
 
 /**
- * Is `value` a Result? A Left must hold an ErrorResult, as a Right a SuccessResult: a hand-built
- * `left({})` would otherwise be sent as `"error":{}`. A code or message of the wrong type is still
- * sent as given (`Error` warned).
+ * Does `value` have the shape a Result and a Response share: a Right of an object with `result`, or
+ * a Left of one with `code` and `message`? A hand-built `left({})` would otherwise be sent as
+ * `"error":{}`. A code or message of the wrong type is still sent as given (`Error` warned).
  */
-const isResult = (value: unknown): value is Result => {
+const isResultShaped = (value: unknown): boolean => {
   if (!isObject(value)) return false;
   const either = value as { _tag?: unknown; left?: unknown; right?: unknown };
   if (either._tag === "Right") return isObject(either.right) && "result" in either.right;
   return either._tag === "Left" && isObject(either.left) && "code" in either.left && "message" in either.left;
 };
+
+/** Is `value` a Result, as a method must return? */
+const isResult = isResultShaped as (value: unknown) => value is Result;
+
+/** Is `value` a Response, as an `Around` handler must answer? */
+const isResponse = isResultShaped as (value: unknown) => value is Response;
 
 /** A Result as the Response to `request`. */
 const answer = (request: Request, result: Result): Response =>
@@ -467,14 +475,6 @@ const fromStage = (call: Call, answered: unknown): E.Either<ErrorResponse, Call>
 
 /** A stage's ending: the next call, or the error for its request. */
 const staged: Ending<Call, E.Either<ErrorResponse, Call>> = { read: fromStage, failed: E.left };
-
-/** Is `value` a Response: a Right of a success, or a Left of an error? */
-const isResponse = (value: unknown): value is Response => {
-  if (!isObject(value)) return false;
-  const either = value as { _tag?: unknown; left?: unknown; right?: unknown };
-  if (either._tag === "Right") return isObject(either.right) && "result" in either.right;
-  return either._tag === "Left" && isObject(either.left) && "code" in either.left && "message" in either.left;
-};
 
 /** What an `Around` handler of yours answered, checked: a Response, or -32603 for its request. */
 const fromAround = (call: Call, answered: unknown): Response => {

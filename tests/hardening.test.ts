@@ -404,3 +404,13 @@ test("observe's own stage and timeout run unchecked but still answer each reques
   expect(wire(dispatch(text, { ping }, { stages: [stages[0] as Around] }))).toEqual([PONG(1), PONG(2)]);
   expect(seen).toEqual([1, 2, 1, 2]);
 });
+
+test("an Around stage whose around(F)(next) is not a handler is a TypeError from dispatch, as a bad option is; a Promise it returned is not left unhandled", async () => {
+  const rejected = Promise.reject(new Error("made while composing"));
+  const malformed = { _tag: "Around", asyncOnly: false, around: () => () => rejected } as unknown as Around;
+  const message = "an Around stage's around(F)(next) must return a handler function, got object";
+  expect(() => dispatch(body(request("ping", 1)), { ping }, { stages: [malformed] })).toThrow(new TypeError(message));
+  await expect(asyncDispatch(body(request("ping", 1)), { ping }, { stages: [malformed] })).rejects.toThrow(message);
+  // Marked handled by dispatch: awaiting it here still sees the rejection.
+  await expect(rejected).rejects.toThrow("made while composing");
+});
