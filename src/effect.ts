@@ -11,8 +11,9 @@
  *   `TaskEither` ({@link toTaskEither}); async stages may return one.
  *
  * A computation that can answer early runs in `EitherT` over the effect: `Either<E, A>` in sync
- * dispatch, `Later<Either<E, A>>` in async dispatch. A Later's Promise never rejects: every
- * exception is turned into an Either by the stage that could throw it.
+ * dispatch, `Later<Either<E, A>>` in async dispatch. A Later's Promise never rejects out of a
+ * request: every exception is turned into an Either by the stage that could throw it, and what a
+ * request a stage broke still makes reject is caught by that request's net (`recover`).
  *
  * @module
  */
@@ -58,6 +59,8 @@ declare module "fp-ts/HKT" {
 }
 
 const identity = <A>(a: A): A => a;
+
+const apply = <A, B>(f: (a: A) => B, a: A): B => f(a);
 
 /** Only the pipeline makes the Promises in a Later (`Promise.resolve` of any thenable), so `instanceof` is exact. */
 const isPromise = (value: unknown): value is Promise<unknown> => value instanceof Promise;
@@ -112,32 +115,43 @@ export interface Effect<F extends URIS> extends Monad1<F> {
   /** Every outcome of a batch, in order; async dispatch lets them run at once. */
   readonly all: <A>(outcomes: ReadonlyArray<Kind<F, A>>) => Kind<F, ReadonlyArray<A>>;
   /**
-   * `onValue` of `f(a, x)`, or `onError` of what `f` throws or rejects with (each also given `x`):
-   * a net, under the whole pipeline for a failure outside every stage's own care, and under each
-   * request that runs your stages. One step, so that async dispatch pays one Promise reaction for
-   * the net and what follows it together; two arguments (the body and the context, the call and
-   * its arrival id) so that no closure is made per request to carry them unless a Promise is met.
+   * `onValue` of `f(a, x)`, or `onError` of what `f` throws or rejects with: the net under the
+   * whole pipeline, for a failure outside every stage's own care. One step, so that async dispatch
+   * pays one Promise reaction for the net and the output stage together; two arguments (the body
+   * and the context) so that no closure is made per request to carry them.
    */
   readonly attempt: <A, X, B, C>(
     f: (a: A, x: X) => Kind<F, B>,
     a: A,
     x: X,
-    onValue: (b: B, x: X) => C,
-    onError: (thrown: unknown, x: X) => C,
+    onValue: (b: B) => C,
+    onError: (thrown: unknown) => C,
   ) => Kind<F, C>;
+  /**
+   * `onValue` of what `fa` holds, or `onError` of what it rejects with, each also given `x`: the
+   * net under each request that runs your stages (a sync throw its caller catches). `x` (the
+   * request's arrival id) is passed rather than closed over, so that no closure is made per
+   * request unless a Promise is met.
+   */
+  readonly recover: <A, X, B>(
+    fa: Kind<F, A>,
+    x: X,
+    onValue: (a: A, x: X) => B,
+    onError: (thrown: unknown, x: X) => B,
+  ) => Kind<F, B>;
 }
 
 const attemptNow = <A, X, B, C>(
   f: (a: A, x: X) => B,
   a: A,
   x: X,
-  onValue: (b: B, x: X) => C,
-  onError: (thrown: unknown, x: X) => C,
+  onValue: (b: B) => C,
+  onError: (thrown: unknown) => C,
 ): C => {
   try {
-    return onValue(f(a, x), x);
+    return onValue(f(a, x));
   } catch (thrown) {
-    return onError(thrown, x);
+    return onError(thrown);
   }
 };
 
@@ -165,6 +179,7 @@ export const Sync: Effect<I.URI> = {
   wait: (thenable, _onValue, _onError, refuse) => refuse(thenable),
   all: (outcomes) => outcomes,
   attempt: attemptNow,
+  recover: (fa, x, onValue) => onValue(fa, x),
 };
 
 /**
@@ -189,21 +204,24 @@ export const Async: Effect<LaterURI> = {
     f: (a: A, x: X) => Later<B>,
     a: A,
     x: X,
-    onValue: (b: B, x: X) => C,
-    onError: (thrown: unknown, x: X) => C,
+    onValue: (b: B) => C,
+    onError: (thrown: unknown) => C,
   ) => {
     let outcome: Later<B>;
     try {
       outcome = f(a, x);
     } catch (thrown) {
-      return onError(thrown, x);
+      return onError(thrown);
     }
-    if (!isPromise(outcome)) return attemptNow(onValue, outcome, x, identity, onError);
-    return outcome.then(
-      (b) => onValue(b, x),
-      (thrown: unknown) => onError(thrown, x),
-    );
+    return isPromise(outcome) ? outcome.then(onValue, onError) : attemptNow(apply, onValue, outcome, identity, onError);
   },
+  recover: (fa, x, onValue, onError) =>
+    isPromise(fa)
+      ? fa.then(
+          (a) => onValue(a, x),
+          (thrown: unknown) => onError(thrown, x),
+        )
+      : onValue(fa, x),
 };
 
 /**

@@ -606,14 +606,11 @@ const compose = <F extends URIS>(F: Effect<F>, env: Env): ((body: unknown, conte
   // throws): with stages each request runs under a net of its own, which answers it with the id it
   // arrived with, and a failure no stage caught with -32603 for that request alone. Without
   // stages the request is the validated one throughout, and every step guards its own user code.
-  const failed = failedRequest(env);
-  const answer: (call: Call) => Kind<F, Response> = staged
-    ? (call) => F.attempt(handle, call, idOf(call.request), withId, failed)
-    : handle;
+  const answer: (call: Call) => Kind<F, Response> = staged ? netted(F, handle, withId, failedRequest(env)) : handle;
   // A notification's answer is dropped: without stages none is built; with stages (which may
   // answer it, or observe its answer) it is built and dropped.
   const notify: (call: Call) => Kind<F, Response | undefined> = staged
-    ? (call) => F.attempt(handle, call, undefined, nothing, failedNotification)
+    ? netted(F, handle, nothing, failedNotification)
     : base<F, Response | undefined>(F, env, dropped);
   const decode = validate(env);
 
@@ -645,6 +642,27 @@ const compose = <F extends URIS>(F: Effect<F>, env: Env): ((body: unknown, conte
   };
 };
 
+/**
+ * `handle` under a net of the request's own: its answer ended by `onValue` and a failure by
+ * `onError` (thrown now or rejected later), each given the id the request arrived with, read
+ * before any stage could change it.
+ */
+const netted =
+  <F extends URIS, R>(
+    F: Effect<F>,
+    handle: Handler<F>,
+    onValue: (response: Response, id: Id) => R,
+    onError: (thrown: unknown, id: Id) => R,
+  ) =>
+  (call: Call): Kind<F, R> => {
+    const id = idOf(call.request);
+    try {
+      return F.recover(handle(call), id, onValue, onError);
+    } catch (thrown) {
+      return F.of(onError(thrown, id));
+    }
+  };
+
 /** The response with the id its request arrived with, rebuilt only when a stage changed it. */
 const withId = (response: Response, id: Id): Response => {
   if (response._tag === "Right") {
@@ -663,7 +681,7 @@ const failedRequest =
   };
 
 /** The same for a notification: logged, never answered. */
-const failedNotification = (thrown: unknown): undefined => {
+const failedNotification = (thrown: unknown, _id: Id): undefined => {
   logSafely("rpcserver: a notification failed in its stages", thrown);
   return undefined;
 };
