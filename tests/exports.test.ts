@@ -2,7 +2,7 @@
  * The public names: version constants, codes, sentinels, every specification-spelling alias as the
  * same function object as its TypeScript name, and the deprecated names.
  */
-import { readFileSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as index from "../src";
 import * as asyncMain from "../src/async_main";
@@ -21,6 +21,15 @@ describe("version", () => {
     expect(index.VERSION).toBe("5.0.10");
     const pkg = JSON.parse(readFileSync(join(__dirname, "..", "package.json"), "utf8")) as { version: string };
     expect(pkg.version).toBe(index.__version__);
+  });
+
+  test("no @since tag names a release after the package's version (there is none)", () => {
+    const dir = join(__dirname, "..", "src");
+    const since = readdirSync(dir)
+      .filter((file) => file.endsWith(".ts"))
+      .flatMap((file) => [...readFileSync(join(dir, file), "utf8").matchAll(/@since (\S+)/g)].map((m) => m[1]));
+    expect(since.length).toBeGreaterThan(100);
+    expect([...new Set(since)]).toEqual([index.VERSION]);
   });
 });
 
