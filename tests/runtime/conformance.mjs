@@ -125,6 +125,29 @@ export const runConformance = async (rpc) => {
     range = error instanceof RangeError ? "RangeError" : String(error);
   }
   check("bad maxBatchSize", range, "RangeError");
+  // The host survives what user code does where nobody waits for it: a listener on timeout's signal
+  // that throws (every runtime's event target re-throws it as an uncaught error), an async observe
+  // callback that rejects. The runtime would end this run before it reported.
+  const slow = (ctx) =>
+    new Promise((resolve) => {
+      ctx.signal.addEventListener("abort", () => {
+        throw new Error("listener threw");
+      });
+      setTimeout(() => resolve(rpc.Success("late")), 50);
+    });
+  const stages = [
+    rpc.observe(async () => {
+      throw new Error("metrics down");
+    }),
+    rpc.timeout(5),
+  ];
+  check(
+    "timeout with a throwing abort listener, observe rejecting",
+    parse(await rpc.asyncDispatch('{"jsonrpc":"2.0","method":"slow","id":1}', { slow }, { context: {}, stages })),
+    err(-32001, "Request timed out", 1, { timeoutMs: 5 }),
+  );
+  await new Promise((resolve) => setTimeout(resolve, 80));
+  check("the host survived them", true, true);
   check(
     "Response is an fp-ts Either",
     rpc.dispatchToResponse('{"jsonrpc":"2.0","method":"subtract","params":[2,1],"id":1}', table),
