@@ -6,7 +6,9 @@
 //
 // Scenarios: single, notification, throws, each sync or, prefixed "async-", async
 // (async-single, async-notification, async-throws), and each optionally suffixed "-staged" (four
-// stages that pass every call) or "-logged" (the default logger on, writing to /dev/null: an async
+// stages that pass every call), "-timeout" (a `timeout(1000)` stage, async only, a plain-object
+// context to hand the signal in, a method that ignores it), "-signal" (the same, the method adding
+// an abort listener to its signal) or "-logged" (the default logger on, writing to /dev/null: an async
 // loop awaits each call, so its writes are timed; a sync loop's are timed once the queue is full).
 // Prints "B/A" < 1 when B (the second) is faster.
 //
@@ -32,23 +34,31 @@ const measure = async (dist, scenario) => {
     const sink = new Writable({ write: (chunk, _encoding, done) => done(void writeSync(devNull, chunk)) });
     console.error = new Console({ stdout: sink, stderr: sink }).error;
   } else lib.setLogger({ error() {}, warn() {}, info() {} });
+  const signalled = scenario.endsWith("-signal");
+  const timed = scenario.endsWith("-timeout") || signalled;
   const options = staged
     ? { stages: Array.from({ length: 4 }, () => (call) => ({ _tag: "Right", right: call })) }
-    : undefined;
+    : timed
+      ? { context: {}, stages: [lib.timeout(1000)] }
+      : undefined;
   const isAsync = scenario.startsWith("async-");
   const texts = {
     single: '{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}',
     notification: '{"jsonrpc":"2.0","method":"add","params":[1,2]}',
     throws: '{"jsonrpc":"2.0","method":"fail","params":[],"id":1}',
   };
-  const text = texts[scenario.replace("async-", "").replace(/-(staged|logged)$/, "")];
+  const text = texts[scenario.replace("async-", "").replace(/-(staged|logged|timeout|signal)$/, "")];
   if (text === undefined) throw new Error(`unknown scenario ${scenario}`);
   const boom = () => {
     throw new Error("boom");
   };
-  const methods = isAsync
-    ? { add: async (a, b) => lib.Success(a + b), fail: async () => boom() }
-    : { add: (a, b) => lib.Success(a + b), fail: boom };
+  const methods = signalled
+    ? { add: async (ctx, a, b) => (ctx.signal.addEventListener("abort", () => undefined), lib.Success(a + b)) }
+    : timed
+      ? { add: async (_ctx, a, b) => lib.Success(a + b) }
+      : isAsync
+        ? { add: async (a, b) => lib.Success(a + b), fail: async () => boom() }
+        : { add: (a, b) => lib.Success(a + b), fail: boom };
   const f = isAsync ? (t) => lib.asyncDispatch(t, methods, options) : (t) => lib.dispatch(t, methods, options);
   const n = scenario.includes("throws") ? 300 : 3000;
   const round = async () => {

@@ -1,11 +1,18 @@
 /**
- * The `AbortSignal` that `timeout` hands a method. Its listeners are the method's code, and an
- * event target does not let their exceptions reach the code that aborts: Node's re-throws one on
- * the next tick, as an uncaught exception that ends the process (Deno's and Bun's do the same),
- * before the request that timed out, or the rest of its batch, is answered. So the signal wraps
- * every listener added to it (`addEventListener`, `onabort`): what one throws is logged, and the
- * other listeners and the answers go on. Listeners added to a signal derived from it
- * (`AbortSignal.any([signal])`, a `fetch`'s own) are beyond its reach: see docs/pipeline.md.
+ * The `AbortSignal` that `timeout` hands a method, and aborting it. Its listeners are the method's
+ * code, and an event target does not let their exceptions reach the code that aborts: Node, Deno and
+ * Bun re-throw one as an uncaught exception that ends the process, before the request that timed
+ * out, or the rest of its batch, is answered (a browser reports it as an uncaught error). So what an
+ * abort listener throws is logged instead, and the others, the answers and the process go on.
+ *
+ * Where the runtime has `getEventListeners` (`node:events`: Node 20.16 and later, Deno, Bun; reached
+ * through `process.getBuiltinModule`, so that this module imports nothing from Node), the listeners
+ * are wrapped just before the abort, each removed and added again wrapped, in order: only a request
+ * that times out pays anything. Elsewhere (Node 18, browsers) the signal's prototype is given guarded
+ * listener methods when it is made, which wrap each listener as it is added; that costs every request
+ * whose method uses its signal 1.3-1.8 times as much (measured on Node 20), and is why it is only the
+ * fallback. Listeners on a signal derived from this one (`AbortSignal.any([signal])`, a `fetch`'s
+ * own) are beyond reach: see docs/pipeline.md.
  *
  * @module
  * @internal
@@ -17,7 +24,7 @@ import { logSafely } from "./logger";
 type Callback = (this: unknown, event: unknown) => void;
 type Listener = Callback | { readonly handleEvent: (event: unknown) => void };
 
-/** Each listener's wrapper, so that `removeEventListener` with the listener removes its wrapper. */
+/** Each listener's wrapper (the fallback keeps them, so that `removeEventListener` finds it). */
 const wrappers = new WeakMap<object, Callback>();
 
 const guarded = (listener: Listener): Callback => {
@@ -40,44 +47,72 @@ const isListener = (value: unknown): value is Listener =>
   typeof value === "function" ||
   (isObject(value) && typeof (value as { handleEvent?: unknown }).handleEvent === "function");
 
-const onabort =
-  typeof AbortSignal === "function" ? Object.getOwnPropertyDescriptor(AbortSignal.prototype, "onabort") : undefined;
+type GetEventListeners = (target: unknown, type: string) => Listener[];
 
-/**
- * A new controller whose signal guards its listeners. The signal is still a real `AbortSignal`
- * (`instanceof`, `AbortSignal.any`, `fetch` take it); only its own listener methods differ.
- */
-export const guardedController = (): AbortController => {
-  const controller = new AbortController();
-  const signal = controller.signal;
-  // Called with whatever the caller passed (a null listener included): the target decides, as usual.
-  type Registration = (this: AbortSignal, type: string, listener: unknown, options?: unknown) => void;
-  const add = signal.addEventListener as Registration;
-  const remove = signal.removeEventListener as Registration;
-  let handler: unknown = null;
-  Object.defineProperties(signal, {
+/** `getEventListeners` of `node:events` where the runtime has it, else null; looked up once. */
+let listenersLookup: GetEventListeners | null | undefined;
+
+const listenersOf = (): GetEventListeners | null => {
+  if (listenersLookup !== undefined) return listenersLookup;
+  try {
+    const process = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+    const events = process?.getBuiltinModule?.("node:events") as { getEventListeners?: unknown } | undefined;
+    listenersLookup =
+      typeof events?.getEventListeners === "function" ? (events.getEventListeners as GetEventListeners) : null;
+  } catch {
+    listenersLookup = null;
+  }
+  return listenersLookup;
+};
+
+/** Called with whatever the caller passed (a null listener included): the target decides, as usual. */
+type Registration = (this: unknown, type: unknown, listener: unknown, options?: unknown) => void;
+
+/** The fallback: `AbortSignal.prototype` with listener methods that wrap what they are given. */
+let guardedPrototype: object | undefined;
+
+const fallbackPrototype = (): object => {
+  if (guardedPrototype !== undefined) return guardedPrototype;
+  const add = EventTarget.prototype.addEventListener as Registration;
+  const remove = EventTarget.prototype.removeEventListener as Registration;
+  guardedPrototype = Object.create(AbortSignal.prototype, {
     addEventListener: {
       configurable: true,
-      value: (type: string, listener: unknown, options?: unknown): void =>
-        add.call(signal, type, isListener(listener) ? guarded(listener) : listener, options),
+      writable: true,
+      value: function (this: unknown, type: unknown, listener: unknown, options?: unknown): void {
+        add.call(this, type, isListener(listener) ? guarded(listener) : listener, options);
+      },
     },
     removeEventListener: {
       configurable: true,
-      value: (type: string, listener: unknown, options?: unknown): void =>
-        remove.call(signal, type, isListener(listener) ? (wrappers.get(listener) ?? listener) : listener, options),
+      writable: true,
+      value: function (this: unknown, type: unknown, listener: unknown, options?: unknown): void {
+        remove.call(this, type, isListener(listener) ? (wrappers.get(listener) ?? listener) : listener, options);
+      },
     },
-    ...(onabort?.set === undefined
-      ? {}
-      : {
-          onabort: {
-            configurable: true,
-            get: () => handler,
-            set: (value: unknown) => {
-              handler = value;
-              onabort.set?.call(signal, isListener(value) && typeof value === "function" ? guarded(value) : value);
-            },
-          },
-        }),
-  });
+  }) as object;
+  return guardedPrototype;
+};
+
+/** A controller for a method's signal: a real `AbortSignal` (`instanceof`, `AbortSignal.any`, `fetch` take it). */
+export const signalController = (): AbortController => {
+  const controller = new AbortController();
+  if (listenersOf() === null) Object.setPrototypeOf(controller.signal, fallbackPrototype());
   return controller;
+};
+
+/** Aborts the signal of a controller from {@link signalController}, its abort listeners guarded. */
+export const abortGuarded = (controller: AbortController, reason: unknown): void => {
+  const signal = controller.signal;
+  const getEventListeners = listenersOf();
+  if (getEventListeners !== null) {
+    for (const listener of getEventListeners(signal, "abort")) {
+      signal.removeEventListener("abort", listener);
+      signal.addEventListener("abort", guarded(listener));
+    }
+  } else if (typeof signal.onabort === "function") {
+    // The fallback wraps listeners as they are added; an `onabort` handler is set, not added.
+    signal.onabort = guarded(signal.onabort as Callback) as typeof signal.onabort;
+  }
+  controller.abort(reason);
 };

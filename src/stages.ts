@@ -23,7 +23,7 @@ import { ERROR_TIMEOUT } from "./codes";
 import type { Effect } from "./effect";
 import { isThenable } from "./guards";
 import { logSafely } from "./logger";
-import { guardedController } from "./signal";
+import { abortGuarded, signalController } from "./signal";
 import type { Id, Request } from "./request";
 import { ErrorResponse, type Response } from "./response";
 import type { ErrorResult } from "./result";
@@ -231,7 +231,7 @@ export const timeout = (ms: number, options: TimeoutOptions = {}): Around => {
       (call) => {
         // Read now: the timer runs detached, where a read that throws (a request a stage broke) would end the process.
         const id = idOf(call.request);
-        const controller = guardedController();
+        const controller = signalController();
         const outcome = next({ request: call.request, context: attach(call.context, controller.signal) });
         if (!(outcome instanceof Promise)) return outcome;
         // A Promise here means async dispatch (sync dispatch refuses this stage), whose Later it is.
@@ -239,7 +239,7 @@ export const timeout = (ms: number, options: TimeoutOptions = {}): Around => {
           const timer = setTimeout(() => {
             settle(E.left(ErrorResponse(ERROR_TIMEOUT, "Request timed out", { timeoutMs: ms }, id)));
             // After the answer: the signal's listeners run now, and what they throw is logged.
-            controller.abort(new Error(`timed out after ${ms} ms`));
+            abortGuarded(controller, new Error(`timed out after ${ms} ms`));
           }, ms);
           // The rest of the pipeline answers rather than rejects; a rejection (a request a stage
           // broke) still clears the timer and goes on to the request's own net.

@@ -537,6 +537,29 @@ describe("timeout", () => {
     expect((signals[0]?.reason as Error).message).toBe("timed out after 5 ms");
   });
 
+  test("at the time-out every abort listener runs once, in order, and one that throws is logged, not re-thrown", async () => {
+    const order: string[] = [];
+    const slow = (ctx: { signal: AbortSignal }): Promise<Result> => {
+      ctx.signal.addEventListener("abort", () => order.push("first"));
+      ctx.signal.addEventListener("abort", () => {
+        order.push("throws");
+        throw new globalThis.Error("listener threw");
+      });
+      ctx.signal.onabort = () => order.push("onabort");
+      ctx.signal.addEventListener("abort", { handleEvent: () => order.push("object") }, { once: true });
+      return never();
+    };
+    expect(await asyncDispatch(req("slow", undefined, 1), { slow }, { context: {}, stages: [timeout(5)] })).toContain(
+      '"code":-32001',
+    );
+    await new Promise((done) => setTimeout(done, 20));
+    expect(order).toEqual(["first", "throws", "onabort", "object"]);
+    expect(logs.entries.map((entry) => entry.args[0])).toEqual([
+      "rpcserver: a listener on a method's abort signal threw",
+    ]);
+    expect((logs.entries[0]?.args[1] as Error).message).toBe("listener threw");
+  });
+
   test("a context that is not a plain object, or none, is left as it is (the answer is still cut off)", async () => {
     const seen: unknown[][] = [];
     const slow = (...args: unknown[]): Promise<Result> => {

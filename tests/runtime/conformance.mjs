@@ -133,6 +133,9 @@ export const runConformance = async (rpc) => {
       ctx.signal.addEventListener("abort", () => {
         throw new Error("listener threw");
       });
+      ctx.signal.onabort = () => {
+        throw new Error("onabort threw");
+      };
       setTimeout(() => resolve(rpc.Success("late")), 50);
     });
   const stages = [
