@@ -547,13 +547,14 @@ describe("timeout", () => {
       });
       ctx.signal.onabort = () => order.push("onabort");
       ctx.signal.addEventListener("abort", { handleEvent: () => order.push("object") }, { once: true });
+      ctx.signal.addEventListener("abort", () => order.push("capture"), true);
       return never();
     };
     expect(await asyncDispatch(req("slow", undefined, 1), { slow }, { context: {}, stages: [timeout(5)] })).toContain(
       '"code":-32001',
     );
     await new Promise((done) => setTimeout(done, 20));
-    expect(order).toEqual(["first", "throws", "onabort", "object"]);
+    expect(order).toEqual(["first", "throws", "onabort", "object", "capture"]);
     expect(logs.entries.map((entry) => entry.args[0])).toEqual([
       "rpcserver: a listener on a method's abort signal threw",
     ]);
