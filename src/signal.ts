@@ -8,11 +8,12 @@
  * Where the runtime has `getEventListeners` (`node:events`: Node 20.16 and later, Deno, Bun; reached
  * through `process.getBuiltinModule`, so that this module imports nothing from Node), the listeners
  * are wrapped just before the abort, each removed and added again wrapped (in its order on Node; an
- * `onabort` handler wrapped in place): only a request that times out pays anything. Elsewhere (Node 18, browsers) the signal's prototype is given guarded
- * listener methods when it is made, which wrap each listener as it is added; that costs every request
- * whose method uses its signal 1.3-1.8 times as much (measured on Node 20), and is why it is only the
- * fallback. Listeners on a signal derived from this one (`AbortSignal.any([signal])`, a `fetch`'s
- * own) are beyond reach: see docs/pipeline.md.
+ * `onabort` handler wrapped in place): only a request that times out pays anything. Elsewhere
+ * (Node 18, browsers) the signal's prototype is given guarded listener methods when it is made, which
+ * wrap each listener as it is added; that costs every request whose method uses its signal 1.3-1.8
+ * times as much (measured on Node 20), and is why it is only the fallback. Listeners on a signal
+ * derived from this one (`AbortSignal.any([signal])`, a `fetch`'s own) are beyond reach: see
+ * docs/pipeline.md.
  *
  * @module
  * @internal
