@@ -37,6 +37,7 @@ import { pathToFileURL } from "node:url";
 import { parseArgs } from "node:util";
 import type { Server } from "node:http";
 import { messageOf } from "./describe";
+import { isObject } from "./guards";
 import { globalMethods, isMethodMap, method, methodEntries, type Method, type Methods } from "./methods";
 import { DEFAULT_TITLE, DISCOVER, openRpcDocument, type OpenRpcInfo } from "./openrpc";
 import { DEFAULT_PORT, serve } from "./server";
@@ -149,9 +150,6 @@ const parse = (argv: readonly string[]): Command | { readonly kind: "help" } | {
 /** A class is a function too, but not a method. */
 const isClass = (f: unknown): boolean => /^class[\s{]/.test(Function.prototype.toString.call(f));
 
-/** A table of methods as a module exports it: an object or a Map of name -> function. */
-const isTable = (value: unknown): value is object => typeof value === "object" && value !== null;
-
 /** A table's functions that are methods (not classes), in its order; its other values are left out. */
 const functionsOf = (table: object): Array<readonly [string, Method]> =>
   methodEntries(table as Methods).filter(([, f]) => !isClass(f));
@@ -172,7 +170,7 @@ interface Exported {
 const exportedFunctions = (namespace: Readonly<Record<string, unknown>>): Exported => {
   const fallback = namespace["default"];
   const defaults =
-    isTable(fallback) && !isMethodMap(fallback as Methods) ? (fallback as Readonly<Record<string, unknown>>) : {};
+    isObject(fallback) && !isMethodMap(fallback as Methods) ? (fallback as Readonly<Record<string, unknown>>) : {};
   // Node gives a CommonJS module's `module.exports` as the default export, and the names it finds
   // in the source as named exports too, with the same values: those are the default's, not a form
   // of their own.
@@ -182,11 +180,11 @@ const exportedFunctions = (namespace: Readonly<Record<string, unknown>>): Export
         name !== "default" && !(Object.prototype.hasOwnProperty.call(defaults, name) && defaults[name] === value),
     ),
   );
-  const table = [named["methods"], defaults["methods"]].find(isTable);
+  const table = [named["methods"], defaults["methods"]].find(isObject);
   if (table !== undefined) return { functions: functionsOf(table), forms: ["methods export"] };
   const sources = [
     ["named exports", functionsOf(named)],
-    ["default export", isTable(fallback) ? functionsOf(fallback) : []],
+    ["default export", isObject(fallback) ? functionsOf(fallback) : []],
   ] as const;
   const found = new Map<string, Method>();
   for (const [, functions] of sources) for (const [name, f] of functions) if (!found.has(name)) found.set(name, f);

@@ -6,6 +6,7 @@
  * @module
  * @internal
  */
+import type * as t from "io-ts";
 
 /** An object (or array), not `null`. */
 export const isObject = (value: unknown): value is object => typeof value === "object" && value !== null;
@@ -15,3 +16,9 @@ export const isThenable = (value: unknown): value is PromiseLike<unknown> =>
   (typeof value === "object" || typeof value === "function") &&
   value !== null &&
   typeof (value as { then?: unknown }).then === "function";
+
+/** What an io-ts `decode` must return (a params codec's, a validator's): a Right, or a Left of an array of errors. */
+export const isValidation = (value: unknown): value is t.Validation<unknown> =>
+  isObject(value) &&
+  ((value as { _tag?: unknown })._tag === "Right" ||
+    ((value as { _tag?: unknown })._tag === "Left" && Array.isArray((value as { left?: unknown }).left)));

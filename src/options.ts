@@ -7,6 +7,7 @@
 import * as E from "fp-ts/Either";
 import type * as t from "io-ts";
 import { messageOf } from "./describe";
+import { isObject, isValidation } from "./guards";
 import { globalMethods, isMethodMap, type Methods } from "./methods";
 import { requestCodec, type Request } from "./request";
 import type { Response } from "./response";
@@ -143,34 +144,57 @@ const batchLimit = (value: number | null | undefined): number => {
   return value;
 };
 
+const hasOwn = Object.prototype.hasOwnProperty;
+
 /** One io-ts error that says nothing about what was wrong (a custom validator's exception has only a message). */
 const refusal = (value: unknown, message: string): t.Errors => [{ value, context: [], message }];
 
-/** The pipeline needs a method name whatever the validator let through. */
-const namesMethod = (value: unknown): value is Request =>
-  typeof value === "object" && value !== null && typeof (value as { method?: unknown }).method === "string";
+/**
+ * The pipeline needs a method name whatever the validator let through, and a request it can read:
+ * a validator's output is the user's value, and one whose members throw when read (a getter, a
+ * Proxy) is refused here, where that is the validator's failure, rather than in every later stage.
+ */
+const mustNameMethod = (value: unknown): E.Either<t.Errors, Request> => {
+  if (!isObject(value) || typeof (value as { method?: unknown }).method !== "string") {
+    return E.left(refusal(value, "method: must be a string"));
+  }
+  const request = value as Request;
+  void hasOwn.call(request, "id");
+  void request.id;
+  void request.params;
+  return E.right(request);
+};
 
-const mustNameMethod = (value: unknown): E.Either<t.Errors, Request> =>
-  namesMethod(value) ? E.right(value) : E.left(refusal(value, "method: must be a string"));
-
-/** The specification's validator, a function that throws to refuse, as a decoder. */
-const fromThrowing =
-  (validate: (request: unknown) => unknown): RequestDecoder["decode"] =>
+/**
+ * A validator as a request decoder: its exception (the specification's way to refuse), a result
+ * that is not a Validation, or a request that cannot be read is -32600 for that member alone.
+ */
+const guardedDecoder =
+  (decode: (value: unknown) => unknown): RequestDecoder["decode"] =>
   (value) => {
     try {
-      validate(value);
+      const decoded = decode(value);
+      if (!isValidation(decoded)) return E.left(refusal(value, "the validator did not return a Validation"));
+      return E.chain(mustNameMethod)(decoded);
     } catch (thrown) {
       return E.left(refusal(value, messageOf(thrown)));
     }
-    return mustNameMethod(value);
   };
 
 const requestDecoder = (validator: Validator | undefined): RequestDecoder => {
   if (validator === undefined || validator === requestCodec) return requestCodec;
-  if (typeof validator === "function") return { decode: fromThrowing(validator) };
+  if (typeof validator === "function") {
+    // The specification's validator throws to refuse; what it returns is not looked at.
+    return {
+      decode: guardedDecoder((value) => {
+        validator(value);
+        return E.right(value);
+      }),
+    };
+  }
   if (typeof validator === "object" && validator !== null && typeof validator.decode === "function") {
     const decoder = validator;
-    return { decode: (value) => E.chain(mustNameMethod)(decoder.decode(value)) };
+    return { decode: guardedDecoder((value) => decoder.decode(value)) };
   }
   throw new TypeError(`validator must be a function or an io-ts decoder, got ${typeof validator}`);
 };

@@ -60,7 +60,7 @@ import {
 import { messageOf, methodNameOf, render } from "./describe";
 import type { Effect } from "./effect";
 import { isJsonRpcError } from "./exceptions";
-import { isObject, isThenable } from "./guards";
+import { isObject, isThenable, isValidation } from "./guards";
 import { logSafely } from "./logger";
 import { globalMethods, lookup, paramsCodecOf, resultCodecOf, type Method, type Methods } from "./methods";
 import { environment, type Env, type JsonOptions, type ResponseOptions } from "./options";
@@ -204,10 +204,13 @@ export const validate = (env: Env): ((value: unknown) => E.Either<ErrorResponse,
  * send: a JsonRpcError as given, anything else -32603 (logged; its message in `data` only under
  * `debug`).
  */
-const thrownError = (env: Env, call: Call, what: string, thrown: unknown): ErrorResponse => {
-  const id = idOf(call.request);
+const thrownError = (env: Env, call: Call, what: string, thrown: unknown): ErrorResponse =>
+  errorFor(env, idOf(call.request), `${what} "${methodNameOf(call.request)}"`, thrown);
+
+/** An exception as the error answering the request `id`; `who` names what raised it in the log. */
+const errorFor = (env: Env, id: Id, who: string, thrown: unknown): ErrorResponse => {
   if (isJsonRpcError(thrown)) return ErrorResponse(thrown.code, thrown.message, thrown.data, id);
-  logSafely(`rpcserver: ${what} "${call.request.method}" raised an exception`, thrown);
+  logSafely(`rpcserver: ${who} raised an exception`, thrown);
   return ErrorResponse(ERROR_INTERNAL_ERROR, "Internal error", env.debug ? messageOf(thrown) : NODATA, id);
 };
 
@@ -258,12 +261,6 @@ const resolved = (env: Env, call: Call): E.Either<ErrorResponse, Invocation> => 
     ? E.right({ request, context, method, params: decoded.right })
     : failWith(ERROR_INVALID_PARAMS, "Invalid params", report(decoded.left), request);
 };
-
-/** What a codec's `decode` must return: a Right, or a Left of an array of errors. */
-const isValidation = (value: unknown): value is t.Validation<unknown> =>
-  isObject(value) &&
-  ((value as { _tag?: unknown })._tag === "Right" ||
-    ((value as { _tag?: unknown })._tag === "Left" && Array.isArray((value as { left?: unknown }).left)));
 
 // ---------------------------------------------------------------------------------------------
 // call
@@ -672,13 +669,11 @@ const withId = (response: Response, id: Id): Response => {
   return response.left.id === id ? response : E.left(ErrorResponse(code, message, data, id));
 };
 
-/** A request's failure that no stage caught (a stage passed on a request that cannot be read): -32603, logged. */
+/** A request's failure that no stage caught (a stage passed on a request that cannot be read), answered as any exception is. */
 const failedRequest =
   (env: Env) =>
-  (thrown: unknown, id: Id): Response => {
-    logSafely(`rpcserver: the request with id ${render(id)} failed in its stages`, thrown);
-    return E.left(ErrorResponse(ERROR_INTERNAL_ERROR, "Internal error", env.debug ? messageOf(thrown) : NODATA, id));
-  };
+  (thrown: unknown, id: Id): Response =>
+    E.left(errorFor(env, id, `a stage of the request with id ${render(id)}`, thrown));
 
 /** The same for a notification: logged, never answered. */
 const failedNotification = (thrown: unknown, _id: Id): undefined => {

@@ -383,7 +383,77 @@ describe.each(jsonDispatchers)("%s", (_name, send) => {
       const notifications = body(request("ping", undefined), request("ping", "two"));
       expect(wire(await send(notifications, { ping }, { stages: [stage] }))).toEqual([INTERNAL("two")]);
     });
+
+    // The validator is user code too: when it fails, its member is an Invalid Request (-32600, id
+    // null), as when a validator refuses one; the rest of the batch is answered as usual.
+    const INVALID = (data: string): unknown => ({
+      jsonrpc: "2.0",
+      error: { code: -32600, message: "Invalid Request", data },
+      id: null,
+    });
+    const onM = (misbehave: (value: unknown) => unknown) => ({
+      decode: (value: unknown) => ((value as { method?: unknown }).method === "m" ? misbehave(value) : E.right(value)),
+    });
+    test.each<[string, { decode: (value: unknown) => unknown }, string]>([
+      [
+        "an io-ts validator whose decode throws",
+        onM(() => {
+          throw new Error("decoder threw");
+        }),
+        "decoder threw",
+      ],
+      [
+        "an io-ts validator whose decode returns something other than a Validation",
+        onM(() => 42),
+        "the validator did not return a Validation",
+      ],
+      [
+        "an io-ts validator that decodes to a request whose id getter throws",
+        onM((value) =>
+          E.right(
+            Object.defineProperty({ ...(value as object) }, "id", {
+              get: () => {
+                throw new Error("id getter");
+              },
+            }),
+          ),
+        ),
+        "id getter",
+      ],
+      [
+        "an io-ts validator that decodes to a Proxy whose getOwnPropertyDescriptor trap throws",
+        onM((value) =>
+          E.right(
+            new Proxy(value as object, {
+              getOwnPropertyDescriptor: () => {
+                throw new Error("descriptor trap");
+              },
+            }),
+          ),
+        ),
+        "descriptor trap",
+      ],
+    ])("%s", async (_what, validator, data) => {
+      expect(wire(await send(two, { ping, m: () => Success(1) }, { validator: validator as never }))).toEqual([
+        PONG(1),
+        INVALID(data),
+      ]);
+    });
   });
+});
+
+test("timeout's context option that throws is that request's failure alone (-32603), logged", async () => {
+  const context = (): never => {
+    throw new Error("attach threw");
+  };
+  const slow = async (): Promise<Result> => Success("slow");
+  const text = body(request("slow", 1), request("ping", 2));
+  const stages = [timeout(1000, { context })];
+  expect(wire(await asyncDispatch(text, { slow, ping }, { context: {}, stages }))).toEqual([INTERNAL(1), INTERNAL(2)]);
+  expect(logs.entries.map((entry) => entry.args[0])).toEqual([
+    "rpcserver: a stage of the request with id 1 raised an exception",
+    "rpcserver: a stage of the request with id 2 raised an exception",
+  ]);
 });
 
 describe("5. timeout's delay", () => {
@@ -396,7 +466,7 @@ describe("5. timeout's delay", () => {
   });
 });
 
-test("observe's own stage and timeout run unchecked but still answer each request once, with its id", async () => {
+test("observe and timeout, the library's own stages, answer each request once, with its id, sync and async", async () => {
   const seen: unknown[] = [];
   const stages = [observe((o) => void seen.push(o.id)), timeout(1000)];
   const text = body(request("ping", 1), request("ping", 2));
