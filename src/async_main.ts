@@ -6,7 +6,7 @@
  * @module
  */
 import { Async, promised } from "./effect";
-import type { Methods } from "./methods";
+import type { ContextOf, MethodsFor, NoOptions, StagesFit } from "./context";
 import type { JsonOptions, Options, ResponseOptions } from "./options";
 import { dispatcher, serialize, toObjects, toResponses, type Processed } from "./pipeline";
 import type { Response, Serializable } from "./response";
@@ -25,10 +25,10 @@ const toResponse = promised(dispatcher(Async, toResponses));
  * @since 5.0.10
  * @category dispatch
  */
-export const dispatchToResponse = <T = Response>(
+export const dispatchToResponse = <T = Response, const O extends ResponseOptions<T> = NoOptions>(
   request: string | Uint8Array,
-  methods?: Methods,
-  options?: ResponseOptions<T>,
+  methods?: MethodsFor<ContextOf<O>>,
+  options?: O & ResponseOptions<T> & StagesFit<O>,
 ): Promise<Processed<T>> => {
   return toResponse(request, methods, options) as Promise<Processed<T>>;
 };
@@ -43,10 +43,10 @@ export const dispatchToResponse = <T = Response>(
  * @since 5.0.10
  * @category dispatch
  */
-export const dispatchToSerializable = (
+export const dispatchToSerializable = <const O extends Options = NoOptions>(
   request: string | Uint8Array,
-  methods?: Methods,
-  options?: Options,
+  methods?: MethodsFor<ContextOf<O>>,
+  options?: O & StagesFit<O>,
 ): Promise<Serializable> => {
   return toSerializable(request, methods, options);
 };
@@ -62,10 +62,10 @@ export const dispatchToSerializable = (
  * @since 5.0.10
  * @category dispatch
  */
-export const dispatchToJson = (
+export const dispatchToJson = <const O extends JsonOptions = NoOptions>(
   request: string | Uint8Array,
-  methods?: Methods,
-  options?: JsonOptions,
+  methods?: MethodsFor<ContextOf<O>>,
+  options?: O & StagesFit<O>,
 ): Promise<string> => {
   return toJson(request, methods, options);
 };

@@ -17,6 +17,15 @@ export {
   asyncDispatchToSerializable as async_dispatch_to_serializable,
 } from "./async_main";
 export * as codes from "./codes";
+export type {
+  ContextOf,
+  Expects,
+  MethodsFor,
+  NoContext,
+  NoOptions,
+  StagesFit,
+  TypedAround,
+} from "./context";
 export { JsonRpcError } from "./exceptions";
 export { defaultLogger, setLogger, type Logger } from "./logger";
 export {
@@ -32,7 +41,10 @@ export {
   global_methods,
   method,
   withCodecs,
+  withContext,
   withParams,
+  type ContextMethods,
+  type ExpectsNone,
   type Method,
   type MethodError,
   type MethodExample,

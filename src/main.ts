@@ -5,7 +5,7 @@
  * @module
  */
 import { Sync } from "./effect";
-import type { Methods } from "./methods";
+import type { ContextOf, MethodsFor, NoOptions, StagesFit } from "./context";
 import type { JsonOptions, Options, ResponseOptions } from "./options";
 import { dispatcher, serialize, toObjects, toResponses, type Processed } from "./pipeline";
 import type { Response, Serializable } from "./response";
@@ -27,10 +27,10 @@ const toResponse = dispatcher(Sync, toResponses);
  * @since 5.0.10
  * @category dispatch
  */
-export const dispatchToResponse = <T = Response>(
+export const dispatchToResponse = <T = Response, const O extends ResponseOptions<T> = NoOptions>(
   request: string | Uint8Array,
-  methods?: Methods,
-  options?: ResponseOptions<T>,
+  methods?: MethodsFor<ContextOf<O>>,
+  options?: O & ResponseOptions<T> & StagesFit<O>,
 ): Processed<T> => {
   return toResponse(request, methods, options) as Processed<T>;
 };
@@ -47,10 +47,10 @@ export const dispatchToResponse = <T = Response>(
  * @since 5.0.10
  * @category dispatch
  */
-export const dispatchToSerializable = (
+export const dispatchToSerializable = <const O extends Options = NoOptions>(
   request: string | Uint8Array,
-  methods?: Methods,
-  options?: Options,
+  methods?: MethodsFor<ContextOf<O>>,
+  options?: O & StagesFit<O>,
 ): Serializable => {
   return toSerializable(request, methods, options);
 };
@@ -67,7 +67,11 @@ export const dispatchToSerializable = (
  * @since 5.0.10
  * @category dispatch
  */
-export const dispatchToJson = (request: string | Uint8Array, methods?: Methods, options?: JsonOptions): string => {
+export const dispatchToJson = <const O extends JsonOptions = NoOptions>(
+  request: string | Uint8Array,
+  methods?: MethodsFor<ContextOf<O>>,
+  options?: O & StagesFit<O>,
+): string => {
   return toJson(request, methods, options);
 };
 

@@ -7,6 +7,7 @@
  * @module
  */
 import type * as t from "io-ts";
+import type { Expects, NoContext } from "./context";
 import type { Result } from "./result";
 import { warn } from "./warnings";
 
@@ -49,6 +50,20 @@ export type ParamsArgs<A> = A extends ReadonlyArray<unknown> ? A : [params: A];
  * @category model
  */
 export type Returns<A> = Result<A> | PromiseLike<Result<A>>;
+
+/**
+ * The context mark of a method written without a context parameter: none, unless it takes no
+ * arguments at all (then a context passed first is harmless, and it fits any dispatch).
+ *
+ * @example
+ * import type { ExpectsNone } from "rpcserver";
+ * type Mark = ExpectsNone<(n: number) => never>; // Expects<NoContext>
+ *
+ * @since 5.0.10
+ * @category context
+ */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ExpectsNone<F> = F extends () => unknown ? Expects<any> : Expects<NoContext>;
 
 /**
  * A method whose params are checked by the io-ts codec `C` and whose result is encoded by the
@@ -285,10 +300,11 @@ export function method(
  * @since 5.0.10
  * @category registry
  */
-export const withParams = <C extends t.Any, F extends MethodOf<C>>(codec: C, f: F): F => {
+export function withParams<C extends t.Any, F extends MethodOf<C>>(codec: C, f: F): F & ExpectsNone<F>;
+export function withParams(codec: t.Any, f: Method): Method {
   define(f, PARAMS, codec);
   return f;
-};
+}
 
 /** The params codec a method carries, if any. @internal */
 export const paramsCodecOf = (f: Method): t.Any | undefined => (f as { [PARAMS]?: t.Any })[PARAMS];
@@ -320,14 +336,14 @@ const isCodec = (value: unknown, member: "encode" | "decode"): boolean =>
  * @since 5.0.10
  * @category registry
  */
-export const withCodecs = <
+export function withCodecs<
   C extends t.Any = t.Any,
   R extends t.Any = t.UnknownC,
   F extends MethodOf<C, R> = MethodOf<C, R>,
->(
-  info: MethodInfo<C, R>,
-  f: F,
-): F => attach("withCodecs", info, f);
+>(info: MethodInfo<C, R>, f: F): F & ExpectsNone<F>;
+export function withCodecs(info: MethodInfo<t.Any, t.Any>, f: Method): Method {
+  return attach("withCodecs", info, f);
+}
 
 /** Gives `f` the codecs and documentation of `info`; `who` names the caller in its TypeErrors. */
 const attach = <F>(who: string, info: MethodInfo<t.Any, t.Any>, f: F): F => {
@@ -400,3 +416,56 @@ export const lookup = (methods: Methods, isMap: boolean, name: string): Method |
       : undefined;
   return typeof f === "function" ? f : undefined;
 };
+
+/**
+ * `withParams` and `withCodecs` for methods that take a context of type `Ctx` first (see
+ * {@link withContext}).
+ *
+ * @since 5.0.10
+ * @category context
+ */
+export interface ContextMethods<Ctx> {
+  /** {@link withParams} for a method taking `(context: Ctx, ...params)`. */
+  readonly withParams: <C extends t.Any, F extends (context: Ctx, ...args: ParamsArgs<t.TypeOf<C>>) => Returns<unknown>>(
+    codec: C,
+    f: F,
+  ) => F & Expects<Ctx>;
+  /** {@link withCodecs} for a method taking `(context: Ctx, ...params)`. */
+  readonly withCodecs: <
+    C extends t.Any = t.Any,
+    R extends t.Any = t.UnknownC,
+    F extends (context: Ctx, ...args: ParamsArgs<t.TypeOf<C>>) => Returns<t.TypeOf<R>> = (
+      context: Ctx,
+      ...args: ParamsArgs<t.TypeOf<C>>
+    ) => Returns<t.TypeOf<R>>,
+  >(
+    info: MethodInfo<C, R>,
+    f: F,
+  ) => F & Expects<Ctx>;
+}
+
+const contextMethods: ContextMethods<unknown> = {
+  withParams: withParams as ContextMethods<unknown>["withParams"],
+  withCodecs: withCodecs as ContextMethods<unknown>["withCodecs"],
+};
+
+/**
+ * The context-first forms of `withParams` and `withCodecs`: the method takes a context of type
+ * `Ctx`, then its decoded params. Dispatch hands the context first to every method when it has
+ * one, so which form a method is written in is a typed rule: a dispatch whose context (as its
+ * stages turn it) is not a `Ctx` does not compile with such a method, nor one with a context
+ * with a method made by the plain `withParams` or `withCodecs`. At run time these are the plain
+ * functions.
+ *
+ * @example
+ * import * as t from "io-ts";
+ * import { dispatch, Success, withContext } from "rpcserver";
+ * const { withCodecs } = withContext<{ user: string }>();
+ * const methods = { greet: withCodecs({ params: t.type({ greeting: t.string }) }, (ctx, p) => Success(`${p.greeting}, ${ctx.user}`)) };
+ * dispatch('{"jsonrpc":"2.0","method":"greet","params":{"greeting":"hi"},"id":1}', methods, { context: { user: "ann" } });
+ * // '{"jsonrpc":"2.0","result":"hi, ann","id":1}'
+ *
+ * @since 5.0.10
+ * @category context
+ */
+export const withContext = <Ctx>(): ContextMethods<Ctx> => contextMethods as ContextMethods<Ctx>;

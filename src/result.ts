@@ -38,7 +38,8 @@ export interface ErrorResult {
  * What a method returns: `Right<SuccessResult<A>>` or `Left<ErrorResult>`. `Result` alone is
  * `Result<unknown>`, any success value; `Result<A>` is one whose success value is an `A` (what a
  * method with a result codec of type `A` must return). Every `Result<A>` is a `Result`, and the
- * failures (`Error`, `InvalidParams`) are `Result<never>`, a `Result<A>` for every `A`.
+ * failures (`Error`, `InvalidParams`) are `Either<ErrorResult, never>`: a `Result<A>` for every `A`,
+ * and also the Left a stage or a contract handler answers with (one vocabulary for one error).
  *
  * @example
  * import * as E from "fp-ts/Either";
@@ -77,8 +78,10 @@ export const checkError = (code: unknown, message: unknown): void => {
 };
 
 /**
- * A failed Result. It is sent as given whatever `debug` is, so it must hold no secrets. Without
- * `data` the response has no `data` member. A code that is not an integer or a message that is
+ * A failed Result: `left({ code, message, data })`, an `Either<ErrorResult, never>`, so it is a
+ * `Result<A>` for every `A`, a stage's Left and a contract handler's Left alike. It is sent as
+ * given whatever `debug` is, so it must hold no secrets. Without `data` the response has no `data`
+ * member. A code that is not an integer or a message that is
  * not a string warns (UserWarning) and is still sent as given. Codes -32768 to -32000 are
  * reserved by JSON-RPC; use codes outside that range.
  *
@@ -89,7 +92,7 @@ export const checkError = (code: unknown, message: unknown): void => {
  * @since 5.0.10
  * @category constructors
  */
-export const Error = (code: number, message: string, data: unknown = NODATA): Result<never> => {
+export const Error = (code: number, message: string, data: unknown = NODATA): Either<ErrorResult, never> => {
   checkError(code, message);
   return left({ code, message, data });
 };
@@ -104,5 +107,5 @@ export const Error = (code: number, message: string, data: unknown = NODATA): Re
  * @since 5.0.10
  * @category constructors
  */
-export const InvalidParams = (data: unknown = NODATA): Result<never> =>
+export const InvalidParams = (data: unknown = NODATA): Either<ErrorResult, never> =>
   left({ code: ERROR_INVALID_PARAMS, message: "Invalid params", data });

@@ -20,6 +20,7 @@ import * as E from "fp-ts/Either";
 import type { Kind, URIS } from "fp-ts/HKT";
 import type { TaskEither } from "fp-ts/TaskEither";
 import { ERROR_TIMEOUT } from "./codes";
+import type { AddsSignal, TypedAround, WithSignal } from "./context";
 import type { Effect } from "./effect";
 import { isThenable } from "./guards";
 import { logSafely } from "./logger";
@@ -178,13 +179,13 @@ const withSignal = (context: unknown, signal: AbortSignal): unknown =>
  * @since 5.0.10
  * @category stages
  */
-export interface TimeoutOptions {
+export interface TimeoutOptions<C = unknown, Out = unknown> {
   /**
    * How the method is handed the signal: the context it receives, from the context it would have
    * received and the signal. Default: a plain-object context gets a `signal` member (`{ ...context,
    * signal }`); any other context, or none, is left as it is (the answer is still cut off in time).
    */
-  readonly context?: (context: unknown, signal: AbortSignal) => unknown;
+  readonly context?: (context: C, signal: AbortSignal) => Out;
 }
 
 /** The longest delay `setTimeout` holds: 2^31 - 1 ms (about 24.8 days). */
@@ -213,7 +214,12 @@ const MAX_DELAY = 2_147_483_647;
  * @since 5.0.10
  * @category stages
  */
-export const timeout = (ms: number, options: TimeoutOptions = {}): Around => {
+export function timeout<C = unknown>(ms: number): TypedAround<C, WithSignal<C>> & AddsSignal;
+export function timeout<C = unknown, Out = unknown>(
+  ms: number,
+  options: TimeoutOptions<C, Out>,
+): TypedAround<C, unknown extends Out ? WithSignal<C> : Out>;
+export function timeout(ms: number, options: TimeoutOptions = {}): Around {
   if (typeof ms !== "number" || !(ms > 0) || !Number.isFinite(ms)) {
     throw new RangeError(`timeout: ms must be a positive finite number, got ${String(ms)}`);
   }
@@ -221,7 +227,7 @@ export const timeout = (ms: number, options: TimeoutOptions = {}): Around => {
     // Timers hold a signed 32-bit delay: a longer one fires at once (Node warns, browsers do not).
     throw new RangeError(`timeout: ms must be at most ${MAX_DELAY} (about 24.8 days, the longest timer), got ${ms}`);
   }
-  const attach = options.context ?? withSignal;
+  const attach = (options.context as ((context: unknown, signal: AbortSignal) => unknown) | undefined) ?? withSignal;
   return owned({
     _tag: "Around",
     asyncOnly: true,
@@ -257,7 +263,7 @@ export const timeout = (ms: number, options: TimeoutOptions = {}): Around => {
         return raced as Kind<F, Response>;
       },
   });
-};
+}
 
 /**
  * What {@link observe} reports for each request that reached it.
@@ -270,13 +276,13 @@ export const timeout = (ms: number, options: TimeoutOptions = {}): Around => {
  * @since 5.0.10
  * @category stages
  */
-export interface Observation {
+export interface Observation<C = unknown> {
   /** The method the request named. */
   readonly method: string;
   /** The request's id; `undefined` for a notification. */
   readonly id: Id | undefined;
-  /** The context the request reached this stage with (who called, for an audit log). */
-  readonly context: unknown;
+  /** The context the request reached this stage with (who called, for an audit log), typed where the stage is placed. */
+  readonly context: C;
   /** Milliseconds from reaching the stage to the answer (`performance.now()` differences). */
   readonly durationMs: number;
   /** The answer: `Right<SuccessResponse>` or `Left<ErrorResponse>` (also for a notification, which is not sent). */
@@ -306,7 +312,8 @@ const clock: () => number =
  * @since 5.0.10
  * @category stages
  */
-export const observe = (callback: (observation: Observation) => void): Around => {
+export function observe<C = unknown>(callback: (observation: Observation<C>) => void): TypedAround<C, C>;
+export function observe(callback: (observation: Observation) => void): Around {
   if (typeof callback !== "function") throw new TypeError(`observe: expected a function, got ${typeof callback}`);
   return owned({
     _tag: "Around",
@@ -331,4 +338,4 @@ export const observe = (callback: (observation: Observation) => void): Around =>
       });
     },
   });
-};
+}

@@ -3,7 +3,7 @@
  * check without a codec, and the context argument.
  */
 import * as t from "io-ts";
-import { dispatch, InvalidParams, method, globalMethods, Success, withParams, type Methods } from "../src";
+import { dispatch, InvalidParams, method, globalMethods, Success, withContext, withParams, type Methods } from "../src";
 import { recordLogs } from "./support";
 
 /** Records the arguments of each call, and answers with how many there were. */
@@ -292,10 +292,10 @@ describe("io-ts codecs for params", () => {
 
   test("with a context, the context comes first, then the decoded params", () => {
     const calls: unknown[][] = [];
-    const f = withParams(t.tuple([NumberFromString]), ((ctx: unknown, n: number) => {
+    const f = withContext<string>().withParams(t.tuple([NumberFromString]), (ctx, n) => {
       calls.push([ctx, n]);
       return Success(n);
-    }) as unknown as (n: number) => ReturnType<typeof Success>);
+    });
     expect(dispatch(request(["5"]), { m: f }, { context: "ctx" })).toBe('{"jsonrpc":"2.0","result":5,"id":1}');
     expect(calls).toStrictEqual([["ctx", 5]]);
   });
