@@ -121,8 +121,8 @@ type Passed<R> = [R] extends [PromiseLike<infer X>]
       ? Out
       : Unchecked;
 
-/** Marks a stage that refuses the context it is handed. */
-interface Refused<C> {
+/** Marks a stage that refuses the context it is handed. @since 5.0.10 @category context */
+export interface Refused<C> {
   readonly "a stage refuses the context": C;
 }
 

@@ -23,10 +23,35 @@ export type {
   MethodsFor,
   NoContext,
   NoOptions,
+  Refused,
   StagesFit,
+  WithSignal,
+  AddsSignal,
+  After,
   TypedAround,
 } from "./context";
 export { JsonRpcError } from "./exceptions";
+export {
+  contract,
+  type ArgsOf,
+  type Checked,
+  type Contract,
+  type Entries,
+  type Entry,
+  type ResultOf,
+} from "./contract";
+export {
+  fromResult,
+  implement,
+  server,
+  type HandlerArgs,
+  type HandlerFor,
+  type Handlers,
+  type Implemented,
+  type Outcome,
+  type Server,
+  type ServerBuilder,
+} from "./implement";
 export { defaultLogger, setLogger, type Logger } from "./logger";
 export {
   dispatch,

@@ -189,6 +189,8 @@ const PARAMS = Symbol.for("rpcserver.paramsCodec");
 const RESULT = Symbol.for("rpcserver.resultCodec");
 const INFO = Symbol.for("rpcserver.methodInfo");
 const RESERVED = Symbol.for("rpcserver.reservedName");
+const OUTCOME = Symbol.for("rpcserver.outcome");
+const CONTEXTUAL = Symbol.for("rpcserver.contextual");
 
 type Registry = { [name: string]: Method };
 
@@ -387,6 +389,29 @@ export const reserveName = <F extends Method>(f: F, name: string): F => {
   return f;
 };
 
+/**
+ * Marks `f` as answering in the contract vocabulary: an `Either<ErrorResult, A>`, a `TaskEither` of
+ * one, or a Promise of one, whose Right is the result itself (not a `{ result }`). Only a mark can
+ * say so: a `Right({ result: 1 })` is both a `Result<number>` and an `Either<ErrorResult, {
+ * result: number }>`. @internal
+ */
+export const markOutcome = <F extends Method>(f: F): F => {
+  define(f, OUTCOME, true);
+  return f;
+};
+
+/** Does `f` answer in the contract vocabulary? @internal */
+export const isOutcome = (f: Method): boolean => (f as { [OUTCOME]?: unknown })[OUTCOME] === true;
+
+/** Marks `f` as taking a context first (made by `withContext` or a server with a context). @internal */
+export const markContextual = <F extends Method>(f: F): F => {
+  define(f, CONTEXTUAL, true);
+  return f;
+};
+
+/** Was `f` made to take a context first? (A plain function cannot say.) @internal */
+export const isContextual = (f: Method): boolean => (f as { [CONTEXTUAL]?: unknown })[CONTEXTUAL] === true;
+
 /** The reserved name `f` may be registered under without a warning, if any. @internal */
 export const reservedNameOf = (f: Method): unknown => (f as { [RESERVED]?: unknown })[RESERVED];
 
@@ -445,8 +470,8 @@ export interface ContextMethods<Ctx> {
 }
 
 const contextMethods: ContextMethods<unknown> = {
-  withParams: withParams as ContextMethods<unknown>["withParams"],
-  withCodecs: withCodecs as ContextMethods<unknown>["withCodecs"],
+  withParams: ((codec: t.Any, f: Method) => markContextual(withParams(codec, f as never))) as ContextMethods<unknown>["withParams"],
+  withCodecs: ((info: MethodInfo, f: Method) => markContextual(withCodecs(info, f as never))) as ContextMethods<unknown>["withCodecs"],
 };
 
 /**
@@ -454,8 +479,9 @@ const contextMethods: ContextMethods<unknown> = {
  * `Ctx`, then its decoded params. Dispatch hands the context first to every method when it has
  * one, so which form a method is written in is a typed rule: a dispatch whose context (as its
  * stages turn it) is not a `Ctx` does not compile with such a method, nor one with a context
- * with a method made by the plain `withParams` or `withCodecs`. At run time these are the plain
- * functions.
+ * with a method made by the plain `withParams` or `withCodecs`. At run time they are the plain
+ * functions, and the method is marked as taking a context (the `rpcserver` command refuses to
+ * serve it without one).
  *
  * @example
  * import * as t from "io-ts";

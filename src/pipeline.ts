@@ -62,7 +62,7 @@ import type { Effect } from "./effect";
 import { isJsonRpcError } from "./exceptions";
 import { isObject, isThenable, isValidation } from "./guards";
 import { logSafely } from "./logger";
-import { globalMethods, lookup, paramsCodecOf, resultCodecOf, type Method, type Methods } from "./methods";
+import { globalMethods, isOutcome, lookup, paramsCodecOf, resultCodecOf, type Method, type Methods } from "./methods";
 import { environment, type Env, type JsonOptions, type ResponseOptions } from "./options";
 import { arityProblem, paramsToDecode, report } from "./params";
 import type { Id, Request } from "./request";
@@ -397,10 +397,32 @@ const encoded = (method: Method, result: Result): Result => {
 };
 
 /** A method's return value as the Response: a Result is sent (encoded by its result codec), anything else is -32603. */
-const fromReturned = ({ request, method }: Invocation, returned: unknown): Response => {
+const fromReturned = (invocation: Invocation, returned: unknown): Response => {
+  const { request, method } = invocation;
+  if (isOutcome(method)) return fromOutcome(invocation, returned);
   if (isResult(returned)) return answer(request, encoded(method, returned));
   logSafely(`rpcserver: method "${request.method}" returned something other than a Result`);
   return failWith(ERROR_INTERNAL_ERROR, "Internal error", "The method did not return a Result", request);
+};
+
+/**
+ * A contract handler's Either as the Response: its Right is the result itself (encoded by the
+ * result codec), its Left the error. Anything else is -32603, as for a method.
+ */
+const fromOutcome = ({ request, method }: Invocation, returned: unknown): Response => {
+  if (isObject(returned)) {
+    const either = returned as { _tag?: unknown; left?: unknown; right?: unknown };
+    if (either._tag === "Right") {
+      const codec = resultCodecOf(method);
+      const value = codec === undefined ? either.right : codec.encode(either.right);
+      return E.right(SuccessResponse(value === undefined ? null : value, idOf(request)));
+    }
+    if (either._tag === "Left" && isObject(either.left) && "code" in either.left && "message" in either.left) {
+      return E.left(errorResponse(either.left as ErrorResult, request));
+    }
+  }
+  logSafely(`rpcserver: method "${request.method}" returned something other than an Either`);
+  return failWith(ERROR_INTERNAL_ERROR, "Internal error", "The method did not return an Either", request);
 };
 
 /**
@@ -429,6 +451,8 @@ const callWith =
     let returned: unknown;
     try {
       returned = apply(invocation);
+      // A contract handler's TaskEither is a thunk of its Promise: run it, as a stage's is.
+      if (typeof returned === "function" && isOutcome(invocation.method)) returned = (returned as () => unknown)();
     } catch (thrown) {
       return F.of(ending.failed(thrownError(env, invocation, "method", thrown)));
     }
@@ -441,7 +465,8 @@ const answered: Ending<Invocation, Response> = { read: fromReturned, failed: E.l
 /** A notification's ending when no stage is there to see its answer: nothing, the Result still checked. */
 const dropped: Ending<Invocation, undefined> = {
   read: (invocation, returned) => {
-    if (!isResult(returned)) fromReturned(invocation, returned);
+    // Read for its log line alone (a notification's answer is not sent).
+    if (isOutcome(invocation.method) || !isResult(returned)) fromReturned(invocation, returned);
     return undefined;
   },
   failed: () => undefined,
