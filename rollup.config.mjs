@@ -17,6 +17,7 @@ export const entries = [
   "server",
   "transport",
   "pipeline",
+  "client",
   "cli",
 ];
 

@@ -92,9 +92,7 @@ export interface AddsSignal {
  * @since 5.0.10
  * @category context
  */
-export type MethodsFor<C> =
-  | { readonly [name: string]: Method & Expects<C> }
-  | ReadonlyMap<string, Method & Expects<C>>;
+export type MethodsFor<C> = { readonly [name: string]: Method & Expects<C> } | ReadonlyMap<string, Method & Expects<C>>;
 
 /**
  * What a stage says, while the context is not typed there: anything goes (an `any` is the
@@ -189,3 +187,20 @@ export type StagesFit<O> = ContextOf<O> extends Refused<infer C> ? { readonly st
 
 /** The options of a dispatch when none are given: no context, no stages. @since 5.0.10 @category context */
 export type NoOptions = Record<never, never>;
+
+/**
+ * The context a method was marked to expect (`withParams`, `withCodecs`, `withContext`, a
+ * contract's server), or `Unmarked` for a plain function.
+ *
+ * @example
+ * import type { ExpectedContext, Expects } from "rpcserver";
+ * type C = ExpectedContext<(() => never) & Expects<{ user: string }>>; // { user: string }
+ *
+ * @since 5.0.10
+ * @category context
+ */
+export type ExpectedContext<F, Unmarked = unknown> = typeof EXPECTS extends keyof F
+  ? Exclude<F[typeof EXPECTS & keyof F], undefined> extends (context: infer C) => void
+    ? C
+    : Unmarked
+  : Unmarked;

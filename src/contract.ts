@@ -124,7 +124,9 @@ export const contract = <const M extends Entries>(methods: M & Checked<M>): Cont
   }
   for (const [name, entry] of Object.entries(methods as Entries)) {
     if (name === "then" || name.startsWith("rpc.") || name === "") {
-      throw new TypeError(`contract: "${name}" cannot be a method name (JSON-RPC reserves rpc.*; then and "" no client can carry)`);
+      throw new TypeError(
+        `contract: "${name}" cannot be a method name (JSON-RPC reserves rpc.*; then and "" no client can carry)`,
+      );
     }
     if (typeof entry !== "object" || entry === null) throw new TypeError(`contract: ${name} must be an object`);
     if (entry.params !== undefined && !isCodec(entry.params, "decode")) {

@@ -93,7 +93,9 @@ const FROM_RESULT = Symbol.for("rpcserver.fromResult");
  * @since 5.0.10
  * @category contract
  */
-export const fromResult = <Args extends unknown[], A>(f: (...args: Args) => Returns<A>): ((...args: Args) => Outcome<A>) => {
+export const fromResult = <Args extends unknown[], A>(
+  f: (...args: Args) => Returns<A>,
+): ((...args: Args) => Outcome<A>) => {
   if (typeof f !== "function") throw new TypeError(`fromResult: expected a function, got ${typeof f}`);
   Object.defineProperty(f, FROM_RESULT, { value: true, configurable: true });
   return f as unknown as (...args: Args) => Outcome<A>;

@@ -451,7 +451,10 @@ export const lookup = (methods: Methods, isMap: boolean, name: string): Method |
  */
 export interface ContextMethods<Ctx> {
   /** {@link withParams} for a method taking `(context: Ctx, ...params)`. */
-  readonly withParams: <C extends t.Any, F extends (context: Ctx, ...args: ParamsArgs<t.TypeOf<C>>) => Returns<unknown>>(
+  readonly withParams: <
+    C extends t.Any,
+    F extends (context: Ctx, ...args: ParamsArgs<t.TypeOf<C>>) => Returns<unknown>,
+  >(
     codec: C,
     f: F,
   ) => F & Expects<Ctx>;
@@ -470,8 +473,10 @@ export interface ContextMethods<Ctx> {
 }
 
 const contextMethods: ContextMethods<unknown> = {
-  withParams: ((codec: t.Any, f: Method) => markContextual(withParams(codec, f as never))) as ContextMethods<unknown>["withParams"],
-  withCodecs: ((info: MethodInfo, f: Method) => markContextual(withCodecs(info, f as never))) as ContextMethods<unknown>["withCodecs"],
+  withParams: ((codec: t.Any, f: Method) =>
+    markContextual(withParams(codec, f as never))) as ContextMethods<unknown>["withParams"],
+  withCodecs: ((info: MethodInfo, f: Method) =>
+    markContextual(withCodecs(info, f as never))) as ContextMethods<unknown>["withCodecs"],
 };
 
 /**

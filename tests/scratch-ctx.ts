@@ -1,10 +1,22 @@
 import * as t from "io-ts";
 import * as E from "fp-ts/Either";
-import { dispatch, asyncDispatch, withCodecs, withContext, withParams, Success, observe, timeout, type Call } from "../src";
+import {
+  dispatch,
+  asyncDispatch,
+  withCodecs,
+  withContext,
+  withParams,
+  Success,
+  observe,
+  timeout,
+  type Call,
+} from "../src";
 import type { ContextOf } from "../src/context";
 
 const noCtx = withCodecs({ params: t.type({ n: t.number }) }, ({ n }) => Success(n));
-const withCtx = withContext<{ user: string }>().withCodecs({ params: t.type({ n: t.number }) }, (ctx, { n }) => Success(`${ctx.user}${n}`));
+const withCtx = withContext<{ user: string }>().withCodecs({ params: t.type({ n: t.number }) }, (ctx, { n }) =>
+  Success(`${ctx.user}${n}`),
+);
 const zero = withParams(t.type({}), () => Success(1));
 const plain = { p: (a: number) => Success(a) };
 
@@ -20,9 +32,11 @@ dispatch("", { zero }, { context: 42 });
 dispatch("", { zero });
 dispatch("", plain, { context: 42 });
 
-const toUser = (call: Call<{ token: string }>) => E.right({ request: call.request, context: { user: call.context.token } });
+const toUser = (call: Call<{ token: string }>) =>
+  E.right({ request: call.request, context: { user: call.context.token } });
 type X = ContextOf<{ readonly context: { readonly token: "t" }; readonly stages: readonly [typeof toUser] }>;
-const x: X = 1 as never; void x;
+const x: X = 1 as never;
+void x;
 dispatch("", { withCtx }, { context: { token: "t" }, stages: [toUser] });
 // @ts-expect-error the stage wants a token
 dispatch("", { withCtx }, { context: 42, stages: [toUser] });
@@ -31,6 +45,10 @@ const needsSignal = withContext<{ user: string; signal: AbortSignal }>().withPar
 asyncDispatch("", { needsSignal }, { context: { user: "u" }, stages: [timeout(10)] });
 // @ts-expect-error no timeout, no signal
 asyncDispatch("", { needsSignal }, { context: { user: "u" } });
-asyncDispatch("", { withCtx }, { context: { user: "u" }, stages: [observe<{ user: string }>((o) => void o.context.user)] });
+asyncDispatch(
+  "",
+  { withCtx },
+  { context: { user: "u" }, stages: [observe<{ user: string }>((o) => void o.context.user)] },
+);
 // @ts-expect-error observe typed for another context
 asyncDispatch("", { withCtx }, { context: { user: "u" }, stages: [observe<{ id: number }>((o) => void o.context.id)] });

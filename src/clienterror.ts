@@ -1,0 +1,122 @@
+/**
+ * What a client call can fail with: a tagged union to `match` on, in four kinds.
+ *
+ * @module
+ */
+
+/**
+ * The server answered with a JSON-RPC error. `data` is absent when the error has none, and decoded
+ * by the contract's `errors[].data` codec for that code when there is one (kept as sent if the
+ * codec refuses it).
+ *
+ * @example
+ * import type { ServerError } from "rpcserver/client";
+ * const e: ServerError = { _tag: "ServerError", code: 404, message: "No such person" };
+ *
+ * @since 5.0.10
+ * @category client
+ */
+export interface ServerError {
+  readonly _tag: "ServerError";
+  readonly code: number;
+  readonly message: string;
+  readonly data?: unknown;
+}
+
+/**
+ * The request did not get an answer through: the network failed, the HTTP status said so (and the
+ * body was no JSON-RPC answer), the call was aborted by its signal, or it timed out.
+ *
+ * @example
+ * import type { TransportError } from "rpcserver/client";
+ * const e: TransportError = { _tag: "TransportError", reason: "timeout", timeoutMs: 500 };
+ *
+ * @since 5.0.10
+ * @category client
+ */
+export type TransportError =
+  | { readonly _tag: "TransportError"; readonly reason: "network"; readonly cause: unknown }
+  | { readonly _tag: "TransportError"; readonly reason: "status"; readonly status: number; readonly body: string }
+  | { readonly _tag: "TransportError"; readonly reason: "aborted"; readonly cause: unknown }
+  | { readonly _tag: "TransportError"; readonly reason: "timeout"; readonly timeoutMs: number };
+
+/**
+ * An answer came that is not this call's: not JSON, not a JSON-RPC response, one whose id matches
+ * no request, none at all for a request, or a result the contract's result codec refuses (with the
+ * codec's report in `message`).
+ *
+ * @example
+ * import type { InvalidAnswer } from "rpcserver/client";
+ * const e: InvalidAnswer = { _tag: "InvalidAnswer", reason: "notJson", body: "<html>" };
+ *
+ * @since 5.0.10
+ * @category client
+ */
+export type InvalidAnswer =
+  | { readonly _tag: "InvalidAnswer"; readonly reason: "notJson"; readonly body: string }
+  | { readonly _tag: "InvalidAnswer"; readonly reason: "notJsonRpc"; readonly answer: unknown }
+  | { readonly _tag: "InvalidAnswer"; readonly reason: "unknownId"; readonly id: unknown }
+  | { readonly _tag: "InvalidAnswer"; readonly reason: "noAnswer" }
+  | {
+      readonly _tag: "InvalidAnswer";
+      readonly reason: "resultRefused";
+      readonly result: unknown;
+      readonly message: string;
+    };
+
+/**
+ * The call could not be sent: its params codec's `encode` threw, or the request is not JSON (a
+ * BigInt, a cycle). Nothing was sent.
+ *
+ * @example
+ * import type { InvalidCall } from "rpcserver/client";
+ * const e: InvalidCall = { _tag: "InvalidCall", method: "add", cause: new TypeError("BigInt") };
+ *
+ * @since 5.0.10
+ * @category client
+ */
+export interface InvalidCall {
+  readonly _tag: "InvalidCall";
+  readonly method: string;
+  readonly cause: unknown;
+}
+
+/**
+ * Everything a client call can fail with.
+ *
+ * @example
+ * import { matchClientError, type ClientError } from "rpcserver/client";
+ * const describe = matchClientError({
+ *   ServerError: (e) => `server said ${e.code} ${e.message}`,
+ *   TransportError: (e) => `transport: ${e.reason}`,
+ *   InvalidAnswer: (e) => `bad answer: ${e.reason}`,
+ *   InvalidCall: (e) => `could not send ${e.method}`,
+ * });
+ * describe({ _tag: "TransportError", reason: "timeout", timeoutMs: 5 } satisfies ClientError); // "transport: timeout"
+ *
+ * @since 5.0.10
+ * @category client
+ */
+export type ClientError = ServerError | TransportError | InvalidAnswer | InvalidCall;
+
+/**
+ * Folds a {@link ClientError} by its `_tag`, one case per kind (exhaustive: a missing case is a
+ * compile error). Pipeable: `pipe(error, matchClientError({ ... }))`, or with `TE.mapLeft`.
+ *
+ * @example
+ * import { matchClientError } from "rpcserver/client";
+ * const code = matchClientError({
+ *   ServerError: (e) => e.code,
+ *   TransportError: () => -1,
+ *   InvalidAnswer: () => -2,
+ *   InvalidCall: () => -3,
+ * });
+ * code({ _tag: "ServerError", code: 404, message: "No such person" }); // 404
+ *
+ * @since 5.0.10
+ * @category client
+ */
+export const matchClientError =
+  <B>(cases: { readonly [K in ClientError["_tag"]]: (error: Extract<ClientError, { readonly _tag: K }>) => B }) =>
+  (error: ClientError): B =>
+    (cases[error._tag] as (error: ClientError) => B)(error);

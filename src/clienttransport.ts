@@ -1,0 +1,117 @@
+/**
+ * Client transports: how a client's request body reaches a server and its answer comes back.
+ *
+ * A transport is one function: the request body (JSON text) and an `AbortSignal` in, a
+ * `TaskEither` of the answer body out (`""` when there is none, as for notifications). It never
+ * rejects: a failure is a `TransportError`. Two ship here: `http` on the standard `fetch`, and
+ * `local`, which dispatches in-process. Write your own for anything else.
+ *
+ * @module
+ */
+import * as E from "fp-ts/Either";
+import type { TaskEither } from "fp-ts/TaskEither";
+import { asyncDispatch } from "./async_main";
+import type { TransportError } from "./clienterror";
+import type { Methods } from "./methods";
+import type { JsonOptions } from "./options";
+
+/**
+ * Sends one request body and answers the response body (`""` when the server sends none). Must
+ * stop when `signal` aborts (answering `aborted`), and never reject.
+ *
+ * @example
+ * import * as TE from "fp-ts/TaskEither";
+ * import type { Transport } from "rpcserver/client";
+ * // A transport that answers every call with the same error: for a test.
+ * const down: Transport = () => TE.right('{"jsonrpc":"2.0","error":{"code":-32000,"message":"Down"},"id":null}');
+ *
+ * @since 5.0.10
+ * @category client
+ */
+export type Transport = (body: string, options: { readonly signal: AbortSignal }) => TaskEither<TransportError, string>;
+
+/**
+ * Options of the {@link http} transport.
+ *
+ * @since 5.0.10
+ * @category client
+ */
+export interface HttpOptions {
+  /** Headers for each request, or a function giving them at each request (for a token that expires). */
+  readonly headers?:
+    | Readonly<Record<string, string>>
+    | (() => Readonly<Record<string, string>> | PromiseLike<Readonly<Record<string, string>>>);
+  /** The `fetch` to use. Default: the global one (Node 18+, Bun, Deno, browsers). */
+  readonly fetch?: typeof fetch;
+}
+
+/** A response body that is a JSON-RPC answer whatever the status: some servers send errors with a 4xx or 5xx. */
+const looksLikeJson = (text: string): boolean => {
+  const first = text.trimStart()[0];
+  return first === "{" || first === "[";
+};
+
+const aborted = (cause: unknown): TransportError => ({ _tag: "TransportError", reason: "aborted", cause });
+
+/**
+ * A transport that POSTs each request body to `url` with `content-type: application/json` and the
+ * headers of `options`, on the standard `fetch`. A response whose body is JSON is the answer,
+ * whatever its status (a server may send a JSON-RPC error with a 4xx or 5xx); any other status
+ * than 2xx is a `TransportError` of reason `status`; an empty 2xx body (notifications) is `""`.
+ *
+ * @example
+ * import { client, http } from "rpcserver/client";
+ * import { api } from "./api"; // your contract
+ * const calc = client(api, http("http://localhost:5000", { headers: () => ({ authorization: "Bearer t1" }) }));
+ *
+ * @since 5.0.10
+ * @category client
+ */
+export const http =
+  (url: string | URL, options: HttpOptions = {}): Transport =>
+  (body, { signal }) =>
+  async () => {
+    try {
+      const extra = typeof options.headers === "function" ? await options.headers() : options.headers;
+      const response = await (options.fetch ?? fetch)(url, {
+        method: "POST",
+        body,
+        signal,
+        headers: { "content-type": "application/json", accept: "application/json", ...extra },
+      });
+      const text = await response.text();
+      return response.ok || looksLikeJson(text)
+        ? E.right(text)
+        : E.left({ _tag: "TransportError", reason: "status", status: response.status, body: text });
+    } catch (cause) {
+      return E.left(signal.aborted ? aborted(cause) : { _tag: "TransportError", reason: "network", cause });
+    }
+  };
+
+/**
+ * A transport that dispatches in-process with `asyncDispatch(body, methods, options)`: for tests,
+ * and for a front end that embeds its server (in a worker, say). For a server made with `server`,
+ * pass its `methods` and its `options(context)`.
+ *
+ * @example
+ * import * as E from "fp-ts/Either";
+ * import * as t from "io-ts";
+ * import { contract, implement } from "rpcserver";
+ * import { client, local } from "rpcserver/client";
+ * const api = contract({ add: { params: t.tuple([t.number, t.number]), result: t.number } });
+ * const calc = client(api, local(implement(api, { add: (a, b) => E.right(a + b) })));
+ * await calc.add(1, 2)(); // { _tag: "Right", right: 3 }
+ *
+ * @since 5.0.10
+ * @category client
+ */
+export const local =
+  (methods: Methods, options?: JsonOptions): Transport =>
+  (body, { signal }) =>
+  () => {
+    if (signal.aborted) return Promise.resolve(E.left(aborted(signal.reason)));
+    return asyncDispatch(body, methods as never, options as never).then(
+      (answer) => E.right(answer),
+      (cause: unknown) => E.left({ _tag: "TransportError", reason: "network", cause }),
+    );
+  };

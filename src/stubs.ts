@@ -1,0 +1,226 @@
+/**
+ * Clients: one function per method, each making a call (`RpcCall`) that sends its request when run.
+ *
+ * @module
+ */
+import * as E from "fp-ts/Either";
+import type * as t from "io-ts";
+import type { CallOptions, RpcCall } from "./calls";
+import { makeCall } from "./calls";
+import type { InvalidAnswer } from "./clienterror";
+import type { Transport } from "./clienttransport";
+import type { ExpectedContext, NoContext } from "./context";
+import {
+  isContract,
+  spreadsArguments,
+  type ArgsOf,
+  type Contract,
+  type Entries,
+  type Entry,
+  type ResultOf,
+} from "./contract";
+import { report } from "./params";
+
+/**
+ * The client of a contract: one function per method, taking the method's arguments (decoded
+ * form: a `Date` where the codec makes one) and making an {@link RpcCall} of its decoded result.
+ *
+ * @since 5.0.10
+ * @category client
+ */
+export type ContractClient<M extends Entries> = {
+  readonly [K in keyof M]: (...args: ArgsOf<M[K]>) => RpcCall<ResultOf<M[K]>>;
+};
+
+/**
+ * A value as JSON carries it back: what `JSON.stringify` makes of it (a `Date` is its ISO text),
+ * for a client that has no codec to decode with.
+ *
+ * @example
+ * import type { Json } from "rpcserver/client";
+ * type D = Json<{ at: Date; n: number }>; // { at: string; n: number }
+ *
+ * @since 5.0.10
+ * @category client
+ */
+export type Json<A> = A extends { toJSON(): infer J }
+  ? J
+  : A extends string | number | boolean | null
+    ? A
+    : A extends undefined
+      ? null
+      : A extends ReadonlyArray<infer X>
+        ? Array<Json<X>>
+        : A extends object
+          ? { [K in keyof A as A[K] extends (...args: never[]) => unknown ? never : K]: Json<A[K]> }
+          : unknown;
+
+/** The result a method of a plain table answers with: `A` of its `Result<A>` (or a Promise of one). */
+type Answered<R> = [Awaited<R>] extends [E.Either<unknown, infer S>]
+  ? S extends { readonly result: infer A }
+    ? A
+    : unknown
+  : unknown;
+
+/** A plain method's arguments as its client function takes them: the context dropped when it has one. */
+type CallerArgs<P, C> = [C] extends [NoContext] ? P : P extends [unknown, ...infer Rest] ? Rest : P;
+
+/**
+ * The client of a methods table known by its type alone (no codecs, so nothing is encoded or
+ * decoded): each function takes the method's parameters (the context dropped, for a method
+ * marked as taking one, or for all when `Ctx` is `"context"`) and answers the JSON form of its
+ * result (`Json<A>`).
+ *
+ * @since 5.0.10
+ * @category client
+ */
+export type TableClient<T, Ctx extends "context" | "no context" = "no context"> = {
+  readonly [K in Exclude<keyof T, "then" | "toJSON"> & string]: T[K] extends (...args: infer P) => infer R
+    ? (
+        ...args: CallerArgs<P, ExpectedContext<T[K], Ctx extends "context" ? unknown : NoContext>>
+      ) => RpcCall<Json<Answered<R>>>
+    : never;
+};
+
+/**
+ * Options of a client: the call options of every call (a signal, a timeout), which a call's own
+ * `withOptions` overrides.
+ *
+ * @since 5.0.10
+ * @category client
+ */
+export type ClientOptions = CallOptions;
+
+/** Ids count up per client, and wrap before they stop being exact. */
+const counter = (): (() => number) => {
+  let id = 0;
+  return () => (id = id >= Number.MAX_SAFE_INTEGER ? 1 : id + 1);
+};
+
+const isPlainObject = (value: unknown): boolean => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** A result as the call's Right: decoded by the codec when there is one. */
+const resultDecoder =
+  (codec: t.Any | undefined) =>
+  (result: unknown): E.Either<InvalidAnswer, unknown> => {
+    if (codec === undefined) return E.right(result);
+    const decoded = codec.decode(result);
+    return E.isRight(decoded)
+      ? decoded
+      : E.left({
+          _tag: "InvalidAnswer",
+          reason: "resultRefused",
+          result,
+          message: report(decoded.left, "result").join("; "),
+        });
+  };
+
+/** An error's data, decoded by the contract's codec for its code when it has one (as sent if it refuses it). */
+const errorDecoder =
+  (entry: Entry) =>
+  (code: number, data: unknown): unknown => {
+    const codec = entry.errors?.find((error) => error.code === code)?.data;
+    if (codec === undefined) return data;
+    const decoded = codec.decode(data);
+    return E.isRight(decoded) ? decoded.right : data;
+  };
+
+const asSent = (_code: number, data: unknown): unknown => data;
+
+/** The params a contract method sends: its arguments encoded by its params codec. */
+const paramsEncoder = (codec: t.Any | undefined) => {
+  if (codec === undefined) return (): undefined => undefined;
+  const spreads = spreadsArguments(codec);
+  return (args: unknown[]): unknown =>
+    codec.encode(spreads === true || (spreads === undefined && codec.is(args)) ? args : args[0]);
+};
+
+/** The stubs of a contract's methods. */
+const contractClient = (c: Contract<Entries>, transport: Transport, options: CallOptions, nextId: () => number) => {
+  const stubs: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
+  for (const [method, entry] of Object.entries(c.methods)) {
+    const encode = paramsEncoder(entry.params);
+    const decode = resultDecoder(entry.result);
+    const decodeError = errorDecoder(entry);
+    stubs[method] = (...args: unknown[]) =>
+      makeCall({ method, params: () => encode(args), decode, decodeError, transport, options, nextId });
+  }
+  return Object.freeze(stubs);
+};
+
+/**
+ * The stubs of a table known by its type alone: a Proxy, since there are no names at run time.
+ * Symbols (`inspect`, `toPrimitive`, iterators), `then` (so that `await` and `Promise.resolve`
+ * do not take the client for a Promise) and `toJSON` answer `undefined`.
+ */
+const tableClient = (transport: Transport, options: CallOptions, nextId: () => number): object => {
+  const cache = new Map<string, unknown>();
+  return new Proxy(Object.create(null) as object, {
+    get: (_target, key) => {
+      if (typeof key !== "string" || key === "then" || key === "toJSON") return undefined;
+      let stub = cache.get(key);
+      if (stub === undefined) {
+        stub = (...args: unknown[]) =>
+          makeCall({
+            method: key,
+            // One plain object is sent as named params, anything else positionally.
+            params: () =>
+              args.length === 0 ? undefined : args.length === 1 && isPlainObject(args[0]) ? args[0] : args,
+            decode: E.right,
+            decodeError: asSent,
+            transport,
+            options,
+            nextId,
+          });
+        cache.set(key, stub);
+      }
+      return stub;
+    },
+  });
+};
+
+/**
+ * A client: one function per method, each making an {@link RpcCall} (a `TaskEither<ClientError,
+ * A>`) that sends its request through `transport` when run.
+ *
+ * - `client(contract, transport, options?)`: the methods of a contract. A method with positional
+ *   params takes them as arguments (`api.add(1, 2)`), one with named params one object
+ *   (`api.greet({ name })`). Params are encoded by the contract's params codec before sending, the
+ *   result decoded by its result codec (a `Date` comes back a `Date`; a result it refuses is an
+ *   `InvalidAnswer`), an error's `data` by the codec of its code in `errors`.
+ * - `client<typeof methods>(transport, options?)`: a methods table known by its type alone, for a
+ *   team without a contract: params typed from the functions, nothing encoded or decoded (results
+ *   typed as their JSON form). Add `"context"` (`client<typeof methods, "context">`) when the
+ *   table is dispatched with a context and its plain functions take it first.
+ *
+ * @example
+ * import * as t from "io-ts";
+ * import { contract } from "rpcserver";
+ * import { client, http } from "rpcserver/client";
+ * const api = contract({ add: { params: t.tuple([t.number, t.number]), result: t.number } });
+ * const calc = client(api, http("http://localhost:5000"));
+ * const sum = await calc.add(1, 2)(); // Right(3), or Left(ClientError)
+ *
+ * @since 5.0.10
+ * @category client
+ */
+export function client<M extends Entries>(
+  c: Contract<M>,
+  transport: Transport,
+  options?: ClientOptions,
+): ContractClient<M>;
+export function client<T, Ctx extends "context" | "no context" = "no context">(
+  transport: Transport,
+  options?: ClientOptions,
+): TableClient<T, Ctx>;
+export function client(
+  first: Contract<Entries> | Transport,
+  second?: Transport | ClientOptions,
+  third?: ClientOptions,
+): unknown {
+  const nextId = counter();
+  if (typeof first === "function") return tableClient(first, (second ?? {}) as CallOptions, nextId);
+  if (!isContract(first)) throw new TypeError("client: expected a contract (from contract()) or a transport function");
+  if (typeof second !== "function") throw new TypeError("client: expected a transport function after the contract");
+  return contractClient(first, second, third ?? {}, nextId);
+}
