@@ -41,6 +41,7 @@ export type NoContext = typeof NOCONTEXT;
  * @category context
  */
 export interface Expects<C> {
+  /** Phantom: never present at run time. */
   readonly [EXPECTS]?: (context: C) => void;
 }
 
@@ -56,6 +57,7 @@ export interface Expects<C> {
  * @category context
  */
 export interface TypedAround<In, Out> extends Around {
+  /** Phantom: never present at run time. */
   readonly [TURNS]: (context: In) => Out;
 }
 
@@ -76,6 +78,7 @@ declare const ADDS_SIGNAL: unique symbol;
 
 /** `timeout`'s own mark: whatever context it is handed gains the signal (phantom). @since 5.0.10 @category context */
 export interface AddsSignal {
+  /** Phantom: never present at run time. */
   readonly [ADDS_SIGNAL]: true;
 }
 

@@ -200,8 +200,11 @@ export interface ServerBuilder<M extends Entries, In, Cur> {
    */
   // The typed Around first: a lambda inside `observe((o) => ...)` is typed by the first overload
   // tried, and keeps that type.
+  /** An `observe` or `timeout` stage (or any typed `Around`): typed by where it stands. */
   use<Next>(stage: TypedAround<Cur, Next>): ServerBuilder<M, In, Next>;
+  /** A stage function of yours: its answer's call types the context after it. */
   use<Next>(stage: (call: Call<Cur>) => StageOut<Next>): ServerBuilder<M, In, Next>;
+  /** An untyped `Around` stage: the context passes through it unchanged. */
   use<S extends Around>(
     stage: S & (After<S, Cur> extends Refused<unknown> ? never : unknown),
   ): ServerBuilder<M, In, S extends AddsSignal ? After<S, Cur> : Cur>;

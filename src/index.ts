@@ -19,6 +19,7 @@ export {
 export * as codes from "./codes";
 export type {
   ContextOf,
+  ExpectedContext,
   Expects,
   MethodsFor,
   NoContext,

@@ -450,7 +450,7 @@ export const lookup = (methods: Methods, isMap: boolean, name: string): Method |
  * @category context
  */
 export interface ContextMethods<Ctx> {
-  /** {@link withParams} for a method taking `(context: Ctx, ...params)`. */
+  /** {@link withParams} for a method taking `(context: Ctx, ...params)`. @typeParam F the method */
   readonly withParams: <
     C extends t.Any,
     F extends (context: Ctx, ...args: ParamsArgs<t.TypeOf<C>>) => Returns<unknown>,
@@ -458,7 +458,7 @@ export interface ContextMethods<Ctx> {
     codec: C,
     f: F,
   ) => F & Expects<Ctx>;
-  /** {@link withCodecs} for a method taking `(context: Ctx, ...params)`. */
+  /** {@link withCodecs} for a method taking `(context: Ctx, ...params)`. @typeParam F the method */
   readonly withCodecs: <
     C extends t.Any = t.Any,
     R extends t.Any = t.UnknownC,

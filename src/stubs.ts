@@ -43,7 +43,10 @@ export type ContractClient<M extends Entries> = {
  * @since 5.0.10
  * @category client
  */
-export type Json<A> = A extends { toJSON(): infer J }
+export type Json<A> = A extends {
+  /** What `JSON.stringify` calls (a `Date`'s gives its ISO text). */
+  readonly toJSON: () => infer J;
+}
   ? J
   : A extends string | number | boolean | null
     ? A
