@@ -307,7 +307,10 @@ export const batch = <const T extends ReadonlyArray<BatchMember> | { readonly [k
     const first = members[0];
     if (first === undefined) return out as BatchAnswers<T>;
     const specs = members.map((member) => member[CALL]);
-    const ids = members.map((member, i) => (member.notification ? undefined : (specs[i] as Spec<unknown>).nextId()));
+    // One counter for the whole body (the first member's client's): calls of two clients would
+    // otherwise share ids, and each take the other's answer.
+    const nextId = first[CALL].nextId;
+    const ids = members.map((member) => (member.notification ? undefined : nextId()));
     const answers = await sendBatch(first[CALL], specs, ids, options);
     keys.forEach((key, i) => {
       const id = ids[i];
