@@ -79,6 +79,9 @@ const transportError = (reason: "aborted", cause: unknown): TransportError => ({
   cause,
 });
 
+const networkError = <A>(cause: unknown): E.Either<ClientError, A> =>
+  E.left({ _tag: "TransportError", reason: "network", cause });
+
 /** The signal of a call that nothing can abort: one for all of them. */
 const never = new AbortController().signal;
 
@@ -93,7 +96,11 @@ const guarded = <A>(
 ): Promise<E.Either<ClientError, A>> => {
   const { signal, timeoutMs } = options;
   if (signal?.aborted === true) return Promise.resolve(E.left(transportError("aborted", signal.reason)));
-  if (signal === undefined && timeoutMs === undefined) return send(never);
+  // A transport that breaks its word and rejects (or throws) is a network failure here too: the
+  // call is a TaskEither, which never rejects.
+  if (signal === undefined && timeoutMs === undefined) {
+    return send(never).then(undefined, (cause: unknown) => networkError<A>(cause));
+  }
   const controller = new AbortController();
   return new Promise<E.Either<ClientError, A>>((settle) => {
     let timer: ReturnType<typeof setTimeout> | undefined;
@@ -113,9 +120,7 @@ const guarded = <A>(
         controller.abort(new Error(`timed out after ${timeoutMs} ms`));
       }, timeoutMs);
     }
-    send(controller.signal).then(done, (cause: unknown) =>
-      done(E.left({ _tag: "TransportError", reason: "network", cause })),
-    );
+    send(controller.signal).then(done, (cause: unknown) => done(networkError(cause)));
   });
 };
 
@@ -302,7 +307,10 @@ export const batch = <const T extends ReadonlyArray<BatchMember> | { readonly [k
     const first = members[0];
     if (first === undefined) return out as BatchAnswers<T>;
     const specs = members.map((member) => member[CALL]);
-    const ids = members.map((member, i) => (member.notification ? undefined : (specs[i] as Spec<unknown>).nextId()));
+    // One counter for the whole body (the first member's client's): calls of two clients would
+    // otherwise share ids, and each take the other's answer.
+    const nextId = first[CALL].nextId;
+    const ids = members.map((member) => (member.notification ? undefined : nextId()));
     const answers = await sendBatch(first[CALL], specs, ids, options);
     keys.forEach((key, i) => {
       const id = ids[i];

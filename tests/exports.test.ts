@@ -6,6 +6,13 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import * as index from "../src";
 import * as asyncMain from "../src/async_main";
+import * as calls from "../src/calls";
+import * as clientEntry from "../src/client";
+import * as clientError from "../src/clienterror";
+import * as clientTransport from "../src/clienttransport";
+import * as contractModule from "../src/contract";
+import * as implementModule from "../src/implement";
+import * as stubs from "../src/stubs";
 import * as codes from "../src/codes";
 import * as main from "../src/main";
 import * as methods from "../src/methods";
@@ -88,6 +95,13 @@ describe("the package's own names", () => {
     "toDict",
     "toSerializable",
     "setLogger",
+    "contract",
+    "implement",
+    "server",
+    "fromResult",
+    "withContext",
+    "withCodecs",
+    "withParams",
   ])("%s is exported", (name) => {
     expect((index as Record<string, unknown>)[name]).toBeDefined();
   });
@@ -107,6 +121,44 @@ describe("the package's own names", () => {
     expect(index.toDict).toBe(response.toDict);
     // Typed DevServer here and http.Server in rpcserver/server: one function all the same.
     expect(index.serve).toBe(server.serve);
+    expect(index.contract).toBe(contractModule.contract);
+    expect(index.implement).toBe(implementModule.implement);
+    expect(index.server).toBe(implementModule.server);
+    expect(index.fromResult).toBe(implementModule.fromResult);
+    expect(index.withContext).toBe(methods.withContext);
+    expect(index.withCodecs).toBe(methods.withCodecs);
+  });
+});
+
+describe("rpcserver/client", () => {
+  test("its names are the modules' own objects, and nothing else", () => {
+    expect({ ...clientEntry }).toStrictEqual({
+      client: stubs.client,
+      http: clientTransport.http,
+      local: clientTransport.local,
+      batch: calls.batch,
+      notify: calls.notify,
+      withOptions: calls.withOptions,
+      matchClientError: clientError.matchClientError,
+    });
+  });
+
+  test("the exports map and typesVersions carry it as they carry the other subpaths", () => {
+    const pkg = JSON.parse(readFileSync(join(__dirname, "..", "package.json"), "utf8")) as {
+      exports: Record<string, unknown>;
+      typesVersions: { "*": Record<string, string[]> };
+    };
+    const like = (name: string) => ({
+      import: { types: `./dist/esm/${name}.d.ts`, default: `./dist/esm/${name}.js` },
+      require: { types: `./dist/cjs/${name}.d.cts`, default: `./dist/cjs/${name}.cjs` },
+    });
+    expect(pkg.exports["./client"]).toStrictEqual(like("client"));
+    expect(pkg.exports["./pipeline"]).toStrictEqual(like("pipeline"));
+    expect(pkg.typesVersions["*"]["client"]).toStrictEqual(["./dist/cjs/client.d.cts"]);
+    // Its modules are its own: none is a subpath of the package.
+    for (const internal of ["calls", "stubs", "clienterror", "clienttransport", "contract", "implement", "context"]) {
+      expect(pkg.exports[`./${internal}`]).toBeUndefined();
+    }
   });
 });
 

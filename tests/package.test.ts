@@ -28,6 +28,26 @@ const pipelineReport = {
   observed: ["slow 5"],
 };
 
+/** What client-report.cjs reports of rpcserver/client, through either loader: the same. */
+const clientReport = {
+  add: { _tag: "Right", right: 3 },
+  now: "1970-01-01T00:00:00.000Z",
+  half: "server 1",
+  batch: { sum: { _tag: "Right", right: 4 }, note: { _tag: "Right" } },
+  http: {
+    add: { _tag: "Right", right: 5 },
+    batch: [
+      { _tag: "Right", right: 2 },
+      { _tag: "Left", left: { _tag: "ServerError", code: 1, message: "odd", data: { n: 5 } } },
+      { _tag: "Right" },
+    ],
+  },
+  logged: ["over http", "batched"],
+  server: '{"jsonrpc":"2.0","result":"bob","id":9}',
+  overServer: { _tag: "Right", right: "cy" },
+  table: { greet: { _tag: "Right", right: "hi, ann" }, then: "undefined", awaited: true },
+};
+
 beforeAll(() => {
   if (!existsSync(join(__dirname, "..", "dist", "esm", "index.js"))) {
     throw new globalThis.Error("dist/ is missing: run `npm run build` first (npm test does)");
@@ -42,6 +62,7 @@ test("every subpath loads through the ESM entry with every public name", () => {
   expect(out["asyncAnswer"]).toBe('{"jsonrpc":"2.0","result":"pong","id":2}');
   expect(out["schemaTitle"]).toBe("JSON-RPC 2.0 request");
   expect(out["pipeline"]).toEqual(pipelineReport);
+  expect(out["client"]).toEqual(clientReport);
 });
 
 test("every subpath loads through the CommonJS entry; internals are not exported; both builds share state", () => {
@@ -53,10 +74,22 @@ test("every subpath loads through the CommonJS entry; internals are not exported
     globalMethods: true,
     esmSeesCjsMethod: '{"jsonrpc":"2.0","result":"pong","id":1}',
     jsonRpcError: '{"jsonrpc":"2.0","error":{"code":7,"message":"from cjs"},"id":1}',
+    clientAcrossBuilds: { _tag: "Right", right: 3 },
+  });
+  // The client's own modules, and the contract's, are reached through rpcserver and rpcserver/client only.
+  expect(out["internals"]).toEqual({
+    calls: "ERR_PACKAGE_PATH_NOT_EXPORTED",
+    stubs: "ERR_PACKAGE_PATH_NOT_EXPORTED",
+    clienterror: "ERR_PACKAGE_PATH_NOT_EXPORTED",
+    clienttransport: "ERR_PACKAGE_PATH_NOT_EXPORTED",
+    contract: "ERR_PACKAGE_PATH_NOT_EXPORTED",
+    implement: "ERR_PACKAGE_PATH_NOT_EXPORTED",
+    context: "ERR_PACKAGE_PATH_NOT_EXPORTED",
   });
   expect(out["answer"]).toBe('{"jsonrpc":"2.0","result":"pong","id":1}');
   expect(out["schemaTitle"]).toBe("JSON-RPC 2.0 request");
   expect(out["pipeline"]).toEqual(pipelineReport);
+  expect(out["client"]).toEqual(clientReport);
 });
 
 test("subpaths.json lists every public name the built rpcserver/pipeline exports", () => {
@@ -80,6 +113,56 @@ test("subpaths.json lists every public name the built rpcserver/pipeline exports
   ]) {
     expect(listed).toContain(name);
   }
+});
+
+test("subpaths.json lists every public name the built rpcserver/client exports", () => {
+  const listed = (JSON.parse(readFileSync(join(here, "subpaths.json"), "utf8")) as Record<string, string[]>)[
+    "rpcserver/client"
+  ];
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const built = require(join(__dirname, "..", "dist", "cjs", "client.cjs")) as Record<string, unknown>;
+  const exported = Object.keys(built).filter((name) => name !== "__esModule");
+  expect([...(listed ?? [])].sort()).toEqual(exported.sort());
+  for (const name of ["client", "http", "local", "batch", "notify", "withOptions", "matchClientError"]) {
+    expect(listed).toContain(name);
+  }
+});
+
+describe("rpcserver/client reaches no Node-only module (browsers, Deno, Bun, workers)", () => {
+  /** The bare specifiers the module graph from `entry` imports, statically or dynamically. */
+  const reached = (entry: string): string[] => {
+    const seen = new Set<string>();
+    const bare = new Set<string>();
+    const visit = (file: string): void => {
+      if (seen.has(file)) return;
+      seen.add(file);
+      const text = readFileSync(file, "utf8");
+      const specifiers = [
+        ...text.matchAll(/\bfrom\s*["']([^"']+)["']/g),
+        ...text.matchAll(/\bimport\s*\(\s*["']([^"']+)["']\s*\)/g),
+        ...text.matchAll(/\brequire\s*\(\s*["']([^"']+)["']\s*\)/g),
+      ].map((match) => match[1] ?? "");
+      for (const specifier of specifiers) {
+        if (specifier.startsWith(".")) visit(join(file, "..", specifier));
+        else bare.add(specifier);
+      }
+    };
+    visit(entry);
+    expect(seen.size).toBeGreaterThan(5);
+    return [...bare].sort();
+  };
+
+  test.each([
+    ["ESM", join("dist", "esm", "client.js")],
+    ["CommonJS", join("dist", "cjs", "client.cjs")],
+  ])("%s: only fp-ts and io-ts", (_format, entry) => {
+    const bare = reached(join(__dirname, "..", entry));
+    expect(bare.filter((specifier) => !/^(fp-ts|io-ts)(\/|$)/.test(specifier))).toEqual([]);
+  });
+
+  test("the check can fail: rpcserver/server's graph reaches node:http", () => {
+    expect(reached(join(__dirname, "..", "dist", "esm", "server.js"))).toContain("node:http");
+  });
 });
 
 describe("the packed package's types", () => {

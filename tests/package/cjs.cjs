@@ -53,5 +53,31 @@ try {
     ),
     observed,
   };
-  console.log(JSON.stringify({ missing: found, internal, dual, answer, schemaTitle: schema.title, pipeline }));
+  // rpcserver/client through require(), and across the builds: a contract and its table from the
+  // CommonJS build called by the ESM build's client (the marks and the contract's tag are shared).
+  const client = await require("./client-report.cjs")({
+    root,
+    rpcClient: require("rpcserver/client"),
+    t: require("io-ts"),
+    E: require("fp-ts/lib/Either"),
+  });
+  const t = require("io-ts");
+  const E = require("fp-ts/lib/Either");
+  const esmClient = await import("rpcserver/client");
+  const api = root.contract({ add: { params: t.tuple([t.number, t.number]), result: t.number } });
+  dual.clientAcrossBuilds = await esmClient
+    .client(api, esmClient.local(root.implement(api, { add: (a, b) => E.right(a + b) })))
+    .add(1, 2)();
+  const internals = {};
+  for (const name of ["calls", "stubs", "clienterror", "clienttransport", "contract", "implement", "context"]) {
+    try {
+      require(`rpcserver/${name}`);
+      internals[name] = "exported";
+    } catch (error) {
+      internals[name] = error.code;
+    }
+  }
+  console.log(
+    JSON.stringify({ missing: found, internal, internals, dual, answer, schemaTitle: schema.title, pipeline, client }),
+  );
 })();

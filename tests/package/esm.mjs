@@ -39,6 +39,15 @@ const stagedAnswer = await root.asyncDispatch(
   { stages: [pl.observe((o) => observed.push(`${o.method} ${o.id}`)), pl.timeout(5)] },
 );
 
+// rpcserver/client and the main entry's contract names (client-report.cjs, shared with cjs.cjs).
+const clientReport = (await import("./client-report.cjs")).default;
+const client = await clientReport({
+  root,
+  rpcClient: await import("rpcserver/client"),
+  t: await import("io-ts"),
+  E: await import("fp-ts/lib/Either.js"),
+});
+
 console.log(
   JSON.stringify({
     missing: found,
@@ -53,5 +62,6 @@ console.log(
       stagedAnswer,
       observed,
     },
+    client,
   }),
 );

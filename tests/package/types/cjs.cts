@@ -4,6 +4,8 @@ import rpc = require("rpcserver");
 import codes = require("rpcserver/codes");
 import pl = require("rpcserver/pipeline");
 import srv = require("rpcserver/server");
+import rpc_client = require("rpcserver/client");
+import t = require("io-ts");
 import http = require("node:http");
 import E = require("fp-ts/lib/Either");
 import F = require("fp-ts/lib/function");
@@ -26,4 +28,20 @@ const staged: string = rpc.dispatch(
 // @ts-expect-error a Stage returns an Either
 const notAStage: pl.Stage = () => 42;
 const server: Promise<http.Server> = srv.serve("localhost", 0);
-export = { text, code, piped, staged, notAStage, server };
+
+// The contract names and rpcserver/client, through require().
+const api = rpc.contract({ add: { params: t.tuple([t.number, t.number]), result: t.number } });
+const implemented = rpc.implement(api, { add: (a, b) => E.right(a + b) });
+// @ts-expect-error a handler the contract does not name
+rpc.implement(api, { add: (a, b) => E.right(a + b), sub: (a: number, b: number) => E.right(a - b) });
+const calc = rpc_client.client(
+  api,
+  rpc_client.http("http://localhost:5000", { headers: { authorization: "Bearer t" } }),
+);
+const sum: rpc_client.RpcCall<number> = calc.add(1, 2);
+const viaLocal: Promise<E.Either<rpc_client.ClientError, number>> = rpc_client
+  .client(api, rpc_client.local(implemented))
+  .add(1, 2)();
+// @ts-expect-error add takes two numbers
+calc.add(1, "2");
+export = { text, code, piped, staged, notAStage, server, sum, viaLocal };

@@ -3,20 +3,38 @@
 import type { Server } from "node:http";
 import * as E from "fp-ts/lib/Either.js";
 import * as t from "io-ts";
+import * as T from "fp-ts/lib/Task.js";
 import {
   asyncDispatch,
+  contract,
   dispatch,
   dispatchToResponse,
   Error as RpcError,
+  fromResult,
+  implement,
   method,
   NODATA,
   serve as serveDev,
+  server as contractServer,
   Success,
+  withContext,
   withParams,
+  type Call,
   type DevServer,
   type Response,
   type Result,
 } from "rpcserver";
+import {
+  batch,
+  client,
+  http,
+  local,
+  matchClientError,
+  notify,
+  withOptions,
+  type ClientError,
+  type RpcCall,
+} from "rpcserver/client";
 import { ERROR_METHOD_NOT_FOUND } from "rpcserver/codes";
 import { NODATA as NODATA2 } from "rpcserver/sentinels";
 import { toDict } from "rpcserver/response";
@@ -76,4 +94,45 @@ const staged: string = dispatch(
 const timed: Promise<string> = asyncDispatch("[]", { ping }, { stages: [timeout(5)] });
 // @ts-expect-error a Stage returns an Either
 const notAStage: Stage = () => 42;
+// The contract names of the main entry and rpcserver/client: one contract typing both ends.
+const api = contract({
+  add: { params: t.tuple([t.number, t.number]), result: t.number },
+  greet: { params: t.type({ name: t.string }), result: t.string },
+});
+const implemented = implement(api, {
+  add: (a, b) => E.right(a + b),
+  greet: ({ name }) => (name === "" ? RpcError(404, "No such person") : E.right(`hi ${name}`)),
+});
+implement(api, {
+  // @ts-expect-error the contract types the handlers: add answers a number
+  add: (a, b) => E.right(`${a + b}`),
+  greet: fromResult(({ name }: { name: string }) => Success(name)),
+});
+const calc = client(api, http("http://localhost:5000", { headers: async () => ({ authorization: "Bearer t" }) }));
+const sum2: RpcCall<number> = calc.add(1, 2);
+const greeting: Promise<E.Either<ClientError, string>> = calc.greet({ name: "ann" })();
+// @ts-expect-error positional params are arguments
+calc.add([1, 2]);
+const both: T.Task<[E.Either<ClientError, number>, E.Either<ClientError, void>]> = batch([
+  calc.add(1, 2),
+  notify(calc.greet({ name: "x" })),
+]);
+const local1 = client(api, local(implemented)).add(1, 2);
+const app = contractServer(api)
+  .context<{ token: string }>()
+  .use((call: Call<{ token: string }>) => E.right({ request: call.request, context: { user: call.context.token } }))
+  .implement({ add: (ctx, a, b) => E.right(a + b + ctx.user.length), greet: (ctx) => E.right(ctx.user) });
+const viaServer: Promise<string> = app.dispatch("[]", { token: "t" });
+const { withCodecs: withCodecsIn } = withContext<{ user: string }>();
+const whoami = withCodecsIn({ params: t.type({}) }, (ctx) => Success(ctx.user));
+const asUser: string = dispatch("[]", { whoami }, { context: { user: "ann" } });
+const describe = matchClientError({
+  ServerError: (e) => e.message,
+  TransportError: (e) => e.reason,
+  InvalidAnswer: (e) => e.reason,
+  InvalidCall: (e) => e.method,
+});
+const timedOut = pipe(calc.add(1, 2), withOptions({ timeoutMs: 100 }));
+
 export { sum, text, later, code, same, error, dict, server, dev, notNode, piped, answered, staged, timed, notAStage };
+export { sum2, greeting, both, local1, viaServer, asUser, describe, timedOut };

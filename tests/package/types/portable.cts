@@ -10,7 +10,9 @@ import methods = require("rpcserver/methods");
 import sentinels = require("rpcserver/sentinels");
 import transport = require("rpcserver/transport");
 import pl = require("rpcserver/pipeline");
+import rpcClient = require("rpcserver/client");
 import E = require("fp-ts/lib/Either");
+import t = require("io-ts");
 
 const text: string = main.dispatchToJson("[]", methods.globalMethods);
 const later: Promise<string> = asyncMain.dispatchToJson("[]");
@@ -19,4 +21,7 @@ const dict = response.toDict(E.right(response.SuccessResponse(sentinels.NODATA, 
 const answer: transport.HttpAnswer = transport.toHttp(text);
 const env: pl.Env = pl.environment({}, undefined, false);
 const server: Promise<rpc.DevServer> = rpc.serve();
-export = { text, later, ok, dict, answer, env, server };
+const api = rpc.contract({ ping: { result: t.literal("pong") } });
+const calc = rpcClient.client(api, rpcClient.local(rpc.implement(api, { ping: () => E.right("pong" as const) })));
+const pong: rpcClient.RpcCall<"pong"> = calc.ping();
+export = { text, later, ok, dict, answer, env, server, pong };

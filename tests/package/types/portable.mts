@@ -3,7 +3,19 @@
 // entry but rpcserver/server (the Node one: server-without-node.mts) is imported, so that, with
 // skipLibCheck off, every declaration file they reach is checked.
 import * as E from "fp-ts/lib/Either.js";
-import { asyncDispatch, dispatch, method, serve, Success, type DevServer, type Result } from "rpcserver";
+import * as t from "io-ts";
+import {
+  asyncDispatch,
+  contract,
+  dispatch,
+  implement,
+  method,
+  serve,
+  Success,
+  type DevServer,
+  type Result,
+} from "rpcserver";
+import { client, http, local, type ClientError, type RpcCall } from "rpcserver/client";
 import { dispatchToJson } from "rpcserver/main";
 import { dispatchToJson as asyncDispatchToJson } from "rpcserver/async_main";
 import { toDict, type Response } from "rpcserver/response";
@@ -38,4 +50,36 @@ if (server.listening) server.close((error?: Error) => void error).closeAllConnec
 // @ts-expect-error DevServer lists what a user does with the server, not node:http's whole API
 server.setTimeout(1000);
 
-export { text, same, later, alsoLater, dict, invalid, registered, answer, piped, port };
+// rpcserver/client and the contract names: what a browser or a worker calls a server with.
+const api = contract({
+  add: { params: t.tuple([t.number, t.number]), result: t.number },
+  now: { result: t.string },
+});
+const implemented = implement(api, { add: (a, b) => E.right(a + b), now: () => E.right("today") });
+const calc = client(
+  api,
+  http(new URL("https://api.example/rpc"), { headers: () => ({ authorization: "Bearer t" }), fetch }),
+);
+const sum: RpcCall<number> = calc.add(1, 2);
+const inProcess = client(api, local(implemented)).now();
+// @ts-expect-error now takes no params
+calc.now(1);
+const tableClient = client<typeof implemented>(local(implemented));
+const kind = (error: ClientError): string => error._tag;
+
+export {
+  text,
+  same,
+  later,
+  alsoLater,
+  dict,
+  invalid,
+  registered,
+  answer,
+  piped,
+  port,
+  sum,
+  inProcess,
+  tableClient,
+  kind,
+};
