@@ -1,7 +1,9 @@
 /**
- * `npm start`: serves examples/methods.mjs on localhost:5000 (the PORT environment variable
- * overrides the port; PORT=0 picks a free one) and prints a curl command to try. The server answers
- * `rpc.discover` with the OpenRPC document of the methods. Ctrl-C stops it.
+ * `npm start`: serves examples/methods.mjs (the handlers of the contract in examples/api.mjs) on
+ * localhost:5000 (the PORT environment variable overrides the port; PORT=0 picks a free one) and
+ * prints a curl command to try, and the command that runs the typed client of the same contract
+ * (examples/client.mjs). The server answers `rpc.discover` with the OpenRPC document of the
+ * methods. Ctrl-C stops it.
  */
 import { serve } from "rpcserver";
 import "./methods.mjs";
@@ -17,14 +19,17 @@ try {
   process.exit(1);
 }
 
-const url = `http://localhost:${server.address().port}/`;
+const actualPort = server.address().port;
+const url = `http://localhost:${actualPort}/`;
 const body = '{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}';
 const discover = '{"jsonrpc":"2.0","method":"rpc.discover","id":1}';
 console.log(`Try it:\n  curl -s -X POST ${url} -H 'Content-Type: application/json' -d '${body}'`);
 console.log(`What it serves (its OpenRPC document):\n  curl -s -X POST ${url} -d '${discover}'`);
 console.log(
-  "Methods: ping, add, divide, greet, sleep, addDays, getUser, withdraw, crash, log, and rpc.discover (see examples/methods.mjs)",
+  "Methods: ping, add, divide, greet, sleep, addDays, getUser, withdraw, crash, log, and rpc.discover (see examples/api.mjs)",
 );
+const clientCommand = `${actualPort === DEFAULT_PORT ? "" : `RPC_URL=${url} `}node examples/client.mjs`;
+console.log(`A typed client of the same contract:\n  ${clientCommand}`);
 
 const stop = () => {
   server.close(() => process.exit(0));

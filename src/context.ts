@@ -51,7 +51,7 @@ export interface Expects<C> {
  *
  * @example
  * import { timeout, type TypedAround } from "rpcserver";
- * const stage: TypedAround<{ user: string }, { user: string; signal: AbortSignal }> = timeout(1000);
+ * const stage: TypedAround<{ user: string }, { user: string; signal: AbortSignal }> = timeout<{ user: string }>(1000);
  *
  * @since 5.0.10
  * @category context
@@ -86,10 +86,10 @@ export interface AddsSignal {
  * A table whose methods all accept context `C` (plain methods are not checked).
  *
  * @example
- * import { withParams, Success, type MethodsFor } from "rpcserver";
+ * import { withContext, Success, type MethodsFor } from "rpcserver";
  * import * as t from "io-ts";
  * const methods: MethodsFor<{ user: string }> = {
- *   hello: withParams(t.tuple([]), (ctx: { user: string }) => Success(`hello ${ctx.user}`)),
+ *   hello: withContext<{ user: string }>().withParams(t.array(t.undefined), (ctx) => Success(`hello ${ctx.user}`)),
  * };
  *
  * @since 5.0.10

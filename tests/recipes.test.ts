@@ -626,17 +626,17 @@ describe("recipe: an audit log with observe", () => {
     readonly durationMs: number;
   }
   const audited = (write: (entry: AuditEntry) => void) =>
-    observe(({ method, id, context, durationMs, response }) =>
+    observe<{ readonly caller: string }>(({ method, id, context, durationMs, response }) =>
       write({
-        caller: (context as { caller: string }).caller,
+        caller: context.caller,
         method,
         id: id === undefined ? null : id,
         outcome: E.isRight(response) ? "ok" : `error ${response.left.code}`,
         durationMs,
       }),
     );
-  const closed: Stage = (call) =>
-    call.request.method === "shutdown" ? E.left({ code: 403, message: "Forbidden", data: undefined }) : E.right(call);
+  const closed: Stage<{ readonly caller: string }> = (call) =>
+    call.request.method === "shutdown" ? Error(403, "Forbidden") : E.right(call);
   const methods = {
     ping: () => Success("pong"),
     shutdown: () => Success("bye"),
@@ -667,6 +667,7 @@ describe("recipe: an audit log with observe", () => {
   test("given after the refusing stage, it sees only what got through", () => {
     const log: AuditEntry[] = [];
     dispatch(`[${request("shutdown", undefined, 1)},${request("ping", undefined, 2)}]`, methods, {
+      context: { caller: "ann" },
       stages: [closed, audited((entry) => log.push(entry))],
     });
     expect(outcomes(log)).toStrictEqual(["ping 2 ok"]);
@@ -675,6 +676,7 @@ describe("recipe: an audit log with observe", () => {
   test("async dispatch: the duration covers the wait for an async method", async () => {
     const log: AuditEntry[] = [];
     const out = await asyncDispatch(`[${request("slow", undefined, 1)},${request("ping", undefined, 2)}]`, methods, {
+      context: { caller: "ann" },
       stages: [audited((entry) => log.push(entry))],
     });
     expect(JSON.parse(out)).toStrictEqual([
