@@ -16,6 +16,7 @@ import type * as E from "fp-ts/Either";
 import type { TaskEither } from "fp-ts/TaskEither";
 import type { Method } from "./methods";
 import type { NOCONTEXT } from "./sentinels";
+import type { Response } from "./response";
 import type { Around, Call } from "./stages";
 
 declare const EXPECTS: unique symbol;
@@ -147,9 +148,15 @@ export type After<S, C> = [S] extends [Around]
       : C
   : S extends (call: infer P) => infer R
     ? [Call<C>] extends [P]
-      ? Passed<R>
+      ? PassedOn<Passed<R>, C>
       : Refused<C>
     : Unchecked;
+
+/**
+ * What a stage function passes on: `unknown` (an untyped `Stage`, or a generic pass-through
+ * `<C>(call: Call<C>) => E.right(call)`) says nothing of the context, so `C` goes on unchanged.
+ */
+type PassedOn<Out, C> = unknown extends Out ? C : Out;
 
 /** The context after every stage of the tuple `S`; unchecked for an array of unknown length. */
 type Through<S, C> =
@@ -160,6 +167,47 @@ type Through<S, C> =
       : S extends readonly []
         ? C
         : Unchecked;
+
+/** The context a dispatch is given as its `context` option's type: none for `undefined`, unchecked for `unknown`. */
+type GivenContext<C> = unknown extends C
+  ? Unchecked
+  : [Exclude<C, undefined>] extends [never]
+    ? NoContext
+    : Exclude<C, undefined>;
+
+/**
+ * The context the methods of a dispatch receive, from its `context` option's type `C` and its
+ * `stages` tuple `S` (an array of unknown length is not checked).
+ *
+ * @example
+ * import type { DispatchContext } from "rpcserver";
+ * type C = DispatchContext<{ user: string }, readonly []>; // { user: string }
+ *
+ * @since 5.0.10
+ * @category context
+ */
+export type DispatchContext<C, S> = Through<S, GivenContext<C>>;
+
+/**
+ * A dispatch's `stages`, checked: `never` (a compile error) when a stage refuses the context it
+ * is handed.
+ *
+ * @since 5.0.10
+ * @category context
+ */
+export type CheckedStages<C, S> = S & (DispatchContext<C, S> extends Refused<unknown> ? never : unknown);
+
+/**
+ * The options of a dispatch with context type `C` and stages `S`, as the dispatch functions take
+ * them (`O` their other options).
+ *
+ * @since 5.0.10
+ * @category context
+ */
+export type TypedOptions<O, C, S> = Omit<O, "context" | "stages"> & {
+  readonly context?: C;
+  readonly stages?: CheckedStages<C, S> | undefined;
+};
 
 /**
  * The context the methods of a dispatch with options `O` receive: the `context` option (none if
@@ -207,3 +255,20 @@ export type ExpectedContext<F, Unmarked = unknown> = typeof EXPECTS extends keyo
     ? C
     : Unmarked
   : Unmarked;
+
+/**
+ * What a `*ToResponse` dispatch answers each Response as: what `postProcess` returns, or the
+ * Response itself without one.
+ *
+ * @example
+ * import type { PostProcessed, Response } from "rpcserver";
+ * type T = PostProcessed<{ postProcess: (response: Response) => string }>; // string
+ *
+ * @since 5.0.10
+ * @category context
+ */
+export type PostProcessed<O> = O extends { readonly postProcess?: infer P }
+  ? [Exclude<P, undefined>] extends [(response: never) => infer T]
+    ? T
+    : Response
+  : Response;

@@ -15,7 +15,16 @@ import type { TaskEither } from "fp-ts/TaskEither";
 import { asyncDispatch } from "./async_main";
 import type { AddsSignal, After, Expects, NoContext, Refused, TypedAround } from "./context";
 import type { ArgsOf, Contract, Entries, ResultOf } from "./contract";
-import { markContextual, markOutcome, withCodecs, type Method, type Methods, type Returns } from "./methods";
+import {
+  markContextual,
+  markOutcome,
+  paramsCodecOf,
+  resultCodecOf,
+  withCodecs,
+  type Method,
+  type Methods,
+  type Returns,
+} from "./methods";
 import type { JsonOptions } from "./options";
 import type { ErrorResult } from "./result";
 import type { AnyStage, Around, Call } from "./stages";
@@ -105,6 +114,26 @@ const isFromResult = (f: unknown): boolean => (f as { [FROM_RESULT]?: unknown })
 
 const hasOwn = Object.prototype.hasOwnProperty;
 
+/** Handlers some `implement` has made methods of: their marks and codecs are that entry's. */
+const claimed = new WeakSet<Method>();
+
+/**
+ * The function to mark for an entry: the handler itself (no wrapper, no cost), unless it already
+ * is a method of another entry (the same function given twice) or carries codecs of its own: then
+ * a wrapper of the same length, so that each entry keeps its own codecs.
+ */
+const ownable = (handler: Method): Method => {
+  if (!claimed.has(handler) && paramsCodecOf(handler) === undefined && resultCodecOf(handler) === undefined) {
+    claimed.add(handler);
+    return handler;
+  }
+  const call = handler as (...args: unknown[]) => unknown;
+  const wrapper = (...args: unknown[]): unknown => call(...args);
+  Object.defineProperty(wrapper, "length", { value: handler.length });
+  claimed.add(wrapper as Method);
+  return wrapper as Method;
+};
+
 /** The table of `handlers` for contract `c`; `contextual` marks them as taking a context. */
 const methodsOf = <M extends Entries, C>(
   c: Contract<M>,
@@ -121,9 +150,11 @@ const methodsOf = <M extends Entries, C>(
   for (const [name, entry] of Object.entries(c.methods)) {
     const handler: unknown = hasOwn.call(handlers, name) ? (handlers as Record<string, unknown>)[name] : undefined;
     if (typeof handler !== "function") throw new TypeError(`implement: no handler for "${name}"`);
-    const f = handler as Method;
+    const given = handler as Method;
+    const fromResult = isFromResult(given);
+    const f = ownable(given);
     // A Result-vocabulary function is a method already; any other answers in Eithers.
-    if (!isFromResult(f)) markOutcome(f);
+    if (!fromResult) markOutcome(f);
     if (contextual) markContextual(f);
     methods[name] = withCodecs(entry, f as never);
   }

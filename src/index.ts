@@ -18,14 +18,18 @@ export {
 } from "./async_main";
 export * as codes from "./codes";
 export type {
+  CheckedStages,
   ContextOf,
+  DispatchContext,
   ExpectedContext,
   Expects,
   MethodsFor,
   NoContext,
   NoOptions,
+  PostProcessed,
   Refused,
   StagesFit,
+  TypedOptions,
   WithSignal,
   AddsSignal,
   After,

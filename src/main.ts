@@ -5,10 +5,11 @@
  * @module
  */
 import { Sync } from "./effect";
-import type { ContextOf, MethodsFor, NoOptions, StagesFit } from "./context";
+import type { DispatchContext, MethodsFor, NoContext, TypedOptions } from "./context";
 import type { JsonOptions, Options, ResponseOptions } from "./options";
 import { dispatcher, serialize, toObjects, toResponses, type Processed } from "./pipeline";
 import type { Response, Serializable } from "./response";
+import type { AnyStage } from "./stages";
 
 const toJson = dispatcher(Sync, serialize);
 const toSerializable = dispatcher(Sync, toObjects);
@@ -27,10 +28,10 @@ const toResponse = dispatcher(Sync, toResponses);
  * @since 5.0.10
  * @category dispatch
  */
-export const dispatchToResponse = <T = Response, const O extends ResponseOptions<T> = NoOptions>(
+export const dispatchToResponse = <T = Response, C = NoContext, const S extends ReadonlyArray<AnyStage> = readonly []>(
   request: string | Uint8Array,
-  methods?: MethodsFor<ContextOf<O>>,
-  options?: O & ResponseOptions<T> & StagesFit<O>,
+  methods?: MethodsFor<DispatchContext<NoInfer<C>, NoInfer<S>>>,
+  options?: TypedOptions<ResponseOptions<T>, C, S>,
 ): Processed<T> => {
   return toResponse(request, methods, options) as Processed<T>;
 };
@@ -47,10 +48,10 @@ export const dispatchToResponse = <T = Response, const O extends ResponseOptions
  * @since 5.0.10
  * @category dispatch
  */
-export const dispatchToSerializable = <const O extends Options = NoOptions>(
+export const dispatchToSerializable = <C = NoContext, const S extends ReadonlyArray<AnyStage> = readonly []>(
   request: string | Uint8Array,
-  methods?: MethodsFor<ContextOf<O>>,
-  options?: O & StagesFit<O>,
+  methods?: MethodsFor<DispatchContext<NoInfer<C>, NoInfer<S>>>,
+  options?: TypedOptions<Options, C, S>,
 ): Serializable => {
   return toSerializable(request, methods, options);
 };
@@ -67,10 +68,10 @@ export const dispatchToSerializable = <const O extends Options = NoOptions>(
  * @since 5.0.10
  * @category dispatch
  */
-export const dispatchToJson = <const O extends JsonOptions = NoOptions>(
+export const dispatchToJson = <C = NoContext, const S extends ReadonlyArray<AnyStage> = readonly []>(
   request: string | Uint8Array,
-  methods?: MethodsFor<ContextOf<O>>,
-  options?: O & StagesFit<O>,
+  methods?: MethodsFor<DispatchContext<NoInfer<C>, NoInfer<S>>>,
+  options?: TypedOptions<JsonOptions, C, S>,
 ): string => {
   return toJson(request, methods, options);
 };

@@ -35,8 +35,10 @@ import {
   type NoContext,
   type Outcome,
   type Result,
+  type Stage,
   type TypedAround,
 } from "../src";
+import { dispatchToResponse } from "../src/main";
 import {
   batch,
   client,
@@ -555,6 +557,27 @@ describe("dispatch checks the methods against the context its options give", () 
     });
     void asyncDispatch("", app.methods, { context: { user: "ann" } });
     expect(app.methods.add).toBeDefined();
+  });
+});
+
+describe("a stage that says nothing of the context passes it on", () => {
+  test("an untyped Stage, a generic pass-through; the context is still checked through them; postProcess types the answers", () => {
+    const userCtx = withContext<{ user: string }>().withParams(t.type({ a: t.number }), (ctx, p) =>
+      Success(`${ctx.user}${p.a}`),
+    );
+    const readOnly: Stage = (call) => E.right(call);
+    const passThrough = <C>(call: Call<C>) => E.right(call);
+    typeOnly(() => {
+      dispatch("", { userCtx }, { context: { user: "ada" }, stages: [readOnly] });
+      dispatch("", { userCtx }, { context: { user: "ada" }, stages: [passThrough, readOnly] });
+      // @ts-expect-error the context is still checked after a stage that passes it on
+      dispatch("", { userCtx }, { context: { nope: 1 }, stages: [readOnly] });
+      const answers = dispatchToResponse("", { userCtx }, { context: { user: "ada" }, postProcess: (r) => r._tag });
+      same<typeof answers, "Left" | "Right" | Array<"Left" | "Right"> | undefined>(true);
+      // @ts-expect-error the check holds with postProcess too
+      dispatchToResponse("", { userCtx }, { context: 42, postProcess: (r) => r._tag });
+    });
+    expect(readOnly({ request: { jsonrpc: "2.0", method: "m" }, context: 1 })._tag).toBe("Right");
   });
 });
 

@@ -571,7 +571,8 @@ describe("timeout", () => {
       user = "ann";
     }
     const session = new Session();
-    for (const options of [{ context: "ctx" }, { context: session }, {}]) {
+    // Typed as one options type: a union of object types would infer the context from its first member.
+    for (const options of [{ context: "ctx" }, { context: session }, {}] as Array<{ readonly context?: unknown }>) {
       expect(
         parsed(await asyncDispatch(req("slow", [1], 1), { slow }, { ...options, stages: [timeout(2)] })),
       ).toMatchObject({
