@@ -93,6 +93,7 @@ export {
   type OpenRpcDocument,
   type OpenRpcInfo,
   type OpenRpcMethod,
+  type OpenRpcOptions,
 } from "./openrpc";
 export type { Processed } from "./pipeline";
 export { requestCodec, validateRequest, type Id, type Request } from "./request";
