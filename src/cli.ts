@@ -12,6 +12,13 @@
  *      the module's other exported functions are taken for helpers, not served;
  *   2. without one, its named exports that are functions, then the functions of a default export
  *      that is an object or a Map (for CommonJS, `module.exports`); the first of a name wins.
+ * - The module's export named `context` (named, or a member of its default export; not a member
+ *   of a `methods` table) is never a method: it is the context, handed as it is to the development
+ *   server's `context` option, so every method receives it first, and the OpenRPC document leaves
+ *   it out (a method without a params codec does not list its first parameter). An export of
+ *   `undefined` is none. Without one, a method made to take a context (`withContext<Ctx>()`, a
+ *   contract server with a context) would receive its params in the context's place: the command
+ *   refuses to start (serving or `--openrpc`), naming those methods.
  * - Classes are not methods. A registered method wins over an exported function of the same name;
  *   a function registered and exported is served once. A function exported under the name `""`
  *   (or, in a Map, a key that is not a string) is skipped with a line on stderr: a method served
@@ -27,7 +34,8 @@
  *   package's).
  * - Exit status: 0 for `--help`, `--version`, `--openrpc` and a stop by SIGINT or SIGTERM; 2 for a usage error
  *   (no module, a bad option or port); 1 when the module cannot be found or loaded, has no methods,
- *   or the server cannot listen (a port in use). Every failure says why on stderr.
+ *   has methods that take a context and no `context` export, or the server cannot listen (a port in
+ *   use). Every failure says why on stderr.
  *
  * @module
  */
@@ -38,7 +46,7 @@ import { parseArgs } from "node:util";
 import type { Server } from "node:http";
 import { messageOf } from "./describe";
 import { isObject } from "./guards";
-import { globalMethods, isMethodMap, method, methodEntries, type Method, type Methods } from "./methods";
+import { globalMethods, isContextual, isMethodMap, method, methodEntries, type Method, type Methods } from "./methods";
 import { DEFAULT_TITLE, DISCOVER, openRpcDocument, type OpenRpcInfo } from "./openrpc";
 import { DEFAULT_PORT, serve } from "./server";
 import { VERSION } from "./version";
@@ -63,6 +71,10 @@ Arguments:
                     functions it exports: those of a "methods" export (an object or a Map of
                     name -> function; then no other exported function is served), or else its
                     named function exports and those of a default export object or Map.
+                    Its "context" export, if any, is not a method: every method receives it
+                    first (as serve's context option; the OpenRPC document leaves it out). A
+                    method made to take a context (withContext<Ctx>(), a contract server with
+                    a context) is refused at start when the module exports no context.
 
 Options:
   --host HOST       host name or address to listen on (default: ${CLI_DEFAULT_HOST};
@@ -147,6 +159,9 @@ const parse = (argv: readonly string[]): Command | { readonly kind: "help" } | {
   return { kind, module, host: values.host ?? CLI_DEFAULT_HOST, port, info };
 };
 
+/** The name of the export that is the methods' context rather than a method. */
+const CONTEXT_EXPORT = "context";
+
 /** A class is a function too, but not a method. */
 const isClass = (f: unknown): boolean => /^class[\s{]/.test(Function.prototype.toString.call(f));
 
@@ -157,15 +172,30 @@ const functionsOf = (table: object): Array<readonly [string, Method]> =>
 /** The forms a module gives its methods in, as the "serving" line names them. */
 type Form = "method(...) registrations" | "methods export" | "named exports" | "default export";
 
-/** The functions a module exports, by name, and the forms it exports them in. */
+/** The functions a module exports, by name, the forms it exports them in, and its context. */
 interface Exported {
   readonly functions: ReadonlyArray<readonly [string, Method]>;
   readonly forms: readonly Form[];
+  /** The `context` export, if it has one that is not `undefined`. */
+  readonly context?: { readonly value: unknown };
 }
+
+/** The `context` export of a module: a named export, or else a member of its default export. */
+const contextExport = (
+  named: Readonly<Record<string, unknown>>,
+  defaults: Readonly<Record<string, unknown>>,
+): Exported["context"] => {
+  const own = (source: Readonly<Record<string, unknown>>): boolean =>
+    Object.prototype.hasOwnProperty.call(source, CONTEXT_EXPORT) && source[CONTEXT_EXPORT] !== undefined;
+  if (own(named)) return { value: named[CONTEXT_EXPORT] };
+  if (own(defaults)) return { value: defaults[CONTEXT_EXPORT] };
+  return undefined;
+};
 
 /**
  * The functions a module exports: its `methods` table if it has one, else its named function
- * exports, then those of its default export (the first of a name wins).
+ * exports, then those of its default export (the first of a name wins); `context` is not one of
+ * them, but the context.
  */
 const exportedFunctions = (namespace: Readonly<Record<string, unknown>>): Exported => {
   const fallback = namespace["default"];
@@ -180,26 +210,35 @@ const exportedFunctions = (namespace: Readonly<Record<string, unknown>>): Export
         name !== "default" && !(Object.prototype.hasOwnProperty.call(defaults, name) && defaults[name] === value),
     ),
   );
+  const context = contextExport(named, defaults);
+  const withContext = context === undefined ? {} : { context };
   const table = [named["methods"], defaults["methods"]].find(isObject);
-  if (table !== undefined) return { functions: functionsOf(table), forms: ["methods export"] };
+  if (table !== undefined) return { functions: functionsOf(table), forms: ["methods export"], ...withContext };
+  const notContext = ([name]: readonly [string, Method]): boolean => name !== CONTEXT_EXPORT;
   const sources = [
-    ["named exports", functionsOf(named)],
-    ["default export", isObject(fallback) ? functionsOf(fallback) : []],
+    ["named exports", functionsOf(named).filter(notContext)],
+    [
+      "default export",
+      isObject(fallback)
+        ? functionsOf(fallback).filter(isMethodMap(fallback as Methods) ? () => true : notContext)
+        : [],
+    ],
   ] as const;
   const found = new Map<string, Method>();
   for (const [, functions] of sources) for (const [name, f] of functions) if (!found.has(name)) found.set(name, f);
   const forms = sources.filter(([, functions]) => functions.length > 0).map(([form]) => form);
-  return { functions: [...found], forms };
+  return { functions: [...found], forms, ...withContext };
 };
 
 /** "its a", "its a and b", "its a, b and c". */
 const listed = (forms: readonly Form[]): string =>
   `its ${forms.slice(0, -1).join(", ")}${forms.length > 1 ? " and " : ""}${forms[forms.length - 1] ?? ""}`;
 
-/** The methods a module serves (names) and the forms it gives them in. */
+/** The methods a module serves (names), the forms it gives them in, and its context. */
 interface Loaded {
   readonly names: readonly string[];
   readonly forms: readonly Form[];
+  readonly context?: { readonly value: unknown };
 }
 
 /** The key of a function in a table, as a message shows it: a Map's key may be anything. */
@@ -239,8 +278,23 @@ const load = async (specifier: string): Promise<Loaded> => {
       EXIT_FAILURE,
     );
   }
+  if (exported.context === undefined) {
+    const contextual = names.filter((name) => {
+      const f = globalMethods[name];
+      return f !== undefined && isContextual(f);
+    });
+    if (contextual.length > 0) {
+      throw new CliError(
+        `rpcserver: the method(s) ${contextual.join(", ")} of ${specifier} take a context first (made with ` +
+          "withContext<Ctx>() or by a contract server with a context), and the module exports none: " +
+          `export the value every method is to receive first as \`${CONTEXT_EXPORT}\` ` +
+          `(\`export const ${CONTEXT_EXPORT} = { user: "dev" }\`, \`module.exports.${CONTEXT_EXPORT} = ...\`)`,
+        EXIT_FAILURE,
+      );
+    }
+  }
   const forms: Form[] = registered.size > 0 ? ["method(...) registrations", ...exported.forms] : [...exported.forms];
-  return { names, forms };
+  return { names, forms, ...(exported.context === undefined ? {} : { context: exported.context }) };
 };
 
 /**
@@ -278,9 +332,10 @@ const main = async (argv: readonly string[]): Promise<number | undefined> => {
   }
   // Diverted before the import: a module may print while it loads.
   const writeDocument = command.kind === "openrpc" ? divertStdout() : undefined;
-  const { names, forms } = await load(command.module);
+  const { names, forms, context } = await load(command.module);
   if (writeDocument !== undefined) {
-    await writeDocument(`${JSON.stringify(openRpcDocument(globalMethods, command.info), null, 2)}\n`);
+    const document = openRpcDocument(globalMethods, command.info, { context: context !== undefined });
+    await writeDocument(`${JSON.stringify(document, null, 2)}\n`);
     // exit() rather than exitCode: the module may hold the event loop open (timers, sockets).
     process.exit(0);
   }
@@ -288,11 +343,13 @@ const main = async (argv: readonly string[]): Promise<number | undefined> => {
   process.stderr.write(
     `rpcserver: serving ${described.length} method(s) from ${command.module} (${listed(forms)}): ` +
       `${described.join(", ")}\n` +
+      (context === undefined ? "" : `rpcserver: each receives the module's \`${CONTEXT_EXPORT}\` export first\n`) +
       `rpcserver: ${DISCOVER} answers with their OpenRPC document\n`,
   );
   let server: Server;
   try {
-    server = await serve(command.host, command.port, { openrpc: command.info });
+    const given = context === undefined ? {} : { context: context.value };
+    server = await serve(command.host, command.port, { openrpc: command.info, ...given });
   } catch (thrown) {
     throw new CliError(messageOf(thrown), EXIT_FAILURE);
   }

@@ -29,7 +29,10 @@ import { serve as nodeServe } from "./server";
 export interface ServeOptions {
   /** The methods to serve. Default: `globalMethods`, the methods registered with `method`. */
   readonly methods?: Methods;
-  /** Passed as the first argument to every method, the same value for every request. Default: none. */
+  /**
+   * Passed as the first argument to every method, the same value for every request (and left out
+   * of the `rpc.discover` document). Default: none.
+   */
   readonly context?: unknown;
   /** Sends an uncaught exception's message in the error's `data`. Default `false`. */
   readonly debug?: boolean;
@@ -134,7 +137,8 @@ export interface DevServer {
  *   default) and one `info` line per request (silent by default; `setLogger(console)` shows them).
  * - Answers `rpc.discover` with the OpenRPC document of the methods it serves (see
  *   `openRpcDocument`), unless they have a method of that name; `openrpc` sets the document's
- *   info, or `false` turns this off.
+ *   info, or `false` turns this off. With a `context`, the document leaves it out: a method
+ *   without a params codec does not list its first parameter.
  *
  * Gotchas (the risk of using it anywhere but your own machine):
  * - No TLS, no authentication: anyone who can reach the port can call every method. The default

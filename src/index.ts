@@ -98,6 +98,7 @@ export {
   type OpenRpcDocument,
   type OpenRpcInfo,
   type OpenRpcMethod,
+  type OpenRpcOptions,
 } from "./openrpc";
 export type { Processed } from "./pipeline";
 export { requestCodec, validateRequest, type Id, type Request } from "./request";

@@ -191,6 +191,7 @@ const INFO = Symbol.for("rpcserver.methodInfo");
 const RESERVED = Symbol.for("rpcserver.reservedName");
 const OUTCOME = Symbol.for("rpcserver.outcome");
 const CONTEXTUAL = Symbol.for("rpcserver.contextual");
+const DESCRIBES = Symbol.for("rpcserver.describes");
 
 type Registry = { [name: string]: Method };
 
@@ -411,6 +412,28 @@ export const markContextual = <F extends Method>(f: F): F => {
 
 /** Was `f` made to take a context first? (A plain function cannot say.) @internal */
 export const isContextual = (f: Method): boolean => (f as { [CONTEXTUAL]?: unknown })[CONTEXTUAL] === true;
+
+/**
+ * What the discovery method answers for the table a dispatch runs it from, and whether that
+ * dispatch has a context: dispatch calls it in the method's place (see {@link markDescribes}). @internal
+ */
+export type Describes = (methods: Methods, context: boolean) => Result;
+
+/**
+ * Marks `f` as the discovery method: when a dispatch finds it in a table (and it carries no params
+ * codec), it calls `describes(table, context)` instead of `f`, with the table it dispatches with
+ * and whether it has a context. `f` itself stays what a direct call runs. @internal
+ */
+export const markDescribes = <F extends Method>(f: F, describes: Describes): F => {
+  define(f, DESCRIBES, describes);
+  return f;
+};
+
+/** The discovery method's `describes`, if `f` is one. @internal */
+export const describesOf = (f: Method): Describes | undefined => {
+  const describes = (f as { [DESCRIBES]?: unknown })[DESCRIBES];
+  return typeof describes === "function" ? (describes as Describes) : undefined;
+};
 
 /** The reserved name `f` may be registered under without a warning, if any. @internal */
 export const reservedNameOf = (f: Method): unknown => (f as { [RESERVED]?: unknown })[RESERVED];

@@ -15,6 +15,12 @@
  *   `params` (or `paramNames[0]`), whose schema is the whole params value. A method
  *   without a codec has as many params as its arity (`f.length`), each with the schema `{}`, by
  *   position.
+ * - The context is never a param: dispatched with one, a method receives it first, so a method
+ *   without a codec has one param fewer than its arity (never fewer than none) when the document
+ *   is built `{ context: true }`, and always when it was made to take a context
+ *   (`withContext<Ctx>()`, a contract server with a context). A params codec never holds it.
+ * - `rpc.discover` describes the table it is dispatched with (the one given to `discover`, if
+ *   any), with the context left out when that dispatch has one.
  * - Result: the schema of the result codec, `{}` without one, named `result`.
  * - Errors, examples, summary, description, tags, deprecated: as the method declares them
  *   ({@link MethodInfo}); an error's `data` is the schema of its codec, an example's params are
@@ -28,8 +34,10 @@ import { schemaIn, type JsonSchema } from "./jsonschema";
 import {
   globalMethods,
   infoOf,
+  isContextual,
   isMethodMap,
   lookup,
+  markDescribes,
   methodEntries,
   reservedNameOf,
   reserveName,
@@ -172,6 +180,26 @@ export interface OpenRpcDocument {
   readonly components?: { readonly schemas: { readonly [name: string]: JsonSchema } };
 }
 
+/**
+ * How the methods described are dispatched, beyond what they carry: `context: true` when dispatch
+ * hands them a context (`dispatch(body, methods, { context })`, `serve`'s `context` option), so
+ * that a method without a params codec does not list its first parameter, the context, as a param.
+ * Default: no context.
+ *
+ * @example
+ * import { openRpcDocument, Success, type OpenRpcOptions } from "rpcserver";
+ * const options: OpenRpcOptions = { context: true };
+ * const methods = { whoami: (caller: { user: string }) => Success(caller.user) };
+ * openRpcDocument(methods, { title: "Who", version: "1.0.0" }, options).methods[0]?.params; // []
+ *
+ * @since 5.0.10
+ * @category openrpc
+ */
+export interface OpenRpcOptions {
+  /** Whether dispatch hands the methods a context first. Default `false`. */
+  readonly context?: boolean;
+}
+
 const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
   typeof value === "object" && value !== null;
 
@@ -226,11 +254,16 @@ const positionalName = (names: readonly string[] | undefined, index: number): st
   return typeof name === "string" && name !== "" ? name : `param${index}`;
 };
 
-/** The params of a method, from its params codec (or its arity), and how they are passed. */
-const paramsOf = (f: Method, info: MethodInfo, components: Record<string, JsonSchema>): Params => {
+/**
+ * The params of a method, from its params codec (or its arity), and how they are passed. Without a
+ * codec, the context (when there is one, or when the method was made to take one) is the first
+ * parameter, and not a param.
+ */
+const paramsOf = (f: Method, info: MethodInfo, components: Record<string, JsonSchema>, context: boolean): Params => {
   const names = info.paramNames;
   if (info.params === undefined) {
-    const arity = typeof f.length === "number" ? f.length : 0;
+    const length = typeof f.length === "number" && f.length > 0 ? f.length : 0;
+    const arity = context || isContextual(f) ? Math.max(0, length - 1) : length;
     const params = Array.from({ length: arity }, (_, i) => ({
       name: positionalName(names, i),
       schema: {},
@@ -322,9 +355,14 @@ const errorsOf = (
   }));
 
 /** One method's entry in the document. */
-const describeMethod = (name: string, f: Method, components: Record<string, JsonSchema>): OpenRpcMethod => {
+const describeMethod = (
+  name: string,
+  f: Method,
+  components: Record<string, JsonSchema>,
+  context: boolean,
+): OpenRpcMethod => {
   const info = infoOf(f);
-  const described = paramsOf(f, info, components);
+  const described = paramsOf(f, info, components, context);
   const text = (value: unknown): value is string => typeof value === "string" && value !== "";
   return {
     name,
@@ -348,24 +386,40 @@ const describeMethod = (name: string, f: Method, components: Record<string, Json
  * `result`), and what it declares about itself (summary, description, tags, deprecated, errors,
  * examples). `info` is the caller's (`title` and `version` are required; `servers` goes to the
  * document's top level). Forms: `openRpcDocument(info)` for `globalMethods`, and
- * `openRpcDocument(methods, info)`. The document is plain JSON, built afresh at each call, so it
- * shows the methods registered so far; `rpc.discover` is not among them.
+ * `openRpcDocument(methods, info, options?)` (`methods` `undefined` for `globalMethods`). The
+ * document is plain JSON, built afresh at each call, so it shows the methods registered so far;
+ * `rpc.discover` is not among them.
+ *
+ * `options.context` ({@link OpenRpcOptions}): say `true` when the methods are dispatched with a
+ * context. A method without a params codec is described by its arity, and dispatch hands it the
+ * context first: with `context: true` that first parameter is not listed. A method made to take
+ * a context (`withContext<Ctx>()`, a contract server with a context) never lists it.
  *
  * @example
  * import * as t from "io-ts";
  * import { openRpcDocument, Success, withCodecs } from "rpcserver";
  * const methods = {
  *   add: withCodecs({ params: t.tuple([t.number, t.number]), result: t.number }, (a, b) => Success(a + b)),
+ *   scale: (caller: { factor: number }, n: number) => Success(caller.factor * Number(n)),
  * };
- * const document = openRpcDocument(methods, { title: "Calculator", version: "1.0.0" });
+ * const document = openRpcDocument(methods, { title: "Calculator", version: "1.0.0" }, { context: true });
  * document.methods[0]?.params; // [{ name: "param0", schema: { type: "number" }, required: true }, { name: "param1", ... }]
+ * document.methods[1]?.params; // [{ name: "param0", schema: {}, required: true }]: n; the context is not a param
  *
  * @since 5.0.10
  * @category openrpc
  */
 export function openRpcDocument(info: OpenRpcInfo): OpenRpcDocument;
-export function openRpcDocument(methods: Methods | undefined, info: OpenRpcInfo): OpenRpcDocument;
-export function openRpcDocument(first: Methods | OpenRpcInfo | undefined, second?: OpenRpcInfo): OpenRpcDocument {
+export function openRpcDocument(
+  methods: Methods | undefined,
+  info: OpenRpcInfo,
+  options?: OpenRpcOptions,
+): OpenRpcDocument;
+export function openRpcDocument(
+  first: Methods | OpenRpcInfo | undefined,
+  second?: OpenRpcInfo,
+  options?: OpenRpcOptions,
+): OpenRpcDocument {
   const [methods, given] =
     second === undefined
       ? [globalMethods, first as OpenRpcInfo]
@@ -374,12 +428,16 @@ export function openRpcDocument(first: Methods | OpenRpcInfo | undefined, second
     throw new TypeError("openRpcDocument: info must be an object with a title and a version (strings)");
   }
   if (!isObject(methods)) throw new TypeError("openRpcDocument: methods must be an object or a Map");
+  if (options !== undefined && (!isObject(options) || !["boolean", "undefined"].includes(typeof options.context))) {
+    throw new TypeError("openRpcDocument: options must be an object whose context, if given, is a boolean");
+  }
+  const context = options?.context === true;
   const { servers, ...info } = given;
   const components: Record<string, JsonSchema> = {};
   // A method whose name cannot be described (`""`) is left out: the document stays valid OpenRPC.
   const described = methodEntries(methods)
     .filter(([name, f]) => isDescribable(name) && !isDiscovery(name, f))
-    .map(([name, f]) => describeMethod(name, f, components));
+    .map(([name, f]) => describeMethod(name, f, components, context));
   return {
     openrpc: OPENRPC_VERSION,
     info,
@@ -390,18 +448,25 @@ export function openRpcDocument(first: Methods | OpenRpcInfo | undefined, second
 }
 
 /**
- * The method `rpc.discover`: it answers with the OpenRPC document of `methods` (default
- * `globalMethods`), built at each call, so methods registered later are in it. Opt in with
- * `method(discover(info))` (registered under `rpc.discover` without the warning that other `rpc.`
- * names get) or, for your own table, `{ ...methods, "rpc.discover": discover(info, methods) }`.
- * It takes no params (any are ignored) and ignores the context. The development server and the
- * `rpcserver` command answer `rpc.discover` without being asked.
+ * The method `rpc.discover`: it answers with the OpenRPC document of the table it is dispatched
+ * with, or of `methods` when given, built at each call, so methods registered later are in it. Opt
+ * in with `method(discover(info))` (registered under `rpc.discover` without the warning that other
+ * `rpc.` names get; dispatch given no table dispatches with `globalMethods`, which it then
+ * describes) or, for your own table, `{ ...methods, "rpc.discover": discover(info) }`. It takes no
+ * params (any are ignored). When dispatch has a context, the document leaves it out
+ * (`openRpcDocument`'s `{ context: true }`): a method without a params codec does not list its
+ * first parameter. The development server and the `rpcserver` command answer `rpc.discover`
+ * without being asked.
+ *
+ * Called directly rather than by dispatch, it describes `methods` (default `globalMethods`), and
+ * takes an argument, if any, for the context (`rpc.discover` has no params).
  *
  * @example
- * import { discover, dispatch, method, Success } from "rpcserver";
- * method(function ping() { return Success("pong"); });
- * method(discover({ title: "Ping service", version: "1.0.0" }));
- * dispatch('{"jsonrpc":"2.0","method":"rpc.discover","id":1}'); // '{"jsonrpc":"2.0","result":{"openrpc":"1.3.2",...},"id":1}'
+ * import { discover, dispatch, Success } from "rpcserver";
+ * const methods = { whoami: (caller: { user: string }) => Success(caller.user) };
+ * const table = { ...methods, "rpc.discover": discover({ title: "Who", version: "1.0.0" }) };
+ * dispatch('{"jsonrpc":"2.0","method":"rpc.discover","id":1}', table, { context: { user: "ann" } });
+ * // '{"jsonrpc":"2.0","result":{"openrpc":"1.3.2",...,"methods":[{"name":"whoami","params":[],...}]},"id":1}'
  *
  * @since 5.0.10
  * @category openrpc
@@ -412,17 +477,25 @@ export const discover = (info: OpenRpcInfo, methods?: Methods): Method => {
   return discovery(() => info, methods);
 };
 
-/** `rpc.discover` for `methods`, with the info `info()` gives at each call. */
+/**
+ * `rpc.discover` for `methods` (when given; else the table it is dispatched with), with the info
+ * `info()` gives at each call. Dispatch calls its mark, `describes`, with the table and whether it
+ * has a context; a direct call has only its arguments to go by.
+ */
 const discovery = (info: () => OpenRpcInfo, methods: Methods | undefined): Method => {
-  const f = (): Result<OpenRpcDocument> => Success(openRpcDocument(methods ?? globalMethods, info()));
+  const describes = (dispatched: Methods, context: boolean): Result<OpenRpcDocument> =>
+    Success(openRpcDocument(methods ?? dispatched, info(), { context }));
+  // rpc.discover takes no params: an argument can only be a context.
+  const f = (...args: readonly unknown[]): Result<OpenRpcDocument> => describes(globalMethods, args.length > 0);
   Object.defineProperty(f, "name", { value: DISCOVER, configurable: true });
-  return reserveName(f, DISCOVER);
+  return markDescribes(reserveName(f, DISCOVER), describes);
 };
 
 /**
  * A methods table that answers `rpc.discover` for `methods` unless it has a method of that name:
  * what the development server dispatches to. Lookups go to `methods` each time, so methods
- * registered later are served and described; `info` is read at each `rpc.discover`. @internal
+ * registered later are served and described; `info` is read at each `rpc.discover`, and the
+ * context is left out of the document when the server dispatches with one. @internal
  */
 export const withDiscovery = (methods: Methods, info: () => OpenRpcInfo): Methods => {
   const answer = discovery(info, methods);

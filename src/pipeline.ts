@@ -62,7 +62,16 @@ import type { Effect } from "./effect";
 import { isJsonRpcError } from "./exceptions";
 import { isObject, isThenable, isValidation } from "./guards";
 import { logSafely } from "./logger";
-import { globalMethods, isOutcome, lookup, paramsCodecOf, resultCodecOf, type Method, type Methods } from "./methods";
+import {
+  describesOf,
+  globalMethods,
+  isOutcome,
+  lookup,
+  paramsCodecOf,
+  resultCodecOf,
+  type Method,
+  type Methods,
+} from "./methods";
 import { environment, type Env, type JsonOptions, type ResponseOptions } from "./options";
 import { arityProblem, paramsToDecode, report } from "./params";
 import type { Id, Request } from "./request";
@@ -217,6 +226,8 @@ const errorFor = (env: Env, id: Id, who: string, thrown: unknown): ErrorResponse
 /**
  * Stage 4 (after your stages): the method the call names, and the params it will receive (decoded,
  * when it has a codec). -32601 when there is no such method, -32602 when the params do not fit.
+ * The discovery method (`discover`) resolves to a call of its own that describes the table this
+ * dispatch runs with, and whether it has a context.
  *
  * @example
  * import { environment, resolve } from "rpcserver/pipeline";
@@ -245,10 +256,16 @@ const resolved = (env: Env, call: Call): E.Either<ErrorResponse, Invocation> => 
   if (method === undefined) return failWith(ERROR_METHOD_NOT_FOUND, "Method not found", request.method, request);
   const codec = paramsCodecOf(method);
   if (codec === undefined) {
-    const why = arityProblem(method.length - (context === NOCONTEXT ? 0 : 1), request.params);
-    return why === undefined
+    const arity = method.length;
+    const why = arityProblem(arity - (context === NOCONTEXT ? 0 : 1), request.params);
+    if (why !== undefined) return failWith(ERROR_INVALID_PARAMS, "Invalid params", why, request);
+    // The discovery method (`discover`) describes the table it is dispatched with: it is called
+    // with that table, and whether there is a context, in its place. It declares no parameter, so
+    // only a method that declares none is looked at for its mark.
+    const describes = arity === 0 ? describesOf(method) : undefined;
+    return describes === undefined
       ? E.right({ request, context, method, params: request.params })
-      : failWith(ERROR_INVALID_PARAMS, "Invalid params", why, request);
+      : E.right({ request, context, method: () => describes(env.methods, context !== NOCONTEXT), params: undefined });
   }
   const decoded: unknown = codec.decode(paramsToDecode(request.params));
   if (!isValidation(decoded)) {

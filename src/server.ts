@@ -15,7 +15,7 @@
  *   stderr); each request is logged at info level (silent by default).
  * - It answers `rpc.discover` with the OpenRPC document of the methods it serves (unless they have
  *   a method of that name, or `openrpc: false`), built at each call, so methods registered later
- *   are in it.
+ *   are in it; with a `context`, the document leaves it out (dispatch tells `rpc.discover`).
  * - No TLS, no authentication, no request size limit, no `maxBatchSize`: anyone who can reach the
  *   port can run every registered method, with a body and a batch as large as memory allows.
  *

@@ -271,3 +271,79 @@ describe("--openrpc: the document on stdout, exit 0, no server", () => {
     expect((await cli.exited).code).toBe(0);
   });
 });
+
+describe("a context for the methods: the module's `context` export, or a refusal at start", () => {
+  test("--help says so", async () => {
+    const exit = await runCli(["--help"]);
+    expect(exit.stdout).toContain('Its "context" export, if any, is not a method: every method receives it');
+    expect(exit.stdout).toContain("is refused at start when the module exports no context");
+  });
+
+  test("an exported context: every method receives it first (plain, withContext, registered); it is no method", async () => {
+    const fixture = join(FIXTURES, "context.mjs");
+    const cli = await startCli([fixture, "--host", HOST, "--port", "0"]);
+    expect(cli.stderr()).toContain(
+      `serving 3 method(s) from ${fixture} (its method(...) registrations and named exports): registered, greet, whoami\n`,
+    );
+    expect(cli.stderr()).toContain("rpcserver: each receives the module's `context` export first\n");
+    expect(
+      await post(cli, [
+        { jsonrpc: "2.0", method: "whoami", id: 1 },
+        { jsonrpc: "2.0", method: "greet", params: ["hi"], id: 2 },
+        { jsonrpc: "2.0", method: "registered", params: { n: 7 }, id: 3 },
+        { jsonrpc: "2.0", method: "context", id: 4 },
+      ]),
+    ).toEqual([
+      { jsonrpc: "2.0", result: "dev", id: 1 },
+      { jsonrpc: "2.0", result: "hi, dev", id: 2 },
+      { jsonrpc: "2.0", result: "dev:7", id: 3 },
+      { jsonrpc: "2.0", error: { code: -32601, message: "Method not found", data: "context" }, id: 4 },
+    ]);
+    // The document leaves the context out, served and printed alike.
+    const printed = await runCli([fixture, "--openrpc"]);
+    expect(printed.code).toBe(0);
+    const document = JSON.parse(printed.stdout) as { methods: Array<{ name: string; params: unknown[] }> };
+    expect(document.methods.map((m) => [m.name, m.params.length])).toEqual([
+      ["registered", 1],
+      ["greet", 1],
+      ["whoami", 0],
+    ]);
+    expect(await post(cli, { jsonrpc: "2.0", method: "rpc.discover", id: 1 })).toEqual({
+      jsonrpc: "2.0",
+      result: { ...document, servers: [{ name: "development server", url: cli.url }] },
+      id: 1,
+    });
+    cli.child.kill("SIGINT");
+    expect((await cli.exited).code).toBe(0);
+  });
+
+  test("a CommonJS module's context, a member of module.exports", async () => {
+    const cli = await startCli([join(FIXTURES, "context.cjs"), "--host", HOST, "--port", "0"]);
+    expect(cli.stderr()).toContain(
+      `serving 1 method(s) from ${join(FIXTURES, "context.cjs")} (its default export): whoami\n`,
+    );
+    expect(await post(cli, { jsonrpc: "2.0", method: "whoami", id: 1 })).toEqual({
+      jsonrpc: "2.0",
+      result: "cjs",
+      id: 1,
+    });
+    cli.child.kill("SIGINT");
+    expect((await cli.exited).code).toBe(0);
+  });
+
+  test("methods made to take a context and no context (an export of undefined is none): exit 1 at start, naming them", async () => {
+    const fixture = join(FIXTURES, "needs-context.mjs");
+    const message =
+      `rpcserver: the method(s) registered, greet of ${fixture} take a context first (made with ` +
+      "withContext<Ctx>() or by a contract server with a context), and the module exports none: " +
+      "export the value every method is to receive first as `context`";
+    const served = await runCli([fixture, "--host", HOST, "--port", "0"]);
+    expect(served.code).toBe(1);
+    expect(served.stderr).toContain(message);
+    expect(served.stderr).not.toContain("listening");
+    const printed = await runCli([fixture, "--openrpc"]);
+    expect(printed.code).toBe(1);
+    expect(printed.stderr).toContain(message);
+    expect(printed.stdout).toBe("");
+  });
+});

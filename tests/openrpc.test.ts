@@ -10,6 +10,9 @@
  *    (`@open-rpc/meta-schema`, with ajv as draft 07) and by `@open-rpc/schema-utils-js`.
  * 4. `rpc.discover`: through dispatch (opt-in, no warning), through `serve` and through the
  *    `rpcserver` command; `--openrpc`.
+ * 5. The context is never a param: `openRpcDocument(methods, info, { context: true })`, methods
+ *    made to take one, and `rpc.discover` describing the table it is dispatched with (wherever it
+ *    is put), the context left out when dispatch (or `serve`) has one.
  */
 import { execFileSync } from "node:child_process";
 import * as jsonSchemaTools from "@json-schema-tools/meta-schema";
@@ -21,6 +24,7 @@ import * as t from "io-ts";
 import { DateFromISOString, NonEmptyString, NumberFromString, UUID } from "io-ts-types";
 import {
   asyncDispatch,
+  contract,
   discover,
   DISCOVER,
   dispatch,
@@ -32,9 +36,11 @@ import {
   openRpcDocument,
   OPENRPC_VERSION,
   serve,
+  server as contractServer,
   Success,
   toJsonSchema,
   withCodecs,
+  withContext,
   withParams,
   type Method,
   type Methods,
@@ -910,5 +916,222 @@ describe("rpc.discover through the development server", () => {
     });
     cli.child.kill("SIGTERM");
     await cli.exited;
+  });
+});
+
+// ---------------------------------------------------------------------------------------------
+// 5. the context is never a param
+
+describe("openRpcDocument(methods, info, { context: true }): the context is not a param", () => {
+  interface Caller {
+    readonly user: string;
+  }
+  const plain = {
+    add: (_caller: Caller, a: number, b: number) => Success(a + b),
+    whoami: (caller: Caller) => Success(caller.user),
+    zero: () => Success(0),
+    named: withCodecs(
+      { paramNames: ["a", "b"], examples: [{ params: [1, 2], result: 3 }] },
+      (_caller: Caller, a: number, b: number) => Success(a + b),
+    ),
+    coded: withCodecs({ params: t.tuple([t.number]), result: t.number }, (n) => Success(n)),
+  };
+
+  test("an uncoded (ctx, a, b) => ... lists a and b only; (ctx) => ... and () => ... list none", () => {
+    const document = openRpcDocument(plain, INFO, { context: true });
+    const [add, whoami, zero, named, coded] = document.methods;
+    expect(add).toEqual({
+      name: "add",
+      paramStructure: "by-position",
+      params: [
+        { name: "param0", schema: {}, required: true },
+        { name: "param1", schema: {}, required: true },
+      ],
+      result: { name: "result", schema: {} },
+    });
+    // Never below none: no paramStructure, as for any method without params.
+    expect(whoami).toEqual({ name: "whoami", params: [], result: { name: "result", schema: {} } });
+    expect(zero).toEqual({ name: "zero", params: [], result: { name: "result", schema: {} } });
+    // paramNames name the params, not the arguments: the context is not one of them.
+    expect(named?.params.map((p) => p.name)).toEqual(["a", "b"]);
+    expect(named?.examples).toEqual([
+      {
+        name: "example1",
+        params: [
+          { name: "a", value: 1 },
+          { name: "b", value: 2 },
+        ],
+        result: { name: "result", value: 3 },
+      },
+    ]);
+    // A params codec never holds the context: the same with or without it.
+    expect(coded).toEqual(openRpcDocument(plain, INFO).methods[4]);
+    expectValid(document);
+  });
+
+  test("without a context (the default, or context: false), the first parameter is a param, as before", () => {
+    const document = openRpcDocument(plain, INFO);
+    expect(document.methods.map((m) => m.params.length)).toEqual([3, 1, 0, 3, 1]);
+    expect(openRpcDocument(plain, INFO, { context: false })).toEqual(document);
+    expect(openRpcDocument(plain, INFO, {})).toEqual(document);
+  });
+
+  test("a method made to take a context (withContext, a contract server with one) never lists it", () => {
+    const { withCodecs: withCodecsCtx } = withContext<Caller>();
+    const api = contract({ whoami: { result: t.string }, echo: { params: t.tuple([t.string]), result: t.string } });
+    const app = contractServer(api)
+      .context<Caller>()
+      .implement({ whoami: (ctx) => E.right(ctx.user), echo: (_ctx, text) => E.right(text) });
+    const methods = {
+      greet: withCodecsCtx({ paramNames: ["greeting"] }, (ctx, greeting: unknown) =>
+        Success(`${String(greeting)}, ${ctx.user}`),
+      ),
+      ...app.methods,
+    };
+    for (const context of [false, true]) {
+      const [greet, whoami, echo] = openRpcDocument(methods, INFO, { context }).methods;
+      // Dropped once, not twice, when the document is also built with a context.
+      expect(greet?.params).toEqual([{ name: "greeting", schema: {}, required: true }]);
+      expect(whoami?.params).toEqual([]);
+      expect(echo?.params).toEqual([{ name: "param0", schema: { type: "string" }, required: true }]);
+    }
+  });
+
+  test("openRpcDocument(undefined, info, { context: true }) describes globalMethods", () => {
+    method(function whoami(caller: Caller) {
+      return Success(caller.user);
+    });
+    expect(openRpcDocument(undefined, INFO, { context: true }).methods).toEqual([
+      { name: "whoami", params: [], result: { name: "result", schema: {} } },
+    ]);
+    expect(openRpcDocument(INFO).methods[0]?.params).toHaveLength(1);
+  });
+
+  test("options that are not an object, or a context that is not a boolean, are a TypeError", () => {
+    expect(() => openRpcDocument({}, INFO, null as never)).toThrow(TypeError);
+    expect(() => openRpcDocument({}, INFO, { context: "yes" } as never)).toThrow(
+      new TypeError("openRpcDocument: options must be an object whose context, if given, is a boolean"),
+    );
+    typeOnly(() => {
+      // @ts-expect-error: a boolean
+      openRpcDocument({}, INFO, { context: 1 });
+      // @ts-expect-error: the one-argument form has no options
+      openRpcDocument(INFO, { context: true });
+    });
+  });
+});
+
+describe("rpc.discover describes the table it is dispatched with, the context left out", () => {
+  interface Caller {
+    readonly user: string;
+  }
+  const methods = {
+    add: (_caller: Caller, a: number, b: number) => Success(a + b),
+    whoami: (caller: Caller) => Success(caller.user),
+  };
+  const table: Methods = { ...methods, [DISCOVER]: discover(INFO) };
+  const caller = { context: { user: "ada" } };
+  const discovered = (answer: unknown): OpenRpcDocument => (answer as { result: OpenRpcDocument }).result;
+
+  test("{ ...methods, 'rpc.discover': discover(info) } answers the document of that table, with the context dropped", async () => {
+    const withContext = openRpcDocument(methods, INFO, { context: true });
+    expect(withContext.methods.map((m) => m.params.length)).toEqual([2, 0]);
+    expect(discovered(dispatchToSerializable(body(request(DISCOVER)), table, caller))).toEqual(withContext);
+    expect(discovered(JSON.parse(await asyncDispatch(body(request(DISCOVER)), table, caller)))).toEqual(withContext);
+    // The methods still work, and are served with the context first.
+    expect(dispatchToSerializable(body(request("add", [1, 2])), table, caller)).toMatchObject({ result: 3 });
+  });
+
+  test("without a context, the same table is described with every parameter (params given, or not, ignored)", () => {
+    const plain = openRpcDocument(methods, INFO);
+    expect(plain.methods.map((m) => m.params.length)).toEqual([3, 1]);
+    expect(discovered(dispatchToSerializable(body(request(DISCOVER)), table))).toEqual(plain);
+    // Params are not a context: an object or a list of params leaves the document as it is.
+    expect(discovered(dispatchToSerializable(body(request(DISCOVER, {})), table))).toEqual(plain);
+    expect(discovered(dispatchToSerializable(body(request(DISCOVER, [1])), table))).toEqual(plain);
+  });
+
+  test("a Map, a batch, a stage that passes: still the table dispatched with", () => {
+    const map: Methods = new Map<string, Method>([...Object.entries(methods), [DISCOVER, discover(INFO)]]);
+    const expected = openRpcDocument(map, INFO, { context: true });
+    expect(expected.methods.map((m) => m.name)).toEqual(["add", "whoami"]);
+    const stages = [(call: { context: unknown }) => E.right(call)] as never;
+    const answers = dispatchToSerializable(
+      body(request("whoami", undefined, 1), request(DISCOVER, undefined, 2)),
+      map,
+      {
+        ...caller,
+        stages,
+      },
+    );
+    expect(answers).toEqual([
+      { jsonrpc: "2.0", result: "ada", id: 1 },
+      { jsonrpc: "2.0", result: expected, id: 2 },
+    ]);
+  });
+
+  test("one discover method in two tables describes each", () => {
+    const shared = discover(INFO);
+    const one = { ping: () => Success("pong"), [DISCOVER]: shared };
+    const two = { pong: (_a: unknown) => Success("ping"), [DISCOVER]: shared };
+    expect(discovered(dispatchToSerializable(body(request(DISCOVER)), one)).methods.map((m) => m.name)).toEqual([
+      "ping",
+    ]);
+    expect(discovered(dispatchToSerializable(body(request(DISCOVER)), two)).methods.map((m) => m.name)).toEqual([
+      "pong",
+    ]);
+  });
+
+  test("discover(info, methods) keeps describing the table it was given, the context still dropped", () => {
+    const described = { whoami: methods.whoami };
+    const elsewhere = { [DISCOVER]: discover(INFO, described), other: () => Success(1) };
+    expect(discovered(dispatchToSerializable(body(request(DISCOVER)), elsewhere))).toEqual(
+      openRpcDocument(described, INFO),
+    );
+    const withContext = discovered(dispatchToSerializable(body(request(DISCOVER)), elsewhere, caller));
+    expect(withContext).toEqual(openRpcDocument(described, INFO, { context: true }));
+    expect(withContext.methods).toEqual([{ name: "whoami", params: [], result: { name: "result", schema: {} } }]);
+  });
+
+  test("method(discover(info)) with dispatch given no table describes globalMethods, with or without a context", () => {
+    method(function whoami(c: Caller) {
+      return Success(c.user);
+    });
+    method(discover(INFO));
+    expect(discovered(dispatchToSerializable(body(request(DISCOVER))))).toEqual(openRpcDocument(INFO));
+    const withContext = discovered(dispatchToSerializable(body(request(DISCOVER)), undefined, caller));
+    expect(withContext).toEqual(openRpcDocument(undefined, INFO, { context: true }));
+    expect(withContext.methods.map((m) => m.params.length)).toEqual([0]);
+    expect(openRpcDocument(INFO).methods.map((m) => m.params.length)).toEqual([1]);
+  });
+
+  test("called directly: globalMethods (or its table), and an argument is the context", () => {
+    method(function whoami(c: Caller) {
+      return Success(c.user);
+    });
+    const call = discover(INFO) as (...args: unknown[]) => Result;
+    expect(call()).toEqual(Success(openRpcDocument(INFO)));
+    expect(call({ user: "ada" })).toEqual(Success(openRpcDocument(undefined, INFO, { context: true })));
+    expect((call({ user: "ada" }) as E.Right<{ result: OpenRpcDocument }>).right.result.methods[0]?.params).toEqual([]);
+    expect((call() as E.Right<{ result: OpenRpcDocument }>).right.result.methods[0]?.params).toHaveLength(1);
+    const given = discover(INFO, methods) as (...args: unknown[]) => Result;
+    expect(given({ user: "ada" })).toEqual(Success(openRpcDocument(methods, INFO, { context: true })));
+  });
+
+  test("serve() with a context: rpc.discover leaves it out, and the methods receive it", async () => {
+    const server = await serve(HOST, 0, { methods, context: { user: "dev" } });
+    try {
+      const url = `http://${HOST}:${(server.address() as { port: number }).port}/`;
+      const post = async (payload: unknown): Promise<unknown> =>
+        (await fetch(url, { method: "POST", body: JSON.stringify(payload) })).json();
+      expect(discovered(await post(request(DISCOVER)))).toEqual({
+        ...openRpcDocument(methods, { title: "rpcserver", version: "5.0.10" }, { context: true }),
+        servers: [{ name: "development server", url }],
+      });
+      expect(discovered(await post(request(DISCOVER))).methods.map((m) => m.params.length)).toEqual([2, 0]);
+      expect(await post(request("whoami"))).toEqual({ jsonrpc: "2.0", result: "dev", id: 1 });
+    } finally {
+      server.close();
+    }
   });
 });
