@@ -29,10 +29,11 @@ const require = createRequire(import.meta.url);
  * The ceiling for the ESM entry, minified and gzipped, in bytes. About 5.5 KiB for the dispatch
  * library alone, 7.6 KiB with the public pipeline and stages, 11.6 KiB with OpenRPC (the
  * document and io-ts -> JSON Schema, exported from the main entry so that the dev server can
- * answer `rpc.discover`): the headroom leaves room for features, and a jump past it (a dependency
- * bundled by mistake, a Node polyfill) still fails.
+ * answer `rpc.discover`), 13.4 KiB with contracts, their servers and the typed context (issue
+ * 14): the headroom leaves room for features, and a jump past it (a dependency bundled by mistake,
+ * a Node polyfill) still fails.
  */
-const MAX_MIN_GZIP_BYTES = 13 * 1024;
+const MAX_MIN_GZIP_BYTES = 14.5 * 1024;
 
 /**
  * The ceiling for rpcserver/client, minified and gzipped, in bytes. Measured at 7.5 KiB: the calls,

@@ -575,11 +575,10 @@ describe("the OpenRPC document of an implemented table", () => {
     expect(answer.result.methods.map((m) => m.name)).toStrictEqual(["add", "greet", "now", "wrapped", "log"]);
   });
 
-  // Fails on this branch: a contract method without a params codec whose handler takes the context
-  // (`now: (ctx) => ...`) is described with a `param0` (its arity). Issue 14, item 4 ("a method's
-  // context is never listed as a param") is being mended apart (branch item4): make this `test`
-  // when it lands, and jest says so by failing this `test.failing`.
-  test.failing("a server's context is never listed as a param", () => {
+  // A contract method without a params codec whose handler takes the context (`now: (ctx) => ...`)
+  // was described with a `param0` (its arity) before issue 14's item 4: a server with a context
+  // marks its methods, and the document drops the context of a marked method.
+  test("a server's context is never listed as a param", () => {
     const app = server(api)
       .context<{ token: string }>()
       .implement({
