@@ -284,7 +284,8 @@ export type BatchAnswers<T> = { -readonly [K in keyof T]: Answer<T[K]> };
  * Either, in the shape given: an array (its tuple type kept) or a record (its keys kept), as
  * fp-ts's `sequenceT` and `sequenceS` would, except that one member's failure is not the others'.
  * A transport failure, or one error for the whole batch from the server, is every member's.
- * Options apply to the whole request. An empty batch sends nothing.
+ * Options apply to the whole request: those given here, else the first call's (its client's and
+ * its own `withOptions`). An empty batch sends nothing.
  *
  * @example
  * import { batch, notify, type RpcCall } from "rpcserver/client";
@@ -311,7 +312,9 @@ export const batch = <const T extends ReadonlyArray<BatchMember> | { readonly [k
     // otherwise share ids, and each take the other's answer.
     const nextId = first[CALL].nextId;
     const ids = members.map((member) => (member.notification ? undefined : nextId()));
-    const answers = await sendBatch(first[CALL], specs, ids, options);
+    // The whole request has one signal and one timeout: the batch's own, else its first call's
+    // (which holds its client's, and its own `withOptions`).
+    const answers = await sendBatch(first[CALL], specs, ids, { ...first[CALL].options, ...defined(options) });
     keys.forEach((key, i) => {
       const id = ids[i];
       out[key] = E.isLeft(answers)

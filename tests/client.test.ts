@@ -256,6 +256,13 @@ describe.each([
       E.left(timeout),
       E.left(timeout),
     ]);
+    // Without options of its own, a batch takes its first call's: the client's, or withOptions'.
+    const clientWide = { _tag: "TransportError", reason: "timeout", timeoutMs: 10 };
+    expect(await batch([rpc.slow(), rpc.add(1, 2)])()).toStrictEqual([E.left(clientWide), E.left(clientWide)]);
+    expect(await batch([pipe(plain.slow(), withOptions({ timeoutMs: 5 })), plain.add(1, 2)])()).toStrictEqual([
+      E.left(timeout),
+      E.left(timeout),
+    ]);
   });
 
   test("aborted: by a signal aborted before the call, and during it", async () => {
