@@ -28,7 +28,16 @@ import type { JsonOptions } from "./options";
  * @since 5.0.10
  * @category client
  */
-export type Transport = (body: string, options: { readonly signal: AbortSignal }) => TaskEither<TransportError, string>;
+export type Transport = ((
+  body: string,
+  options: { readonly signal: AbortSignal },
+) => TaskEither<TransportError, string>) & {
+  /**
+   * The ids for calls through this transport, when it matches answers by id on a channel several
+   * clients share (a connection's transport has one). Default: each client counts its own.
+   */
+  readonly nextId?: () => number;
+};
 
 /**
  * Options of the {@link http} transport.
