@@ -218,15 +218,17 @@ export const webSocket = (socket: WebSocketLike): Channel => {
       socket.addEventListener("open", () => {
         for (const message of waiting.splice(0)) socket.send(message);
       });
-      socket.addEventListener("message", ({ data }) => {
+      socket.addEventListener("message", (event) => {
+        const { data } = event as { readonly data?: unknown };
         if (typeof data === "string") given.message(data);
         else if (data instanceof ArrayBuffer || ArrayBuffer.isView(data)) {
           given.message(decoder.decode(data as ArrayBuffer));
         }
       });
-      socket.addEventListener("close", ({ code, reason }) =>
-        end(new Error(`the WebSocket closed (${String(code)}${reason ? `: ${reason}` : ""})`)),
-      );
+      socket.addEventListener("close", (event) => {
+        const { code, reason } = event as { readonly code?: number; readonly reason?: string };
+        end(new Error(`the WebSocket closed (${String(code)}${reason ? `: ${reason}` : ""})`));
+      });
       socket.addEventListener("error", (event) =>
         end((event as { error?: unknown }).error ?? new Error("WebSocket error")),
       );
@@ -245,7 +247,8 @@ export const webSocket = (socket: WebSocketLike): Channel => {
 /** A message port, as `MessagePort`, a `Worker` and a worker's `self` (or Node's `parentPort`) are. */
 export interface PortLike {
   postMessage(message: unknown): void;
-  addEventListener?(type: "message", listener: (event: { readonly data: unknown }) => void): void;
+  /** The listener receives a `MessageEvent` (typed `object` here so that every realm's event types fit). */
+  addEventListener?(type: "message", listener: (event: object) => void): void;
   on?(event: "message", listener: (data: unknown) => void): unknown;
   on?(event: "close", listener: () => void): unknown;
   start?(): void;
@@ -290,7 +293,7 @@ export const messagePort = (port: PortLike): Channel => {
         port.on("message", deliver);
         port.on("close", () => end(new Error("the port closed")));
       } else {
-        port.addEventListener?.("message", (event) => deliver(event.data));
+        port.addEventListener?.("message", (event) => deliver((event as { readonly data?: unknown }).data));
       }
       port.start?.();
     },
