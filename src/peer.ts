@@ -187,7 +187,8 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
   // ------------------------------------------------------------------------------- serving
 
   const serving = new Map<Id, Serving>();
-  const live = new Set<AbortController>();
+  /** Every incoming request and notification being served, to end them all when the connection closes. */
+  const live = new Set<Serving>();
   /** Ids of requests cancelled MCP-style: their answers are not sent. */
   const silenced = new Set<Id>();
   let inFlight = 0;
@@ -206,10 +207,10 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
         const entry: Serving = { controller };
         const id = request.id;
         const answered = Object.prototype.hasOwnProperty.call(request, "id") && isId(id);
-        live.add(controller);
+        live.add(entry);
         if (answered) serving.set(id, entry);
         const finish = (): void => {
-          live.delete(controller);
+          live.delete(entry);
           if (answered && serving.get(id) === entry) serving.delete(id);
         };
         const outcome = next({ request, context: withSignal(call.context, controller.signal) });
@@ -393,7 +394,16 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
     if (closed) return;
     closed = true;
     const cause = closedReason(reason);
-    for (const controller of live) controller.abort(cause);
+    // Each is aborted and settled now (its answer goes nowhere), so that a method that ignores its
+    // signal holds no slot or memory of this connection.
+    const gone = {
+      _tag: "Left",
+      left: ErrorResponse(ERROR_REQUEST_CANCELLED, "Request cancelled", NODATA, null),
+    } as const;
+    for (const entry of [...live]) {
+      entry.controller.abort(cause);
+      entry.cancel?.(gone);
+    }
     live.clear();
     serving.clear();
     silenced.clear();
