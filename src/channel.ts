@@ -73,7 +73,8 @@ export interface ReadableBytes {
 
 /** A writable byte stream, as Node's streams (and `process.stdout`) are. */
 export interface WritableBytes {
-  write(chunk: Uint8Array): boolean;
+  /** Writes text as UTF-8 (Node's streams' default encoding). */
+  write(chunk: string): boolean;
   on(event: "drain" | "close", listener: () => void): unknown;
   on(event: "error", listener: (error: unknown) => void): unknown;
   removeListener(event: string, listener: (...args: never[]) => void): unknown;

@@ -23,7 +23,8 @@ export interface FrameEvents {
 }
 
 /**
- * A framing: a decoder (bytes in, events out) and an encoder (one message's text to its bytes).
+ * A framing: a decoder (bytes in, events out) and an encoder (one message's text to the text of
+ * its frame, written as UTF-8: a stream converts text in native code, faster than a TextEncoder).
  *
  * @example
  * import { newlineDelimited } from "rpcserver/connection";
@@ -38,7 +39,7 @@ export interface FrameEvents {
  */
 export interface Framing {
   readonly decoder: (events: FrameEvents) => (chunk: Uint8Array) => void;
-  readonly encode: (text: string) => Uint8Array;
+  readonly encode: (text: string) => string;
 }
 
 /** The largest message a framing passes on by default: 16 MiB. */
@@ -93,6 +94,25 @@ class Pending {
   }
 }
 
+/** The length of `text` in UTF-8 bytes, counted without encoding it. */
+export const utf8Length = (text: string): number => {
+  let bytes = text.length;
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code < 0x80) continue;
+    if (code < 0x800) bytes += 1;
+    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length) {
+      const next = text.charCodeAt(i + 1);
+      // A surrogate pair: 2 code units, 4 bytes. A lone surrogate becomes U+FFFD: 3 bytes.
+      if (next >= 0xdc00 && next <= 0xdfff) {
+        bytes += 2;
+        i += 1;
+      } else bytes += 2;
+    } else bytes += 2;
+  }
+  return bytes;
+};
+
 const checkMax = (who: string, maxBytes: number): void => {
   if (!Number.isInteger(maxBytes) || maxBytes <= 0) {
     throw new RangeError(`${who}: maxBytes must be a positive integer, got ${String(maxBytes)}`);
@@ -106,16 +126,15 @@ const checkMax = (who: string, maxBytes: number): void => {
  *
  * @example
  * import { newlineDelimited } from "rpcserver/connection";
- * new TextDecoder().decode(newlineDelimited().encode('{"jsonrpc":"2.0","method":"ping"}')); // '{"jsonrpc":"2.0","method":"ping"}\n'
+ * newlineDelimited().encode('{"jsonrpc":"2.0","method":"ping"}'); // '{"jsonrpc":"2.0","method":"ping"}\n'
  *
  * @since 5.0.10
  * @category connection
  */
 export const newlineDelimited = (maxBytes: number = DEFAULT_MAX_BYTES): Framing => {
   checkMax("newlineDelimited", maxBytes);
-  const encoder = new TextEncoder();
   return {
-    encode: (text) => encoder.encode(`${text}\n`),
+    encode: (text) => `${text}\n`,
     decoder: (events) => {
       const decoder = new TextDecoder();
       const pending = new Pending();
@@ -178,23 +197,15 @@ const headerEnd = (pending: Pending): number => {
  *
  * @example
  * import { contentLength } from "rpcserver/connection";
- * new TextDecoder().decode(contentLength().encode("{}")); // "Content-Length: 2\r\n\r\n{}"
+ * contentLength().encode("{}"); // "Content-Length: 2\r\n\r\n{}"
  *
  * @since 5.0.10
  * @category connection
  */
 export const contentLength = (maxBytes: number = DEFAULT_MAX_BYTES): Framing => {
   checkMax("contentLength", maxBytes);
-  const encoder = new TextEncoder();
   return {
-    encode: (text) => {
-      const body = encoder.encode(text);
-      const header = encoder.encode(`Content-Length: ${body.length}\r\n\r\n`);
-      const out = new Uint8Array(header.length + body.length);
-      out.set(header, 0);
-      out.set(body, header.length);
-      return out;
-    },
+    encode: (text) => `Content-Length: ${utf8Length(text)}\r\n\r\n${text}`,
     decoder: (events) => {
       const decoder = new TextDecoder();
       const pending = new Pending();

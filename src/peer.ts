@@ -14,7 +14,7 @@ import * as E from "fp-ts/Either";
 import { asyncDispatch } from "./async_main";
 import type { Channel } from "./channel";
 import type { TransportError } from "./clienterror";
-import type { Transport } from "./clienttransport";
+import type { ParsedAnswer, Transport, TransportOptions } from "./clienttransport";
 import { ERROR_MESSAGE_TOO_LARGE, ERROR_REQUEST_CANCELLED } from "./codes";
 import { logSafely } from "./logger";
 import type { Methods } from "./methods";
@@ -24,7 +24,7 @@ import { ErrorResponse, type Response } from "./response";
 import { NOCONTEXT, NODATA } from "./sentinels";
 import { serialize } from "./serializer";
 import type { Kind, URIS } from "fp-ts/HKT";
-import { owned, withSignal, type AnyStage, type Around, type Handler } from "./stages";
+import { owned, type AnyStage, type Around, type Handler } from "./stages";
 
 /**
  * How a connection cancels requests, both ways:
@@ -109,15 +109,49 @@ const isId = (value: unknown): value is string | number => typeof value === "str
 
 /** What an outgoing request waits on: its answer's text, or the failure of them all. */
 interface Waiting {
-  readonly answer: (id: string | number, response: Json, text: string | undefined) => void;
+  readonly answer: (id: string | number, response: Json) => void;
   readonly fail: (error: TransportError) => void;
 }
 
 /** An incoming request being served. */
 interface Serving {
-  readonly controller: AbortController;
+  /** Made when the method first reads its signal: most never do, and an AbortController costs. */
+  controller?: AbortController;
+  /** Why it was cancelled, once it is (a signal made later starts aborted). */
+  cancelled?: unknown;
   cancel?: (response: Response) => void;
 }
+
+/** Cancels a request being served: its signal (if it has one yet) aborts. */
+const abortServing = (entry: Serving, reason: unknown): void => {
+  entry.cancelled = reason;
+  entry.controller?.abort(reason);
+};
+
+/** The signal of a request being served, made on first read. */
+const signalOf = (entry: Serving): AbortSignal => {
+  if (entry.controller === undefined) {
+    entry.controller = new AbortController();
+    if (entry.cancelled !== undefined) entry.controller.abort(entry.cancelled);
+  }
+  return entry.controller.signal;
+};
+
+const isPlainObject = (value: unknown): value is object => {
+  if (typeof value !== "object" || value === null) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+};
+
+/** The context a method receives: a plain-object context gains the request's `signal` (made when read). */
+const withLazySignal = (context: unknown, entry: Serving): unknown =>
+  isPlainObject(context)
+    ? Object.defineProperty({ ...context }, "signal", {
+        get: () => signalOf(entry),
+        enumerable: true,
+        configurable: true,
+      })
+    : context;
 
 /** A connection closed: its reason, for the peers' errors and logs. */
 const closedReason = (reason: unknown): Error =>
@@ -203,8 +237,7 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
       (next: Handler<F>): Handler<F> =>
       (call) => {
         const { request } = call;
-        const controller = new AbortController();
-        const entry: Serving = { controller };
+        const entry: Serving = {};
         const id = request.id;
         const answered = Object.prototype.hasOwnProperty.call(request, "id") && isId(id);
         live.add(entry);
@@ -213,7 +246,7 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
           live.delete(entry);
           if (answered && serving.get(id) === entry) serving.delete(id);
         };
-        const outcome = next({ request, context: withSignal(call.context, controller.signal) });
+        const outcome = next({ request, context: withLazySignal(call.context, entry) });
         if (!(outcome instanceof Promise)) {
           finish();
           return outcome;
@@ -238,8 +271,20 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
   });
 
   const base: JsonOptions = { ...rest, context, stages: [tracking, ...(stages as ReadonlyArray<AnyStage>)] };
-  /** The options for a message already parsed (by `receive`, to route it): the pipeline takes the value as it is. */
-  const parsedOptions = (parsed: unknown): JsonOptions => ({ ...base, deserializer: () => parsed });
+  /**
+   * A message `receive` has parsed (to route it) is handed to the pipeline as it is, through one
+   * options object (the pipeline prepares each options object once): dispatch calls the
+   * deserializer before it returns, so the value is set just before the call and cleared after.
+   */
+  let current: unknown = UNPARSED;
+  const parsedOptions: JsonOptions = {
+    ...base,
+    deserializer: (text) => {
+      const value = current;
+      current = UNPARSED;
+      return value === UNPARSED ? (JSON.parse(text) as unknown) : value;
+    },
+  };
 
   const cancel = (id: unknown): void => {
     if (!isId(id)) return;
@@ -247,7 +292,7 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
     if (entry === undefined) return;
     serving.delete(id);
     if (cancellation === "mcp") silenced.add(id);
-    entry.controller.abort(new Error("Request cancelled"));
+    abortServing(entry, new Error("Request cancelled"));
     entry.cancel?.({ _tag: "Left", left: ErrorResponse(ERROR_REQUEST_CANCELLED, "Request cancelled", NODATA, id) });
   };
 
@@ -266,10 +311,9 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
   const serve = (text: string, parsed: unknown): void => {
     inFlight += 1;
     if (inFlight === maxInFlight) channel.pause?.();
-    const answer =
-      parsed === UNPARSED
-        ? asyncDispatch(text, methods as never, base as never)
-        : asyncDispatch("", methods as never, parsedOptions(parsed) as never);
+    current = parsed;
+    const answer = asyncDispatch(text, methods as never, parsedOptions as never);
+    current = UNPARSED;
     answer
       .then(
         (answer) => {
@@ -292,26 +336,32 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
   let lastId = 0;
   const nextId = (): number => (lastId = lastId >= Number.MAX_SAFE_INTEGER ? 1 : lastId + 1);
 
-  const answered = (response: Json, text: string | undefined): void => {
+  const answered = (response: Json): void => {
     const id = response["id"];
     if (!isId(id)) return;
     const waiting = outgoing.get(id);
     if (waiting === undefined) return; // an answer to a call that was cancelled, timed out, or never made
     outgoing.delete(id);
-    waiting.answer(id, response, text);
+    waiting.answer(id, response);
+  };
+
+  /** The ids of the requests in an outgoing body: as the client says, or read from the body. */
+  const idsIn = (body: string, given: ReadonlyArray<number | undefined> | undefined): Array<string | number> => {
+    if (given !== undefined) return given.filter((id): id is number => id !== undefined);
+    const requests: unknown = JSON.parse(body);
+    return (Array.isArray(requests) ? requests : [requests])
+      .map((request: unknown) => (isRecord(request) ? request["id"] : undefined))
+      .filter(isId);
   };
 
   const transport: Transport = Object.assign(
-    (body: string, { signal }: { readonly signal: AbortSignal }) =>
+    (body: string, { signal, ids: given }: TransportOptions) =>
       () =>
-        new Promise<E.Either<TransportError, string>>((settle) => {
+        new Promise<E.Either<TransportError, ParsedAnswer | string>>((settle) => {
           if (closed)
             return settle(E.left({ _tag: "TransportError", reason: "closed", cause: closedReason(undefined) }));
-          const requests: unknown = JSON.parse(body);
-          const batch = Array.isArray(requests);
-          const ids = (batch ? requests : [requests])
-            .map((request: unknown) => (isRecord(request) ? request["id"] : undefined))
-            .filter(isId);
+          const batch = body.charCodeAt(0) === 0x5b; // "["
+          const ids = idsIn(body, given);
           send(body);
           if (ids.length === 0) return settle(E.right(""));
           const responses = new Map<string | number, Json>();
@@ -324,15 +374,15 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
             settle(E.left({ _tag: "TransportError", reason: "aborted", cause: signal.reason }));
           };
           const waiting: Waiting = {
-            answer: (id, response, text) => {
+            answer: (id, response) => {
               if (!batch) {
                 signal.removeEventListener("abort", onAbort);
-                return settle(E.right(text ?? serialize(response)));
+                return settle(E.right({ json: response }));
               }
               responses.set(id, response);
               if (responses.size < ids.length) return;
               signal.removeEventListener("abort", onAbort);
-              settle(E.right(serialize(ids.map((each) => responses.get(each)))));
+              settle(E.right({ json: ids.map((each) => responses.get(each)) }));
             },
             fail: (error) => {
               signal.removeEventListener("abort", onAbort);
@@ -365,9 +415,9 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
     } catch {
       parsed = UNPARSED;
     }
-    if (isResponse(parsed)) return answered(parsed, text);
+    if (isResponse(parsed)) return answered(parsed);
     if (Array.isArray(parsed) && parsed.length > 0 && parsed.every(isResponse)) {
-      for (const response of parsed) answered(response, undefined);
+      for (const response of parsed) answered(response);
       return;
     }
     if (isRecord(parsed) && parsed["method"] === cancelMethod && !("id" in parsed))
@@ -401,7 +451,7 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
       left: ErrorResponse(ERROR_REQUEST_CANCELLED, "Request cancelled", NODATA, null),
     } as const;
     for (const entry of [...live]) {
-      entry.controller.abort(cause);
+      abortServing(entry, cause);
       entry.cancel?.(gone);
     }
     live.clear();

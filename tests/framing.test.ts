@@ -47,7 +47,7 @@ describe.each([
     fc.assert(
       fc.property(messages, fc.array(fc.nat(), { maxLength: 20 }), (texts, cuts) => {
         const framing = make();
-        const encoded = texts.map((text) => framing.encode(text));
+        const encoded = texts.map((text) => bytes(framing.encode(text)));
         const all = new Uint8Array(encoded.reduce((n, e) => n + e.length, 0));
         let at = 0;
         for (const e of encoded) {
@@ -67,7 +67,7 @@ describe.each([
     const framing = make();
     const text = JSON.stringify({ jsonrpc: "2.0", method: "héllo €𝄞", id: 1 });
     const [feed, seen] = reader(framing);
-    for (const byte of framing.encode(text)) feed(Uint8Array.of(byte));
+    for (const byte of bytes(framing.encode(text))) feed(Uint8Array.of(byte));
     expect(seen.messages).toEqual([text]);
   });
 
@@ -76,8 +76,8 @@ describe.each([
     const big = JSON.stringify({ jsonrpc: "2.0", method: "x".repeat(200), id: 1 });
     const small = '{"jsonrpc":"2.0","method":"ok","id":2}';
     const [feed, seen] = reader(framing);
-    feed(framing.encode(big));
-    feed(framing.encode(small));
+    feed(bytes(framing.encode(big)));
+    feed(bytes(framing.encode(small)));
     expect(seen.oversize).toEqual([new TextEncoder().encode(big).length]);
     expect(seen.messages).toEqual([small]);
     expect(seen.broken).toEqual([]);
@@ -115,6 +115,13 @@ describe("newlineDelimited", () => {
 });
 
 describe("contentLength", () => {
+  test("Content-Length counts UTF-8 bytes: ASCII, 2-, 3- and 4-byte characters, a lone surrogate", () => {
+    for (const text of ["{}", '"é"', '"€"', '"𝄞"', '"\ud800"', '"a\udc00b"']) {
+      const header = /^Content-Length: (\d+)\r\n\r\n/.exec(contentLength().encode(text));
+      expect(Number(header?.[1])).toBe(new TextEncoder().encode(text).length);
+    }
+  });
+
   test("Content-Type and other headers, any case, are allowed", () => {
     const [feed, seen] = reader(contentLength());
     feed(bytes("content-length: 2\r\nContent-Type: application/vscode-jsonrpc; charset=utf-8\r\n\r\n{}"));
