@@ -19,7 +19,7 @@ import { fileURLToPath } from "node:url";
 import { JSONRPCClient, JSONRPCServer, JSONRPCServerAndClient } from "json-rpc-2.0";
 import { Success } from "rpcserver";
 import { client } from "rpcserver/client";
-import { connect, contentLength, newlineDelimited, streams, webSocket } from "rpcserver/connection";
+import { connect, contentLength, streams, webSocket } from "rpcserver/connection";
 import { createMessageConnection, StreamMessageReader, StreamMessageWriter } from "vscode-jsonrpc/node";
 import { WebSocket, WebSocketServer } from "ws";
 
