@@ -18,6 +18,7 @@ export const entries = [
   "transport",
   "pipeline",
   "client",
+  "connection",
   "cli",
 ];
 

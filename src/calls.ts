@@ -9,7 +9,7 @@ import * as E from "fp-ts/Either";
 import type { Task } from "fp-ts/Task";
 import type { TaskEither } from "fp-ts/TaskEither";
 import type { ClientError, InvalidAnswer, TransportError } from "./clienterror";
-import type { Transport } from "./clienttransport";
+import type { ParsedAnswer, Transport } from "./clienttransport";
 
 /**
  * Options of a call (or of every call of a client): an `AbortSignal` that cancels it, and a
@@ -127,7 +127,8 @@ const guarded = <A>(
 /** A JSON object (or array): what an answer must be to be read. */
 const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null;
 
-const parse = (body: string): E.Either<ClientError, unknown> => {
+const parse = (body: string | ParsedAnswer): E.Either<ClientError, unknown> => {
+  if (typeof body !== "string") return E.right(body.json);
   try {
     return E.right(JSON.parse(body));
   } catch {
@@ -190,7 +191,7 @@ const run = <A>(spec: Spec<A>, notification: boolean): Promise<E.Either<ClientEr
   const body = encode([spec as Spec<unknown>], [id], true);
   if (E.isLeft(body)) return Promise.resolve(body);
   return guarded(spec.options, async (signal) => {
-    const sent = await spec.transport(body.right, { signal })();
+    const sent = await spec.transport(body.right, { signal, ids: [id] })();
     if (E.isLeft(sent)) return sent;
     if (notification) return E.right(undefined as A);
     if (sent.right === "") return E.left({ _tag: "InvalidAnswer", reason: "noAnswer" });
@@ -339,7 +340,7 @@ const sendBatch = (
   const body = encode(specs, ids, false);
   if (E.isLeft(body)) return Promise.resolve(body);
   return guarded(options, async (signal) => {
-    const sent = await first.transport(body.right, { signal })();
+    const sent = await first.transport(body.right, { signal, ids })();
     if (E.isLeft(sent)) return sent;
     if (sent.right === "") return E.right(new Map());
     const parsed = parse(sent.right);

@@ -29,5 +29,12 @@ export {
   type ServerError,
   type TransportError,
 } from "./clienterror";
-export { http, local, type HttpOptions, type Transport } from "./clienttransport";
+export {
+  http,
+  local,
+  type HttpOptions,
+  type ParsedAnswer,
+  type Transport,
+  type TransportOptions,
+} from "./clienttransport";
 export { client, type ClientOptions, type ContractClient, type Json, type TableClient } from "./stubs";

@@ -25,7 +25,8 @@ export interface ServerError {
 
 /**
  * The request did not get an answer through: the network failed, the HTTP status said so (and the
- * body was no JSON-RPC answer), the call was aborted by its signal, or it timed out.
+ * body was no JSON-RPC answer), the call was aborted by its signal, it timed out, or the connection
+ * it was made on closed before its answer came.
  *
  * @example
  * import type { TransportError } from "rpcserver/client";
@@ -38,7 +39,8 @@ export type TransportError =
   | { readonly _tag: "TransportError"; readonly reason: "network"; readonly cause: unknown }
   | { readonly _tag: "TransportError"; readonly reason: "status"; readonly status: number; readonly body: string }
   | { readonly _tag: "TransportError"; readonly reason: "aborted"; readonly cause: unknown }
-  | { readonly _tag: "TransportError"; readonly reason: "timeout"; readonly timeoutMs: number };
+  | { readonly _tag: "TransportError"; readonly reason: "timeout"; readonly timeoutMs: number }
+  | { readonly _tag: "TransportError"; readonly reason: "closed"; readonly cause: unknown };
 
 /**
  * An answer came that is not this call's: not JSON, not a JSON-RPC response, one whose id matches

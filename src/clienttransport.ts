@@ -28,7 +28,39 @@ import type { JsonOptions } from "./options";
  * @since 5.0.10
  * @category client
  */
-export type Transport = (body: string, options: { readonly signal: AbortSignal }) => TaskEither<TransportError, string>;
+export type Transport = ((
+  body: string,
+  options: TransportOptions,
+) => TaskEither<TransportError, string | ParsedAnswer>) & {
+  /**
+   * The ids for calls through this transport, when it matches answers by id on a channel several
+   * clients share (a connection's transport has one). Default: each client counts its own.
+   */
+  readonly nextId?: () => number;
+};
+
+/**
+ * What a transport is told with each body: the call's signal, and the ids of the requests in the
+ * body, in order (`undefined` for a notification), for a transport that matches answers by id.
+ *
+ * @since 5.0.10
+ * @category client
+ */
+export interface TransportOptions {
+  readonly signal: AbortSignal;
+  readonly ids?: ReadonlyArray<number | undefined>;
+}
+
+/**
+ * An answer a transport has parsed already (a connection reads every message to route it), handed
+ * on as the value rather than as text to be parsed again.
+ *
+ * @since 5.0.10
+ * @category client
+ */
+export interface ParsedAnswer {
+  readonly json: unknown;
+}
 
 /**
  * Options of the {@link http} transport.

@@ -29,6 +29,19 @@ export const ERROR_SERVER_ERROR = -32000;
  */
 export const ERROR_TIMEOUT = -32001;
 
+/**
+ * The request was cancelled by the peer that sent it (LSP 3.17's `RequestCancelled`): what a
+ * connection with LSP cancellation answers a request cancelled by `$/cancelRequest`.
+ * @since 5.0.10 @category codes
+ */
+export const ERROR_REQUEST_CANCELLED = -32800;
+
+/**
+ * A message was larger than the connection takes (`maxMessageBytes`): it was skipped unread.
+ * @since 5.0.10 @category codes
+ */
+export const ERROR_MESSAGE_TOO_LARGE = -32002;
+
 /** The lowest code the JSON-RPC specification reserves. @since 5.0.10 @category codes */
 export const RESERVED_MIN = -32768;
 /** The highest code the JSON-RPC specification reserves. @since 5.0.10 @category codes */

@@ -144,7 +144,8 @@ const own = new WeakSet<Around>();
 /** Is `stage` one of the library's own around stages? @internal */
 export const isOwnAround = (stage: Around): boolean => own.has(stage);
 
-const owned = (stage: Around): Around => {
+/** Marks one of the library's own around stages (total, so unchecked). @internal */
+export const owned = (stage: Around): Around => {
   own.add(stage);
   return stage;
 };
@@ -163,8 +164,8 @@ const isPlainObject = (value: unknown): value is object => {
   return prototype === Object.prototype || prototype === null;
 };
 
-/** The default of `timeout`'s `context` option: a plain-object context gains `signal`; any other is left alone. */
-const withSignal = (context: unknown, signal: AbortSignal): unknown =>
+/** The default of `timeout`'s `context` option: a plain-object context gains `signal`; any other is left alone. @internal */
+export const withSignal = (context: unknown, signal: AbortSignal): unknown =>
   isPlainObject(context) ? { ...context, signal } : context;
 
 /**

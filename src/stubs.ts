@@ -100,6 +100,10 @@ const counter = (): (() => number) => {
   return () => (id = id >= Number.MAX_SAFE_INTEGER ? 1 : id + 1);
 };
 
+/** The transport's own ids when it has them (clients sharing a connection must not reuse each other's). */
+const idsFor = (transport: Transport): (() => number) =>
+  typeof transport.nextId === "function" ? transport.nextId : counter();
+
 const isPlainObject = (value: unknown): boolean => typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** A result as the call's Right: decoded by the codec when there is one. */
@@ -221,9 +225,8 @@ export function client(
   second?: Transport | ClientOptions,
   third?: ClientOptions,
 ): unknown {
-  const nextId = counter();
-  if (typeof first === "function") return tableClient(first, (second ?? {}) as CallOptions, nextId);
+  if (typeof first === "function") return tableClient(first, (second ?? {}) as CallOptions, idsFor(first));
   if (!isContract(first)) throw new TypeError("client: expected a contract (from contract()) or a transport function");
   if (typeof second !== "function") throw new TypeError("client: expected a transport function after the contract");
-  return contractClient(first, second, third ?? {}, nextId);
+  return contractClient(first, second, third ?? {}, idsFor(second));
 }

@@ -1,0 +1,90 @@
+/**
+ * An LSP-style server over stdio (`Content-Length` framing), built on an rpcserver connection:
+ *
+ *     node examples/lsp/server.mjs
+ *
+ * It serves `initialize`, `initialized`, `shutdown` and `exit` as a language server does, and two
+ * methods that show what a connection adds to dispatch: `example/slow`, which the client can cancel
+ * with `$/cancelRequest` (answered -32800 "Request cancelled" at once, its signal aborted), and
+ * `example/configured`, which calls back to the client (`workspace/configuration`) before it
+ * answers, and tells it so with a `window/logMessage` notification: calls in both directions on one
+ * connection. tests/connection-interop.test.ts drives it with vscode-jsonrpc's `MessageConnection`.
+ */
+import * as E from "fp-ts/lib/Either.js";
+import * as TE from "fp-ts/lib/TaskEither.js";
+import { pipe } from "fp-ts/lib/function.js";
+import * as t from "io-ts";
+import { contract, server } from "rpcserver";
+import { client, notify } from "rpcserver/client";
+import { connect, contentLength, streams } from "rpcserver/connection";
+
+/** What this server serves. */
+const lsp = contract({
+  initialize: { params: t.type({ processId: t.union([t.number, t.null]) }), result: t.UnknownRecord },
+  initialized: {},
+  shutdown: {},
+  exit: {},
+  "example/slow": { params: t.type({ ms: t.number }), result: t.string },
+  "example/configured": { params: t.type({ section: t.string }), result: t.unknown },
+});
+
+/** What it calls on the client. */
+const editor = contract({
+  "workspace/configuration": {
+    params: t.type({ items: t.array(t.type({ section: t.string })) }),
+    result: t.array(t.unknown),
+  },
+  "window/logMessage": { params: t.type({ type: t.number, message: t.string }) },
+});
+
+let toEditor;
+let shuttingDown = false;
+
+const app = server(lsp)
+  .context()
+  .implement({
+    initialize: () =>
+      E.right({
+        capabilities: { hoverProvider: false },
+        serverInfo: { name: "rpcserver-lsp-example", version: "1.0.0" },
+      }),
+    initialized: () => E.right(null),
+    shutdown: () => {
+      shuttingDown = true;
+      return E.right(null);
+    },
+    exit: () => {
+      setImmediate(() => process.exit(shuttingDown ? 0 : 1));
+      return E.right(null);
+    },
+    "example/slow":
+      ({ signal }, { ms }) =>
+      () =>
+        new Promise((settle) => {
+          const timer = setTimeout(() => settle(E.right(`slept ${ms} ms`)), ms);
+          signal.addEventListener("abort", () => {
+            clearTimeout(timer);
+            process.stderr.write(`example/slow(${ms}) cancelled\n`);
+          });
+        }),
+    "example/configured": (_ctx, { section }) =>
+      pipe(
+        toEditor["workspace/configuration"]({ items: [{ section }] }),
+        TE.mapLeft((error) => ({ code: -32603, message: `the editor did not answer: ${error._tag}`, data: undefined })),
+        TE.chainFirst(() =>
+          pipe(
+            notify(toEditor["window/logMessage"]({ type: 3, message: `read ${section}` })),
+            TE.mapLeft(() => ({ code: -32603, message: "could not log", data: undefined })),
+          ),
+        ),
+        TE.map(([value]) => value ?? null),
+      ),
+  });
+
+const peer = connect(streams(process.stdin, process.stdout, contentLength()), {
+  methods: app.methods,
+  context: {},
+  cancellation: "lsp",
+});
+toEditor = client(editor, peer.transport);
+peer.closed.then(() => process.exit(0));

@@ -1,0 +1,99 @@
+/**
+ * A small Model Context Protocol server over stdio, built on an rpcserver connection:
+ *
+ *     node examples/mcp/server.mjs     # speaks MCP (newline-delimited JSON-RPC) on stdin/stdout
+ *
+ * It answers `initialize`, `ping`, `tools/list` (each tool's `inputSchema` is the JSON Schema of its
+ * io-ts codec, from `toJsonSchema`) and `tools/call`, and takes MCP's `notifications/cancelled`: a
+ * cancelled call's signal aborts and it is not answered. Logs go to stderr (stdout is the protocol).
+ * tests/mcp.test.ts drives it with the official SDK's `Client` and `StdioClientTransport`.
+ */
+import * as E from "fp-ts/lib/Either.js";
+import * as t from "io-ts";
+import { contract, server, toJsonSchema } from "rpcserver";
+import { connect, newlineDelimited, streams } from "rpcserver/connection";
+
+/** The tools: an io-ts codec for the arguments, and what running one answers (text). */
+const tools = {
+  add: {
+    description: "Adds two numbers",
+    input: t.type({ a: t.number, b: t.number }),
+    run: async ({ a, b }) => String(a + b),
+  },
+  sleep: {
+    description: "Waits `ms` milliseconds, unless cancelled",
+    input: t.type({ ms: t.number }),
+    run: ({ ms }, signal) =>
+      new Promise((settle, fail) => {
+        const timer = setTimeout(() => settle(`slept ${ms} ms`), ms);
+        signal.addEventListener("abort", () => {
+          clearTimeout(timer);
+          console.error(`sleep(${ms}) cancelled`);
+          fail(new Error("cancelled"));
+        });
+      }),
+  },
+};
+
+const mcp = contract({
+  initialize: {
+    params: t.type({ protocolVersion: t.string }),
+    result: t.UnknownRecord,
+    summary: "Starts the session: the protocol version and what this server can do",
+  },
+  "notifications/initialized": { summary: "The client is ready (a notification)" },
+  ping: { result: t.UnknownRecord },
+  "tools/list": { result: t.UnknownRecord },
+  "tools/call": {
+    params: t.intersection([t.type({ name: t.string }), t.partial({ arguments: t.UnknownRecord })]),
+    result: t.UnknownRecord,
+  },
+});
+
+const SUPPORTED = ["2025-11-25", "2025-06-18", "2025-03-26", "2024-11-05"];
+const text = (value, isError = false) => ({
+  content: [{ type: "text", text: value }],
+  ...(isError ? { isError } : {}),
+});
+
+const app = server(mcp)
+  .context()
+  .implement({
+    initialize: (_ctx, { protocolVersion }) =>
+      E.right({
+        protocolVersion: SUPPORTED.includes(protocolVersion) ? protocolVersion : SUPPORTED[0],
+        capabilities: { tools: { listChanged: false } },
+        serverInfo: { name: "rpcserver-mcp-example", version: "1.0.0" },
+      }),
+    "notifications/initialized": () => E.right(null),
+    ping: () => E.right({}),
+    "tools/list": () =>
+      E.right({
+        tools: Object.entries(tools).map(([name, tool]) => ({
+          name,
+          description: tool.description,
+          inputSchema: toJsonSchema(tool.input),
+        })),
+      }),
+    "tools/call":
+      ({ signal }, { name, arguments: args = {} }) =>
+      async () => {
+        const tool = Object.hasOwn(tools, name) ? tools[name] : undefined;
+        if (tool === undefined) return E.left({ code: -32602, message: `Unknown tool: ${name}`, data: { name } });
+        const decoded = tool.input.decode(args);
+        if (E.isLeft(decoded)) return E.right(text(`Invalid arguments for ${name}`, true));
+        try {
+          return E.right(text(await tool.run(decoded.right, signal)));
+        } catch (error) {
+          return E.right(text(error.message, true));
+        }
+      },
+  });
+
+const peer = connect(streams(process.stdin, process.stdout, newlineDelimited()), {
+  methods: app.methods,
+  stages: app.stages,
+  context: {},
+  cancellation: "mcp",
+});
+peer.closed.then(() => process.exit(0));

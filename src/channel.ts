@@ -1,0 +1,306 @@
+/**
+ * Channels: a long-lived, two-way path for JSON-RPC messages (text), under a connection.
+ *
+ * A channel is a small interface, so that any transport can be one: it sends a message (saying when
+ * it is full), delivers the messages it receives and says once when it has ended. Three ship here,
+ * typed by what they use rather than by Node's or the DOM's types, so this module imports nothing:
+ * byte streams with a framing (stdio, sockets, child processes), WebSockets (the `ws` package on
+ * Node, the standard `WebSocket` in browsers, Deno and Bun), and message ports (`MessagePort`,
+ * workers).
+ *
+ * @module
+ */
+import { newlineDelimited, type Framing } from "./framing";
+
+/**
+ * What a channel reports to its connection.
+ *
+ * @since 5.0.10
+ * @category connection
+ */
+export interface ChannelEvents {
+  /** One whole message received. */
+  readonly message: (text: string) => void;
+  /** A message skipped for its size (the channel goes on). */
+  readonly oversize: (bytes: number) => void;
+  /** The channel can take more after `send` said it was full. */
+  readonly drain: () => void;
+  /** The channel has ended (closed by either side, or failed); called once. */
+  readonly closed: (reason: unknown) => void;
+}
+
+/**
+ * A two-way channel of JSON-RPC messages.
+ *
+ * @example
+ * import type { Channel } from "rpcserver/connection";
+ * // A pair of channels joined in memory (what tests use).
+ * const pair = (): [Channel, Channel] => {
+ *   const ends: Array<{ events?: import("rpcserver/connection").ChannelEvents }> = [{}, {}];
+ *   const end = (me: number): Channel => ({
+ *     send: (text) => (queueMicrotask(() => ends[1 - me]?.events?.message(text)), true),
+ *     start: (events) => void (ends[me]!.events = events),
+ *     close: (reason) => ends.forEach((e) => e.events?.closed(reason)),
+ *   });
+ *   return [end(0), end(1)];
+ * };
+ *
+ * @since 5.0.10
+ * @category connection
+ */
+export interface Channel {
+  /** Sends one message. `false`: the channel is full (the message is taken; `drain` follows). */
+  readonly send: (text: string) => boolean;
+  /** Starts delivering events. Called once, by the connection. */
+  readonly start: (events: ChannelEvents) => void;
+  /** Stops reading (flow control), if the channel can. */
+  readonly pause?: () => void;
+  /** Reads again after `pause`. */
+  readonly resume?: () => void;
+  /** Ends the channel; `closed` follows. */
+  readonly close: (reason?: unknown) => void;
+}
+
+/** A readable byte stream, as Node's streams (and `process.stdin`) are. */
+export interface ReadableBytes {
+  on(event: "data", listener: (chunk: Uint8Array | string) => void): unknown;
+  on(event: "end" | "close", listener: () => void): unknown;
+  on(event: "error", listener: (error: unknown) => void): unknown;
+  removeListener(event: string, listener: (...args: never[]) => void): unknown;
+  pause(): unknown;
+  resume(): unknown;
+}
+
+/** A writable byte stream, as Node's streams (and `process.stdout`) are. */
+export interface WritableBytes {
+  /** Writes text as UTF-8 (Node's streams' default encoding). */
+  write(chunk: string): boolean;
+  on(event: "drain" | "close", listener: () => void): unknown;
+  on(event: "error", listener: (error: unknown) => void): unknown;
+  removeListener(event: string, listener: (...args: never[]) => void): unknown;
+  end(): unknown;
+}
+
+const text = new TextEncoder();
+
+/**
+ * A channel over a pair of byte streams with a framing: stdio (`process.stdin`, `process.stdout`),
+ * a socket (the same stream twice), a child process (`child.stdout`, `child.stdin`). Default
+ * framing: newline-delimited JSON; LSP uses `contentLength()`. The channel ends when the readable
+ * ends or either stream fails; closing it ends the writable (the readable is left to its owner:
+ * `process.stdin` must not be destroyed).
+ *
+ * @example
+ * import { contentLength, streams } from "rpcserver/connection";
+ * const channel = streams(process.stdin, process.stdout, contentLength());
+ *
+ * @since 5.0.10
+ * @category connection
+ */
+export const streams = (
+  readable: ReadableBytes,
+  writable: WritableBytes,
+  framing: Framing = newlineDelimited(),
+): Channel => {
+  let ended = false;
+  let events: ChannelEvents | undefined;
+  const listeners: Array<[ReadableBytes | WritableBytes, string, (...args: never[]) => void]> = [];
+  const listen = (stream: ReadableBytes | WritableBytes, event: string, listener: (...args: never[]) => void): void => {
+    (stream.on as (event: string, listener: (...args: never[]) => void) => unknown)(event, listener);
+    listeners.push([stream, event, listener]);
+  };
+  const end = (reason: unknown): void => {
+    if (ended) return;
+    ended = true;
+    for (const [stream, event, listener] of listeners) stream.removeListener(event, listener);
+    events?.closed(reason);
+  };
+  return {
+    send: (message) => (ended ? false : writable.write(framing.encode(message))),
+    start: (given) => {
+      events = given;
+      const feed = framing.decoder({
+        message: given.message,
+        oversize: given.oversize,
+        broken: (reason) => {
+          end(new Error(`framing lost: ${reason}`));
+          writable.end();
+        },
+      });
+      listen(readable, "data", (chunk: Uint8Array | string) =>
+        feed(typeof chunk === "string" ? text.encode(chunk) : chunk),
+      );
+      listen(readable, "end", () => end(new Error("the stream ended")));
+      listen(readable, "close", () => end(new Error("the stream closed")));
+      listen(readable, "error", (error: unknown) => end(error));
+      listen(writable, "error", (error: unknown) => end(error));
+      listen(writable, "close", () => end(new Error("the stream closed")));
+      listen(writable, "drain", () => given.drain());
+      readable.resume();
+    },
+    pause: () => void readable.pause(),
+    resume: () => void readable.resume(),
+    close: (reason) => {
+      end(reason ?? new Error("closed"));
+      writable.end();
+    },
+  };
+};
+
+/** A WebSocket, as the standard one and the `ws` package's are. */
+export interface WebSocketLike {
+  readonly readyState: number;
+  readonly bufferedAmount?: number;
+  send(data: string): void;
+  close(code?: number, reason?: string): void;
+  addEventListener(type: "message", listener: (event: { readonly data: unknown }) => void): void;
+  addEventListener(
+    type: "close",
+    listener: (event: { readonly code?: number; readonly reason?: string }) => void,
+  ): void;
+  addEventListener(type: "error", listener: (event: unknown) => void): void;
+  addEventListener(type: "open", listener: () => void): void;
+  /** The `ws` package's flow control (absent from the standard WebSocket). */
+  pause?(): void;
+  resume?(): void;
+}
+
+/** How many bytes a WebSocket may hold unsent before `send` says it is full. */
+const HIGH_WATER = 1024 * 1024;
+
+/**
+ * A channel over a WebSocket: the `ws` package's on Node, the standard `WebSocket` in browsers,
+ * Deno and Bun. One text frame is one message (binary frames are read as UTF-8). A socket still
+ * connecting holds messages until it opens. `send` says "full" past 1 MiB buffered; since a
+ * WebSocket has no drain event, the channel polls `bufferedAmount` while full. Reading pauses only
+ * where the socket can (`ws`'s `pause`).
+ *
+ * @example
+ * import { connect, webSocket } from "rpcserver/connection";
+ * const peer = connect(webSocket(new WebSocket("ws://localhost:5000")));
+ *
+ * @since 5.0.10
+ * @category connection
+ */
+export const webSocket = (socket: WebSocketLike): Channel => {
+  const CONNECTING = 0;
+  const OPEN = 1;
+  let ended = false;
+  let events: ChannelEvents | undefined;
+  const waiting: string[] = [];
+  let polling: ReturnType<typeof setInterval> | undefined;
+  const decoder = new TextDecoder();
+  const end = (reason: unknown): void => {
+    if (ended) return;
+    ended = true;
+    if (polling !== undefined) clearInterval(polling);
+    events?.closed(reason);
+  };
+  const full = (): boolean => (socket.bufferedAmount ?? 0) > HIGH_WATER;
+  return {
+    send: (message) => {
+      if (ended) return false;
+      if (socket.readyState === CONNECTING) {
+        waiting.push(message);
+        return true;
+      }
+      socket.send(message);
+      if (!full()) return true;
+      polling ??= setInterval(() => {
+        if (full()) return;
+        clearInterval(polling);
+        polling = undefined;
+        events?.drain();
+      }, 10);
+      return false;
+    },
+    start: (given) => {
+      events = given;
+      socket.addEventListener("open", () => {
+        for (const message of waiting.splice(0)) socket.send(message);
+      });
+      socket.addEventListener("message", (event) => {
+        const { data } = event as { readonly data?: unknown };
+        if (typeof data === "string") given.message(data);
+        else if (data instanceof ArrayBuffer || ArrayBuffer.isView(data)) {
+          given.message(decoder.decode(data as ArrayBuffer));
+        }
+      });
+      socket.addEventListener("close", (event) => {
+        const { code, reason } = event as { readonly code?: number; readonly reason?: string };
+        end(new Error(`the WebSocket closed (${String(code)}${reason ? `: ${reason}` : ""})`));
+      });
+      socket.addEventListener("error", (event) =>
+        end((event as { error?: unknown }).error ?? new Error("WebSocket error")),
+      );
+      if (socket.readyState > OPEN) end(new Error("the WebSocket is closed"));
+    },
+    ...(typeof socket.pause === "function" && typeof socket.resume === "function"
+      ? { pause: () => socket.pause?.(), resume: () => socket.resume?.() }
+      : {}),
+    close: (reason) => {
+      end(reason ?? new Error("closed"));
+      if (socket.readyState <= OPEN) socket.close(1000);
+    },
+  };
+};
+
+/** A message port, as `MessagePort`, a `Worker` and a worker's `self` (or Node's `parentPort`) are. */
+export interface PortLike {
+  postMessage(message: unknown): void;
+  /** The listener receives a `MessageEvent` (typed `object` here so that every realm's event types fit). */
+  addEventListener?(type: "message", listener: (event: object) => void): void;
+  on?(event: "message", listener: (data: unknown) => void): unknown;
+  on?(event: "close", listener: () => void): unknown;
+  start?(): void;
+  close?(): void;
+  terminate?(): unknown;
+}
+
+/**
+ * A channel over a message port: a `MessagePort` (from a `MessageChannel`), a `Worker`, a
+ * worker's `self`, or Node's `worker_threads` ports. One posted string is one message. A port has
+ * no flow control and (on the web) no close event: close the connection yourself when done.
+ *
+ * @example
+ * import { connect, messagePort } from "rpcserver/connection";
+ * const { port1 } = new MessageChannel();
+ * const peer = connect(messagePort(port1));
+ * peer.close();
+ *
+ * @since 5.0.10
+ * @category connection
+ */
+export const messagePort = (port: PortLike): Channel => {
+  let ended = false;
+  let events: ChannelEvents | undefined;
+  const end = (reason: unknown): void => {
+    if (ended) return;
+    ended = true;
+    events?.closed(reason);
+  };
+  return {
+    send: (message) => {
+      if (!ended) port.postMessage(message);
+      return !ended;
+    },
+    start: (given) => {
+      events = given;
+      const deliver = (data: unknown): void => {
+        if (!ended && typeof data === "string") given.message(data);
+      };
+      // Node's ports deliver through `on` (the data itself); the web's through events.
+      if (typeof port.on === "function") {
+        port.on("message", deliver);
+        port.on("close", () => end(new Error("the port closed")));
+      } else {
+        port.addEventListener?.("message", (event) => deliver((event as { readonly data?: unknown }).data));
+      }
+      port.start?.();
+    },
+    close: (reason) => {
+      end(reason ?? new Error("closed"));
+      port.close?.();
+    },
+  };
+};

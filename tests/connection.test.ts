@@ -1,0 +1,280 @@
+/**
+ * The peer on a connection: serving through the pipeline without head-of-line blocking, calling
+ * through its transport, both cancellation conventions, flow control, and closing without leaks.
+ */
+import * as E from "fp-ts/Either";
+import { pipe } from "fp-ts/function";
+import * as t from "io-ts";
+import { getEventListeners } from "node:events";
+import { contract, Error as RpcError, server, Success } from "../src";
+import { client, notify, withOptions } from "../src/client";
+import { connect, type Connection } from "../src/connection";
+import { lone, pair, settle } from "./helpers/channels";
+
+const api = contract({
+  add: { params: t.tuple([t.number, t.number]), result: t.number },
+  sleep: { params: t.tuple([t.number]), result: t.string },
+  fail: { result: t.null },
+});
+
+/** Signals the `sleep` handlers were handed, to check they abort. */
+const signals: AbortSignal[] = [];
+const app = server(api)
+  .context<object>()
+  .implement({
+    add: (_ctx, a, b) => E.right(a + b),
+    sleep: (ctx, ms) => () =>
+      new Promise((resolve) => {
+        const { signal } = ctx as { signal: AbortSignal };
+        signals.push(signal);
+        const timer = setTimeout(() => resolve(E.right(`slept ${ms}`)), ms);
+        signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
+      }),
+    fail: () => RpcError(7, "failed"),
+  });
+const serving = { methods: app.methods, context: {} };
+
+const request = (method: string, params: unknown, id?: number | string): string =>
+  JSON.stringify({ jsonrpc: "2.0", method, params, ...(id === undefined ? {} : { id }) });
+
+const answers = (sent: string[]): unknown[] => sent.map((text) => JSON.parse(text) as unknown);
+
+afterEach(() => {
+  signals.length = 0;
+});
+
+describe("serving", () => {
+  test("requests, notifications and a batch go through the pipeline; a notification is not answered", async () => {
+    const end = lone();
+    connect(end, serving);
+    end.inject(request("add", [1, 2], 1));
+    end.inject(request("add", [1, 2]));
+    end.inject(`[${request("add", [2, 2], "a")},${request("fail", [], 2)},${request("nope", [], 3)}]`);
+    await settle(5);
+    expect(answers(end.sent)).toEqual([
+      { jsonrpc: "2.0", result: 3, id: 1 },
+      [
+        { jsonrpc: "2.0", result: 4, id: "a" },
+        { jsonrpc: "2.0", error: { code: 7, message: "failed" }, id: 2 },
+        { jsonrpc: "2.0", error: { code: -32601, message: "Method not found", data: "nope" }, id: 3 },
+      ],
+    ]);
+  });
+
+  test("no head-of-line blocking: a fast request is answered before a slow one sent earlier", async () => {
+    const end = lone();
+    connect(end, serving);
+    end.inject(request("sleep", [30], 1));
+    end.inject(request("sleep", [1], 2));
+    await settle(60);
+    expect(answers(end.sent).map((a) => (a as { id: number }).id)).toEqual([2, 1]);
+  });
+
+  test("garbage is -32700, an invalid request -32600, and the connection goes on", async () => {
+    const end = lone();
+    connect(end, serving);
+    end.inject("{not json");
+    end.inject('{"jsonrpc":"1.0","method":"add","id":1}');
+    end.inject(request("add", [1, 1], 2));
+    await settle(5);
+    const got = answers(end.sent) as Array<{ error?: { code: number }; result?: unknown }>;
+    expect(got.map((a) => a.error?.code ?? a.result)).toEqual([-32700, -32600, 2]);
+  });
+
+  test("a message over maxMessageLength is answered -32002 and skipped; the connection goes on", async () => {
+    const end = lone();
+    const peer = connect(end, { ...serving, maxMessageLength: 100 });
+    end.inject(request("add", [1, "x".repeat(200)], 1));
+    end.inject(request("add", [1, 1], 2));
+    await settle(5);
+    expect(answers(end.sent)).toEqual([
+      {
+        jsonrpc: "2.0",
+        error: { code: -32002, message: "Message too large", data: { length: 255, max: 100 } },
+        id: null,
+      },
+      { jsonrpc: "2.0", result: 2, id: 2 },
+    ]);
+    expect(end.isClosed()).toBe(false);
+    peer.close();
+  });
+});
+
+describe("cancellation, incoming", () => {
+  test("lsp: $/cancelRequest answers -32800 at once and aborts the signal; a later answer is dropped", async () => {
+    const end = lone();
+    connect(end, { ...serving, cancellation: "lsp" });
+    end.inject(request("sleep", [20], 1));
+    await settle();
+    end.inject(JSON.stringify({ jsonrpc: "2.0", method: "$/cancelRequest", params: { id: 1 } }));
+    await settle(40);
+    expect(answers(end.sent)).toEqual([
+      { jsonrpc: "2.0", error: { code: -32800, message: "Request cancelled" }, id: 1 },
+    ]);
+    expect(signals.map((s) => s.aborted)).toEqual([true]);
+  });
+
+  test("mcp: notifications/cancelled aborts the signal and sends no answer", async () => {
+    const end = lone();
+    connect(end, { ...serving, cancellation: "mcp" });
+    end.inject(request("sleep", [20], "r1"));
+    await settle();
+    end.inject(JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "r1" } }));
+    end.inject(request("add", [1, 1], "r2"));
+    await settle(40);
+    expect(answers(end.sent)).toEqual([{ jsonrpc: "2.0", result: 2, id: "r2" }]);
+    expect(signals.map((s) => s.aborted)).toEqual([true]);
+  });
+
+  test("mcp: a cancelled member of a batch is left out of its answer", async () => {
+    const end = lone();
+    connect(end, { ...serving, cancellation: "mcp" });
+    end.inject(`[${request("sleep", [20], 1)},${request("add", [1, 2], 2)}]`);
+    await settle();
+    end.inject(JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } }));
+    await settle(40);
+    expect(answers(end.sent)).toEqual([[{ jsonrpc: "2.0", result: 3, id: 2 }]]);
+  });
+
+  test("cancelling an unknown or finished request is ignored", async () => {
+    const end = lone();
+    connect(end, serving);
+    end.inject(request("add", [1, 2], 1));
+    await settle();
+    end.inject(JSON.stringify({ jsonrpc: "2.0", method: "$/cancelRequest", params: { id: 1 } }));
+    end.inject(JSON.stringify({ jsonrpc: "2.0", method: "$/cancelRequest", params: { id: 99 } }));
+    end.inject(JSON.stringify({ jsonrpc: "2.0", method: "$/cancelRequest", params: "junk" }));
+    await settle(5);
+    expect(answers(end.sent)).toEqual([{ jsonrpc: "2.0", result: 3, id: 1 }]);
+  });
+});
+
+describe("calling the other side", () => {
+  test("both sides serve and call on one connection", async () => {
+    const [a, b] = pair();
+    const left = connect(a, serving);
+    const right = connect(b, serving);
+    expect(await client(api, left.transport).add(1, 2)()).toEqual(E.right(3));
+    expect(await client(api, right.transport).add(3, 4)()).toEqual(E.right(7));
+    left.close();
+  });
+
+  test("two clients on one transport share its ids (no answer goes to the wrong call)", async () => {
+    const [a, b] = pair();
+    const left = connect(a, serving);
+    connect(b, serving);
+    const one = client(api, left.transport);
+    const two = client(api, left.transport);
+    expect(await Promise.all([one.add(1, 1)(), two.add(2, 2)(), one.add(3, 3)()])).toEqual([
+      E.right(2),
+      E.right(4),
+      E.right(6),
+    ]);
+    left.close();
+  });
+
+  test.each(["lsp", "mcp"] as const)(
+    "%s: aborting a call sends the cancellation; the other side's signal fires",
+    async (cancellation) => {
+      const [a, b] = pair();
+      const left = connect(a, { ...serving, cancellation });
+      connect(b, { ...serving, cancellation });
+      const controller = new AbortController();
+      const call = pipe(client(api, left.transport).sleep(10_000), withOptions({ signal: controller.signal }))();
+      await settle(5);
+      controller.abort();
+      const result = await call;
+      expect(E.isLeft(result) && result.left._tag === "TransportError" && result.left.reason).toBe("aborted");
+      await settle(5);
+      expect(signals.map((s) => s.aborted)).toEqual([true]);
+      expect(
+        a.sent.some((text) => text.includes(cancellation === "lsp" ? "$/cancelRequest" : "notifications/cancelled")),
+      ).toBe(true);
+      expect(left.load()).toEqual({ incoming: 0, outgoing: 0, queued: 0 });
+      expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+      left.close();
+    },
+  );
+
+  test("a batch and a notification over the connection", async () => {
+    const [a, b] = pair();
+    const left = connect(a, serving);
+    connect(b, serving);
+    const other = client(api, left.transport);
+    const { batch } = await import("../src/client");
+    expect(await batch([other.add(1, 2), other.fail(), notify(other.add(0, 0))])()).toEqual([
+      E.right(3),
+      E.left({ _tag: "ServerError", code: 7, message: "failed" }),
+      E.right(undefined),
+    ]);
+    left.close();
+  });
+});
+
+describe("closing", () => {
+  test("every in-flight incoming signal aborts, every outgoing call fails closed, nothing is left", async () => {
+    const [a, b] = pair();
+    const left = connect(a, serving);
+    const right = connect(b, serving);
+    const calls = [client(api, left.transport).sleep(10_000)(), client(api, left.transport).sleep(10_000)()];
+    await settle(5);
+    expect(right.load().incoming).toBe(2);
+    right.close(new Error("bye"));
+    for (const result of await Promise.all(calls)) {
+      expect(E.isLeft(result) && result.left._tag === "TransportError" && result.left.reason).toBe("closed");
+    }
+    expect(signals.map((s) => s.aborted)).toEqual([true, true]);
+    await expect(left.closed).resolves.toEqual(new Error("bye"));
+    expect(left.load()).toEqual({ incoming: 0, outgoing: 0, queued: 0 });
+    const after = await client(api, left.transport).add(1, 1)();
+    expect(E.isLeft(after) && after.left._tag === "TransportError" && after.left.reason).toBe("closed");
+  });
+});
+
+describe("flow control", () => {
+  test("past maxInFlight the channel pauses, and resumes as requests finish", async () => {
+    const end = lone();
+    connect(end, { ...serving, maxInFlight: 2 });
+    end.inject(request("sleep", [10], 1));
+    end.inject(request("sleep", [10], 2));
+    expect(end.flow).toEqual({ paused: 1, resumed: 0 });
+    await settle(30);
+    expect(end.flow.resumed).toBe(1);
+    expect(end.sent).toHaveLength(2);
+  });
+
+  test("a channel that cannot pause queues up to the limit, then the connection closes", async () => {
+    const end = lone({ pausable: false });
+    const peer: Connection = connect(end, { ...serving, maxInFlight: 2 });
+    for (let id = 1; id <= 4; id++) end.inject(request("sleep", [5], id));
+    expect(peer.load().incoming).toBe(4);
+    await settle(40);
+    expect(end.sent).toHaveLength(4);
+    for (let id = 1; id <= 5; id++) end.inject(request("sleep", [50], id));
+    expect(end.isClosed()).toBe(true);
+    await expect(peer.closed).resolves.toEqual(new Error("the peer sends past the in-flight limit (2)"));
+  });
+
+  test("a peer that never reads: past maxQueued the connection closes with the reason", async () => {
+    const end = lone({ fullAfter: 1 });
+    const peer = connect(end, { ...serving, maxQueued: 3 });
+    for (let id = 1; id <= 6; id++) end.inject(request("add", [1, id], id));
+    await settle(5);
+    expect(end.isClosed()).toBe(true);
+    await expect(peer.closed).resolves.toEqual(new Error("the peer does not read: 4 messages queued"));
+  });
+
+  test("bad limits are RangeErrors, a bad convention a TypeError", () => {
+    expect(() => connect(lone(), { maxInFlight: 0 })).toThrow(RangeError);
+    expect(() => connect(lone(), { maxQueued: 1.5 })).toThrow(RangeError);
+    expect(() => connect(lone(), { cancellation: "x" as never })).toThrow(TypeError);
+  });
+});
+
+test("plain methods and Success work on a connection too", async () => {
+  const end = lone();
+  connect(end, { methods: { ping: () => Success("pong") } });
+  end.inject(request("ping", [], 1));
+  await settle(5);
+  expect(answers(end.sent)).toEqual([{ jsonrpc: "2.0", result: "pong", id: 1 }]);
+});
