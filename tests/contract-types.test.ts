@@ -572,8 +572,8 @@ describe("a stage that says nothing of the context passes it on", () => {
       dispatch("", { userCtx }, { context: { user: "ada" }, stages: [passThrough, readOnly] });
       // @ts-expect-error the context is still checked after a stage that passes it on
       dispatch("", { userCtx }, { context: { nope: 1 }, stages: [readOnly] });
-      const answers = dispatchToResponse("", { userCtx }, { context: { user: "ada" }, postProcess: (r) => r._tag });
-      same<typeof answers, "Left" | "Right" | Array<"Left" | "Right"> | undefined>(true);
+      const _answers = dispatchToResponse("", { userCtx }, { context: { user: "ada" }, postProcess: (r) => r._tag });
+      same<typeof _answers, "Left" | "Right" | Array<"Left" | "Right"> | undefined>(true);
       // @ts-expect-error the check holds with postProcess too
       dispatchToResponse("", { userCtx }, { context: 42, postProcess: (r) => r._tag });
     });
