@@ -115,6 +115,19 @@ test("subpaths.json lists every public name the built rpcserver/pipeline exports
   }
 });
 
+test("subpaths.json lists every public name the built rpcserver/connection exports", () => {
+  const listed = (JSON.parse(readFileSync(join(here, "subpaths.json"), "utf8")) as Record<string, string[]>)[
+    "rpcserver/connection"
+  ];
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const built = require(join(__dirname, "..", "dist", "cjs", "connection.cjs")) as Record<string, unknown>;
+  expect([...(listed ?? [])].sort()).toEqual(
+    Object.keys(built)
+      .filter((name) => name !== "__esModule")
+      .sort(),
+  );
+});
+
 test("subpaths.json lists every public name the built rpcserver/client exports", () => {
   const listed = (JSON.parse(readFileSync(join(here, "subpaths.json"), "utf8")) as Record<string, string[]>)[
     "rpcserver/client"
@@ -128,7 +141,7 @@ test("subpaths.json lists every public name the built rpcserver/client exports",
   }
 });
 
-describe("rpcserver/client reaches no Node-only module (browsers, Deno, Bun, workers)", () => {
+describe("rpcserver/client and rpcserver/connection reach no Node-only module (browsers, Deno, Bun, workers)", () => {
   /** The bare specifiers the module graph from `entry` imports, statically or dynamically. */
   const reached = (entry: string): string[] => {
     const seen = new Set<string>();
@@ -155,7 +168,9 @@ describe("rpcserver/client reaches no Node-only module (browsers, Deno, Bun, wor
   test.each([
     ["ESM", join("dist", "esm", "client.js")],
     ["CommonJS", join("dist", "cjs", "client.cjs")],
-  ])("%s: only fp-ts and io-ts", (_format, entry) => {
+    ["ESM", join("dist", "esm", "connection.js")],
+    ["CommonJS", join("dist", "cjs", "connection.cjs")],
+  ])("%s %s: only fp-ts and io-ts", (_format, entry) => {
     const bare = reached(join(__dirname, "..", entry));
     expect(bare.filter((specifier) => !/^(fp-ts|io-ts)(\/|$)/.test(specifier))).toEqual([]);
   });

@@ -11,6 +11,7 @@ import sentinels = require("rpcserver/sentinels");
 import transport = require("rpcserver/transport");
 import pl = require("rpcserver/pipeline");
 import rpcClient = require("rpcserver/client");
+import rpcConnection = require("rpcserver/connection");
 import E = require("fp-ts/lib/Either");
 import t = require("io-ts");
 
@@ -24,4 +25,8 @@ const server: Promise<rpc.DevServer> = rpc.serve();
 const api = rpc.contract({ ping: { result: t.literal("pong") } });
 const calc = rpcClient.client(api, rpcClient.local(rpc.implement(api, { ping: () => E.right("pong" as const) })));
 const pong: rpcClient.RpcCall<"pong"> = calc.ping();
-export = { text, later, ok, dict, answer, env, server, pong };
+// rpcserver/connection without Node's types: a MessagePort (lib DOM) is a channel.
+const peer: rpcConnection.Connection = rpcConnection.connect(rpcConnection.messagePort(new MessageChannel().port1), {
+  cancellation: "mcp",
+});
+export = { text, later, ok, dict, answer, env, server, pong, peer };

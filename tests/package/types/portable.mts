@@ -16,6 +16,7 @@ import {
   type Result,
 } from "rpcserver";
 import { client, http, local, type ClientError, type RpcCall } from "rpcserver/client";
+import { connect, contentLength, webSocket, type Channel, type Connection } from "rpcserver/connection";
 import { dispatchToJson } from "rpcserver/main";
 import { dispatchToJson as asyncDispatchToJson } from "rpcserver/async_main";
 import { toDict, type Response } from "rpcserver/response";
@@ -67,7 +68,18 @@ calc.now(1);
 const tableClient = client<typeof implemented>(local(implemented));
 const kind = (error: ClientError): string => error._tag;
 
+// rpcserver/connection without Node's types: the standard WebSocket (lib DOM) is a channel, and
+// a channel of one's own is an object of five members.
+const socketPeer: Connection = connect(webSocket(new WebSocket("ws://localhost:5000")), { methods: implemented });
+const ownChannel: Channel = { send: () => true, start: () => undefined, close: () => undefined };
+const framed: string = contentLength().encode("{}");
+const remote = client(api, socketPeer.transport);
+
 export {
+  socketPeer,
+  ownChannel,
+  framed,
+  remote,
   text,
   same,
   later,
