@@ -63,21 +63,31 @@ export interface Channel {
 
 /** A readable byte stream, as Node's streams (and `process.stdin`) are. */
 export interface ReadableBytes {
+  /** Delivers each chunk read. */
   on(event: "data", listener: (chunk: Uint8Array | string) => void): unknown;
+  /** Says the stream has ended. */
   on(event: "end" | "close", listener: () => void): unknown;
+  /** Says the stream failed. */
   on(event: "error", listener: (error: unknown) => void): unknown;
+  /** Removes a listener (the channel removes its own when it ends). */
   removeListener(event: string, listener: (...args: never[]) => void): unknown;
+  /** Stops delivering chunks (flow control). */
   pause(): unknown;
+  /** Delivers chunks again. */
   resume(): unknown;
 }
 
 /** A writable byte stream, as Node's streams (and `process.stdout`) are. */
 export interface WritableBytes {
-  /** Writes text as UTF-8 (Node's streams' default encoding). */
+  /** Writes text as UTF-8 (Node's streams' default encoding); `false` when its buffer is full. */
   write(chunk: string): boolean;
+  /** Says the buffer has room again (`drain`), or the stream closed. */
   on(event: "drain" | "close", listener: () => void): unknown;
+  /** Says the stream failed. */
   on(event: "error", listener: (error: unknown) => void): unknown;
+  /** Removes a listener (the channel removes its own when it ends). */
   removeListener(event: string, listener: (...args: never[]) => void): unknown;
+  /** Ends the stream. */
   end(): unknown;
 }
 
@@ -151,17 +161,24 @@ export const streams = (
 export interface WebSocketLike {
   readonly readyState: number;
   readonly bufferedAmount?: number;
+  /** Sends one text frame. */
   send(data: string): void;
+  /** Closes the socket. */
   close(code?: number, reason?: string): void;
+  /** Delivers each message received (`data`: text, or bytes for a binary frame). */
   addEventListener(type: "message", listener: (event: { readonly data: unknown }) => void): void;
+  /** Says the socket closed, with its close code and reason. */
   addEventListener(
     type: "close",
     listener: (event: { readonly code?: number; readonly reason?: string }) => void,
   ): void;
+  /** Says the socket failed. */
   addEventListener(type: "error", listener: (event: unknown) => void): void;
+  /** Says the socket is open. */
   addEventListener(type: "open", listener: () => void): void;
   /** The `ws` package's flow control (absent from the standard WebSocket). */
   pause?(): void;
+  /** The `ws` package's: reads again after `pause`. */
   resume?(): void;
 }
 
@@ -247,13 +264,19 @@ export const webSocket = (socket: WebSocketLike): Channel => {
 
 /** A message port, as `MessagePort`, a `Worker` and a worker's `self` (or Node's `parentPort`) are. */
 export interface PortLike {
+  /** Posts one message to the other side. */
   postMessage(message: unknown): void;
   /** The listener receives a `MessageEvent` (typed `object` here so that every realm's event types fit). */
   addEventListener?(type: "message", listener: (event: object) => void): void;
+  /** Node's ports: delivers each message's data. */
   on?(event: "message", listener: (data: unknown) => void): unknown;
+  /** Node's ports: says the port closed. */
   on?(event: "close", listener: () => void): unknown;
+  /** A `MessagePort` delivers messages once started. */
   start?(): void;
+  /** Closes the port. */
   close?(): void;
+  /** A `Worker`'s way to end. */
   terminate?(): unknown;
 }
 

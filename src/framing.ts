@@ -17,8 +17,11 @@
  * @category connection
  */
 export interface FrameEvents {
+  /** One whole message, as text. */
   readonly message: (text: string) => void;
+  /** A message of `bytes` bytes, over the limit, skipped: the stream is still in step. */
   readonly oversize: (bytes: number) => void;
+  /** The stream is out of step (why): nothing more is read. */
   readonly broken: (reason: string) => void;
 }
 
@@ -38,7 +41,9 @@ export interface FrameEvents {
  * @category connection
  */
 export interface Framing {
+  /** A reader of one stream: feed it the chunks as they come; it reports through `events`. */
   readonly decoder: (events: FrameEvents) => (chunk: Uint8Array) => void;
+  /** One message's frame, as text to write as UTF-8. */
   readonly encode: (text: string) => string;
 }
 
