@@ -176,6 +176,8 @@ export interface WebSocketLike {
   addEventListener(type: "error", listener: (event: unknown) => void): void;
   /** Says the socket is open. */
   addEventListener(type: "open", listener: () => void): void;
+  /** The `ws` package's own listeners (absent from the standard WebSocket): each message's data. */
+  on?(event: string, listener: (...args: never[]) => void): unknown;
   /** The `ws` package's flow control (absent from the standard WebSocket). */
   pause?(): void;
   /** The `ws` package's: reads again after `pause`. */
@@ -236,13 +238,16 @@ export const webSocket = (socket: WebSocketLike): Channel => {
       socket.addEventListener("open", () => {
         for (const message of waiting.splice(0)) socket.send(message);
       });
-      socket.addEventListener("message", (event) => {
-        const { data } = event as { readonly data?: unknown };
+      const deliver = (data: unknown): void => {
         if (typeof data === "string") given.message(data);
         else if (data instanceof ArrayBuffer || ArrayBuffer.isView(data)) {
           given.message(decoder.decode(data as ArrayBuffer));
         }
-      });
+      };
+      // The `ws` package's own listeners skip the event object its addEventListener makes per
+      // message (a text frame arrives as bytes there).
+      if (typeof socket.on === "function") socket.on("message", deliver as (...args: never[]) => void);
+      else socket.addEventListener("message", (event) => deliver(event.data));
       socket.addEventListener("close", (event) => {
         const { code, reason } = event as { readonly code?: number; readonly reason?: string };
         end(new Error(`the WebSocket closed (${String(code)}${reason ? `: ${reason}` : ""})`));
