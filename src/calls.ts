@@ -278,8 +278,9 @@ export type BatchAnswers<T> = { -readonly [K in keyof T]: Answer<T[K]> };
  * Sends several calls in one request body (a JSON-RPC batch) and answers each with its own
  * Either, in the shape given: an array (its tuple type kept) or a record (its keys kept), as
  * fp-ts's `sequenceT` and `sequenceS` would, except that one member's failure is not the others'.
- * A transport failure, or one error for the whole batch from the server, is every member's.
- * Options apply to the whole request. An empty batch sends nothing.
+ * A transport failure, or one error for the whole batch from the server, is every member's (a
+ * single response whose id is a member's is that member's answer: json-rpc-2.0's server answers so
+ * a batch with one response). Options apply to the whole request. An empty batch sends nothing.
  *
  * @example
  * import { batch, notify, type RpcCall } from "rpcserver/client";
@@ -334,6 +335,10 @@ const sendBatch = (
     const parsed = parse(sent.right);
     if (E.isLeft(parsed)) return parsed;
     const list = parsed.right;
+    // json-rpc-2.0's server answers a batch that has one response with that response alone, not in
+    // an array: one whose id is a member's is taken as the one-element array it should have been.
+    const id = isObject(list) && !Array.isArray(list) ? list["id"] : undefined;
+    if (typeof id === "number" && ids.includes(id)) return E.right(new Map([[id, list]]));
     if (!Array.isArray(list)) {
       // One error for the whole batch (-32700, -32600 for too large a batch): every member's answer.
       const whole = read(first, list);
