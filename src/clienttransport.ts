@@ -11,6 +11,7 @@
 import * as E from "fp-ts/Either";
 import type { TaskEither } from "fp-ts/TaskEither";
 import { asyncDispatch } from "./async_main";
+import { NEVER } from "./calls";
 import type { TransportError } from "./clienterror";
 import type { Methods } from "./methods";
 import type { JsonOptions } from "./options";
@@ -97,7 +98,10 @@ export const http =
   async () => {
     try {
       const extra = typeof options.headers === "function" ? await options.headers() : options.headers;
-      const response = await (options.fetch ?? fetch)(url, { method: "POST", body, signal, headers: headersOf(extra) });
+      const init: RequestInit = { method: "POST", body, headers: headersOf(extra) };
+      // A call that nothing can abort hands fetch no signal (see NEVER).
+      if (signal !== NEVER) init.signal = signal;
+      const response = await (options.fetch ?? fetch)(url, init);
       const text = await response.text();
       return response.ok || looksLikeJson(text)
         ? E.right(text)
