@@ -1,9 +1,12 @@
 // The runtime matrix: the jest suite on Node.js 18, 22, 24 and 26 (the suite's own run covers the
-// Node that runs npm), and the built package's conformance cases on Bun, Deno and headless
-// Chromium. The runtimes come from npm packages that carry their binaries (runtimes/package.json,
-// installed here with npm ci); Chromium is Debian's, installed with apt-get when missing and root.
+// Node that runs npm), and the built package's conformance cases (tests/runtime: the dispatch core,
+// and the client over `local` and over `http`) on those Nodes, Bun, Deno and headless Chromium.
+// The client's http cases call one development server (the built `serve`) that this process starts
+// on 127.0.0.1 and hands to every run in RPCSERVER_URL. The runtimes come from npm packages that
+// carry their binaries (runtimes/package.json, installed here with npm ci); Chromium is Debian's,
+// installed with apt-get when missing and root.
 // Ends with "runtimes: N passed, N failed"; exits non-zero when any runtime failed.
-import { execFileSync, spawnSync } from "node:child_process";
+import { execFileSync, spawn } from "node:child_process";
 import { existsSync } from "node:fs";
 
 const bin = "runtimes/node_modules";
@@ -36,8 +39,10 @@ if (process.argv.includes("--install")) {
 const jest = ["node_modules/jest/bin/jest.js", "--ci"];
 const conformance = ["tests/runtime/run.mjs"];
 const only = process.argv.slice(2).filter((arg) => !arg.startsWith("--"));
+const nodes = [18, 22, 24, 26];
 const runs = [
-  ...[18, 22, 24, 26].map((v) => [`node ${v}: jest suite`, `${bin}/node${v}/bin/node`, jest]),
+  ...nodes.map((v) => [`node ${v}: jest suite`, `${bin}/node${v}/bin/node`, jest]),
+  ...nodes.map((v) => [`node ${v}: built package conformance`, `${bin}/node${v}/bin/node`, conformance]),
   ["bun: built package conformance", `${bin}/@oven/bun-linux-x64/bin/bun`, conformance],
   ["deno: built package conformance", `${bin}/@deno/linux-x64-glibc/deno`, ["run", "-A", ...conformance]],
   ["chromium: built package conformance", process.execPath, ["tests/runtime/browser.mjs"]],
@@ -47,15 +52,39 @@ install();
 installChromium();
 if (!existsSync("dist/esm/index.js")) execFileSync(process.execPath, ["scripts/build.mjs"], { stdio: "inherit" });
 
+// Imported after the build: it loads dist/. Runs are spawned asynchronously so that it answers.
+const { startDevServer } = await import("../tests/runtime/devserver.mjs");
+const server = await startDevServer();
+// npm_node_execpath: the Node that runs tools for the suite (tests/openrpc.test.ts validates with a
+// package Node 18 cannot load); npm sets it, and this Node stands in for it when run without npm.
+const env = {
+  ...process.env,
+  RPCSERVER_URL: server.url,
+  npm_node_execpath: process.env.npm_node_execpath ?? process.execPath,
+};
+console.log(`runtimes: the client's http cases call the development server at ${server.url}`);
+
+/** Runs one command with the output inherited; resolves to its exit status, or the error that kept it from running. */
+const run = (command, args) =>
+  new Promise((resolve) => {
+    const child = spawn(command, args, { stdio: "inherit", env });
+    child.once("error", (error) => resolve({ error }));
+    child.once("close", (status) => resolve({ status }));
+  });
+
 const failed = [];
-for (const [name, command, args] of runs) {
-  console.log(`\n=== ${name}`);
-  const started = Date.now();
-  const { status, error } = spawnSync(command, args, { stdio: "inherit" });
-  const seconds = ((Date.now() - started) / 1000).toFixed(0);
-  const ok = status === 0 && error === undefined;
-  console.log(`=== ${name}: ${ok ? "ok" : `FAILED (${error ? error.message : `exit ${status}`})`} in ${seconds} s`);
-  if (!ok) failed.push(name);
+try {
+  for (const [name, command, args] of runs) {
+    console.log(`\n=== ${name}`);
+    const started = Date.now();
+    const { status, error } = await run(command, args);
+    const seconds = ((Date.now() - started) / 1000).toFixed(0);
+    const ok = status === 0 && error === undefined;
+    console.log(`=== ${name}: ${ok ? "ok" : `FAILED (${error ? error.message : `exit ${status}`})`} in ${seconds} s`);
+    if (!ok) failed.push(name);
+  }
+} finally {
+  await server.close();
 }
 console.log(
   `\nruntimes: ${runs.length - failed.length} passed, ${failed.length} failed${failed.length ? ` (${failed.join("; ")})` : ""}`,

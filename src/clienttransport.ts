@@ -11,6 +11,7 @@
 import * as E from "fp-ts/Either";
 import type { TaskEither } from "fp-ts/TaskEither";
 import { asyncDispatch } from "./async_main";
+import { NEVER } from "./calls";
 import type { TransportError } from "./clienterror";
 import type { Methods } from "./methods";
 import type { JsonOptions } from "./options";
@@ -69,7 +70,11 @@ export interface ParsedAnswer {
  * @category client
  */
 export interface HttpOptions {
-  /** Headers for each request, or a function giving them at each request (for a token that expires). */
+  /**
+   * Headers for each request, or a function giving them at each request (for a token that
+   * expires). One named as a default (`content-type` and `accept`, both `application/json`)
+   * replaces it, whatever its case.
+   */
   readonly headers?:
     | Readonly<Record<string, string>>
     | (() => Readonly<Record<string, string>> | PromiseLike<Readonly<Record<string, string>>>);
@@ -81,6 +86,26 @@ export interface HttpOptions {
 const looksLikeJson = (text: string): boolean => {
   const first = text.trimStart()[0];
   return first === "{" || first === "[";
+};
+
+const DEFAULT_HEADERS: Readonly<Record<string, string>> = {
+  "content-type": "application/json",
+  accept: "application/json",
+};
+
+/**
+ * The request's headers: the defaults, each replaced by the user's header of the same name in any
+ * case (spread into one object, `Content-Type` beside `content-type` would be joined by fetch into
+ * `application/json, ...`).
+ */
+const headersOf = (extra: Readonly<Record<string, string>> | undefined): Record<string, string> => {
+  // A fresh object each time: a `fetch` of the user's may add to the one it is given.
+  const headers: Record<string, string> = {};
+  if (extra === undefined) return Object.assign(headers, DEFAULT_HEADERS);
+  for (const [name, value] of Object.entries(DEFAULT_HEADERS)) {
+    if (!Object.keys(extra).some((key) => key.toLowerCase() === name)) headers[name] = value;
+  }
+  return Object.assign(headers, extra);
 };
 
 const aborted = (cause: unknown): TransportError => ({ _tag: "TransportError", reason: "aborted", cause });
@@ -105,12 +130,10 @@ export const http =
   async () => {
     try {
       const extra = typeof options.headers === "function" ? await options.headers() : options.headers;
-      const response = await (options.fetch ?? fetch)(url, {
-        method: "POST",
-        body,
-        signal,
-        headers: { "content-type": "application/json", accept: "application/json", ...extra },
-      });
+      const init: RequestInit = { method: "POST", body, headers: headersOf(extra) };
+      // A call that nothing can abort hands fetch no signal (see NEVER).
+      if (signal !== NEVER) init.signal = signal;
+      const response = await (options.fetch ?? fetch)(url, init);
       const text = await response.text();
       return response.ok || looksLikeJson(text)
         ? E.right(text)

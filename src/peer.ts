@@ -13,6 +13,7 @@
 import * as E from "fp-ts/Either";
 import { asyncDispatch } from "./async_main";
 import type { Channel } from "./channel";
+import { NEVER } from "./calls";
 import type { TransportError } from "./clienterror";
 import type { ParsedAnswer, Transport, TransportOptions } from "./clienttransport";
 import { ERROR_MESSAGE_TOO_LARGE, ERROR_REQUEST_CANCELLED } from "./codes";
@@ -390,7 +391,8 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
             },
           };
           for (const id of ids) outgoing.set(id, waiting);
-          signal.addEventListener("abort", onAbort, { once: true });
+          // A call that nothing can abort needs no listener (the shared NEVER signal).
+          if (signal !== NEVER) signal.addEventListener("abort", onAbort, { once: true });
         }),
     { nextId },
   );

@@ -6,7 +6,7 @@
 import * as E from "fp-ts/Either";
 import type * as t from "io-ts";
 import type { CallOptions, RpcCall } from "./calls";
-import { makeCall } from "./calls";
+import { makeCall, requestHead } from "./calls";
 import type { InvalidAnswer } from "./clienterror";
 import type { Transport } from "./clienttransport";
 import type { ExpectedContext, NoContext } from "./context";
@@ -149,8 +149,9 @@ const contractClient = (c: Contract<Entries>, transport: Transport, options: Cal
     const encode = paramsEncoder(entry.params);
     const decode = resultDecoder(entry.result);
     const decodeError = errorDecoder(entry);
+    const head = requestHead(method);
     stubs[method] = (...args: unknown[]) =>
-      makeCall({ method, params: () => encode(args), decode, decodeError, transport, options, nextId });
+      makeCall({ method, head, params: () => encode(args), decode, decodeError, transport, options, nextId });
   }
   return Object.freeze(stubs);
 };
@@ -167,9 +168,11 @@ const tableClient = (transport: Transport, options: CallOptions, nextId: () => n
       if (typeof key !== "string" || key === "then" || key === "toJSON") return undefined;
       let stub = cache.get(key);
       if (stub === undefined) {
+        const head = requestHead(key);
         stub = (...args: unknown[]) =>
           makeCall({
             method: key,
+            head,
             // One plain object is sent as named params, anything else positionally.
             params: () =>
               args.length === 0 ? undefined : args.length === 1 && isPlainObject(args[0]) ? args[0] : args,
