@@ -9,6 +9,7 @@
  */
 import type * as t from "io-ts";
 import type { MethodExample, MethodInfo, ParamsArgs } from "./methods";
+import type { ResultOfSchema, Schema, TypeOfSchema, WireOfSchema } from "./schema";
 
 /**
  * One method of a contract: its params codec, its result codec and its documentation, all
@@ -23,7 +24,7 @@ import type { MethodExample, MethodInfo, ParamsArgs } from "./methods";
  * @since 5.0.10
  * @category contract
  */
-export type Entry = MethodInfo<t.Any, t.Any>;
+export type Entry = MethodInfo<Schema, Schema>;
 
 /**
  * The entries of a contract, by method name.
@@ -62,7 +63,7 @@ export interface Contract<M extends Entries> {
  * @since 5.0.10
  * @category contract
  */
-export type ArgsOf<E> = E extends { readonly params: infer C extends t.Any } ? ParamsArgs<t.TypeOf<C>> : [];
+export type ArgsOf<E> = E extends { readonly params: infer C extends Schema } ? ParamsArgs<TypeOfSchema<C>> : [];
 
 /**
  * A method's result as the program sees it (decoded: a `Date` for `DateFromISOString`);
@@ -76,10 +77,17 @@ export type ArgsOf<E> = E extends { readonly params: infer C extends t.Any } ? P
  * @since 5.0.10
  * @category contract
  */
-export type ResultOf<E> = E extends { readonly result: infer R extends t.Any } ? t.TypeOf<R> : unknown;
+export type ResultOf<E> = E extends { readonly result: infer R extends Schema } ? TypeOfSchema<R> : unknown;
 
-type WireParams<E> = E extends { readonly params: infer C extends t.Any } ? t.OutputOf<C> : unknown;
-type WireResult<E> = E extends { readonly result: infer R extends t.Any } ? t.OutputOf<R> : unknown;
+/** What a handler answers for an entry: its result codec's type, or its result schema's input (the schema checks it). @internal */
+export type HandlerResultOf<E> = E extends { readonly result: infer R extends Schema } ? ResultOfSchema<R> : unknown;
+
+type WireParams<E> = E extends { readonly params: infer C extends Schema } ? WireOfSchema<C> : unknown;
+type WireResult<E> = E extends { readonly result: infer R extends Schema }
+  ? R extends t.Any
+    ? t.OutputOf<R>
+    : TypeOfSchema<R>
+  : unknown;
 
 /**
  * What `contract` checks of each entry beyond {@link Entry}: its examples in their wire form
@@ -94,6 +102,12 @@ export type Checked<M> = {
     ? never
     : { readonly examples?: ReadonlyArray<MethodExample<WireParams<M[K]>, WireResult<M[K]>>> };
 };
+
+/** Is `value` a Standard Schema (its `~standard` member with a `validate`)? Inline: the contract imports no runtime module. */
+const isStandardSchema = (value: unknown): boolean =>
+  (typeof value === "object" || typeof value === "function") &&
+  value !== null &&
+  typeof (value as { "~standard"?: { validate?: unknown } })["~standard"]?.validate === "function";
 
 const isCodec = (value: unknown, member: "decode" | "encode"): boolean =>
   (typeof value === "object" || typeof value === "function") &&
@@ -129,11 +143,11 @@ export const contract = <const M extends Entries>(methods: M & Checked<M>): Cont
       );
     }
     if (typeof entry !== "object" || entry === null) throw new TypeError(`contract: ${name} must be an object`);
-    if (entry.params !== undefined && !isCodec(entry.params, "decode")) {
-      throw new TypeError(`contract: ${name}.params must be an io-ts codec`);
+    if (entry.params !== undefined && !isCodec(entry.params, "decode") && !isStandardSchema(entry.params)) {
+      throw new TypeError(`contract: ${name}.params must be an io-ts codec or a Standard Schema`);
     }
-    if (entry.result !== undefined && !isCodec(entry.result, "encode")) {
-      throw new TypeError(`contract: ${name}.result must be an io-ts codec`);
+    if (entry.result !== undefined && !isCodec(entry.result, "encode") && !isStandardSchema(entry.result)) {
+      throw new TypeError(`contract: ${name}.result must be an io-ts codec or a Standard Schema`);
     }
   }
   return Object.freeze({ _tag: "Contract" as const, methods: Object.freeze({ ...methods }) });

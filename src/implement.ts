@@ -14,7 +14,7 @@ import type * as E from "fp-ts/Either";
 import type { TaskEither } from "fp-ts/TaskEither";
 import { asyncDispatch } from "./async_main";
 import type { AddsSignal, After, Expects, NoContext, Refused, TypedAround } from "./context";
-import type { ArgsOf, Contract, Entries, ResultOf } from "./contract";
+import type { ArgsOf, Contract, Entries, HandlerResultOf } from "./contract";
 import {
   markContextual,
   markOutcome,
@@ -65,7 +65,7 @@ export type HandlerArgs<Entry, C> = [C] extends [NoContext] ? ArgsOf<Entry> : [c
  * @since 5.0.10
  * @category contract
  */
-export type HandlerFor<Entry, C> = (...args: HandlerArgs<Entry, C>) => Outcome<ResultOf<Entry>>;
+export type HandlerFor<Entry, C> = (...args: HandlerArgs<Entry, C>) => Outcome<HandlerResultOf<Entry>>;
 
 /**
  * One handler per method of contract entries `M`, under context `C`.

@@ -87,6 +87,15 @@ export {
   type Returns,
 } from "./methods";
 export { toJsonSchema, type JsonSchema } from "./jsonschema";
+export {
+  isStandardSchema,
+  type ResultOfSchema,
+  type Schema,
+  type StandardJSONSchemaV1,
+  type StandardSchemaV1,
+  type TypeOfSchema,
+  type WireOfSchema,
+} from "./schema";
 export type { JsonOptions, Options, ResponseOptions, Validator } from "./options";
 export {
   DISCOVER,

@@ -9,6 +9,7 @@
 import type * as t from "io-ts";
 import type { Expects, NoContext } from "./context";
 import type { Result } from "./result";
+import { toCodec, type ResultOfSchema, type Schema, type TypeOfSchema, type WireOfSchema } from "./schema";
 import { warn } from "./warnings";
 
 /**
@@ -78,9 +79,9 @@ export type ExpectsNone<F> = F extends () => unknown ? Expects<any> : Expects<No
  * @since 5.0.10
  * @category model
  */
-export type MethodOf<C extends t.Any, R extends t.Any = t.UnknownC> = (
-  ...args: ParamsArgs<t.TypeOf<C>>
-) => Returns<t.TypeOf<R>>;
+export type MethodOf<C extends Schema, R extends Schema = t.UnknownC> = (
+  ...args: ParamsArgs<TypeOfSchema<C>>
+) => Returns<ResultOfSchema<R>>;
 
 /**
  * A tag of a method in its OpenRPC document: a name, or a name and a description.
@@ -148,7 +149,7 @@ export interface MethodExample<P = unknown, A = unknown> {
  * @since 5.0.10
  * @category openrpc
  */
-export interface MethodInfo<C extends t.Any = t.Any, R extends t.Any = t.UnknownC> {
+export interface MethodInfo<C extends Schema = t.Any, R extends Schema = t.UnknownC> {
   /** io-ts codec for the params: they are decoded before the call, and described in the document. */
   readonly params?: C;
   /**
@@ -168,7 +169,7 @@ export interface MethodInfo<C extends t.Any = t.Any, R extends t.Any = t.Unknown
   /** The application errors the method may answer with. */
   readonly errors?: readonly MethodError[];
   /** Example calls, in their wire form. */
-  readonly examples?: ReadonlyArray<MethodExample<t.OutputOf<C>, t.OutputOf<R>>>;
+  readonly examples?: ReadonlyArray<MethodExample<WireOfSchema<C>, R extends t.Any ? t.OutputOf<R> : TypeOfSchema<R>>>;
   /** Names of positional params in the document (default `param0`, `param1`...). */
   readonly paramNames?: readonly string[];
 }
@@ -180,7 +181,7 @@ export interface MethodInfo<C extends t.Any = t.Any, R extends t.Any = t.Unknown
  * @since 5.0.10
  * @category model
  */
-export interface MethodOptions<C extends t.Any = t.Any, R extends t.Any = t.UnknownC> extends MethodInfo<C, R> {
+export interface MethodOptions<C extends Schema = t.Any, R extends Schema = t.UnknownC> extends MethodInfo<C, R> {
   readonly name?: string;
 }
 
@@ -264,16 +265,16 @@ const register = <F extends Method>(f: F, options: MethodOptions): F => {
  * @category registry
  */
 export function method<F extends Method>(f: F, name?: string): F;
-export function method<C extends t.Any, F extends MethodOf<C, R>, R extends t.Any = t.UnknownC>(
+export function method<C extends Schema, F extends MethodOf<C, R>, R extends Schema = t.UnknownC>(
   f: F,
   options: MethodOptions<C, R>,
 ): F;
-export function method<C extends t.Any>(
+export function method<C extends Schema>(
   options: MethodOptions<C> & { readonly params: C; readonly result?: undefined },
 ): <F extends MethodOf<C>>(f: F) => F;
-export function method<O extends MethodOptions<t.Any, t.Any> & { readonly result: t.Any }>(
-  options: O & MethodOptions<O extends { readonly params: infer C extends t.Any } ? C : t.Any, O["result"]>,
-): <F extends MethodOf<O extends { readonly params: infer C extends t.Any } ? C : t.Any, O["result"]>>(f: F) => F;
+export function method<O extends MethodOptions<Schema, Schema> & { readonly result: Schema }>(
+  options: O & MethodOptions<O extends { readonly params: infer C extends Schema } ? C : t.Any, O["result"]>,
+): <F extends MethodOf<O extends { readonly params: infer C extends Schema } ? C : t.Any, O["result"]>>(f: F) => F;
 export function method(nameOrOptions: string | MethodOptions): <F extends Method>(f: F) => F;
 export function method(
   target: Method | string | MethodOptions,
@@ -303,9 +304,9 @@ export function method(
  * @since 5.0.10
  * @category registry
  */
-export function withParams<C extends t.Any, F extends MethodOf<C>>(codec: C, f: F): F & ExpectsNone<F>;
-export function withParams(codec: t.Any, f: Method): Method {
-  define(f, PARAMS, codec);
+export function withParams<C extends Schema, F extends MethodOf<C>>(codec: C, f: F): F & ExpectsNone<F>;
+export function withParams(codec: Schema, f: Method): Method {
+  define(f, PARAMS, toCodec(codec));
   return f;
 }
 
@@ -340,23 +341,29 @@ const isCodec = (value: unknown, member: "encode" | "decode"): boolean =>
  * @category registry
  */
 export function withCodecs<
-  C extends t.Any = t.Any,
-  R extends t.Any = t.UnknownC,
+  C extends Schema = t.Any,
+  R extends Schema = t.UnknownC,
   F extends MethodOf<C, R> = MethodOf<C, R>,
 >(info: MethodInfo<C, R>, f: F): F & ExpectsNone<F>;
-export function withCodecs(info: MethodInfo<t.Any, t.Any>, f: Method): Method {
+export function withCodecs(info: MethodInfo<Schema, Schema>, f: Method): Method {
   return attach("withCodecs", info, f);
 }
 
 /** Gives `f` the codecs and documentation of `info`; `who` names the caller in its TypeErrors. */
-const attach = <F>(who: string, info: MethodInfo<t.Any, t.Any>, f: F): F => {
+const attach = <F>(who: string, info: MethodInfo<Schema, Schema>, f: F): F => {
   if (typeof f !== "function") throw new TypeError(`${who}: expected a function, got ${typeof f}`);
   if (typeof info !== "object" || info === null) {
     throw new TypeError(`${who}: expected the method's codecs and documentation, got ${String(info)}`);
   }
-  const { params, result } = info;
-  if (params !== undefined && !isCodec(params, "decode")) throw new TypeError(`${who}: params must be an io-ts codec`);
-  if (result !== undefined && !isCodec(result, "encode")) throw new TypeError(`${who}: result must be an io-ts codec`);
+  // A Standard Schema is turned into a codec here, once: dispatch then runs one code path.
+  const params = info.params === undefined ? undefined : toCodec(info.params);
+  const result = info.result === undefined ? undefined : toCodec(info.result);
+  if (params !== undefined && !isCodec(params, "decode")) {
+    throw new TypeError(`${who}: params must be an io-ts codec or a Standard Schema`);
+  }
+  if (result !== undefined && !isCodec(result, "encode")) {
+    throw new TypeError(`${who}: result must be an io-ts codec or a Standard Schema`);
+  }
   if (params !== undefined) define(f, PARAMS, params);
   if (result !== undefined) define(f, RESULT, result);
   define(f, INFO, Object.freeze({ ...infoOf(f as never), ...info }));
@@ -399,6 +406,14 @@ export const reserveName = <F extends Method>(f: F, name: string): F => {
 export const markOutcome = <F extends Method>(f: F): F => {
   define(f, OUTCOME, true);
   return f;
+};
+
+/** Gives `to` what `from` carries for reading its answer (its result codec, its vocabulary). @internal */
+export const copyMarks = <F extends Method>(from: Method, to: F): F => {
+  const result = resultCodecOf(from);
+  if (result !== undefined) define(to, RESULT, result);
+  if (isOutcome(from)) define(to, OUTCOME, true);
+  return to;
 };
 
 /** Does `f` answer in the contract vocabulary? @internal */
@@ -475,20 +490,20 @@ export const lookup = (methods: Methods, isMap: boolean, name: string): Method |
 export interface ContextMethods<Ctx> {
   /** {@link withParams} for a method taking `(context: Ctx, ...params)`. @typeParam F the method */
   readonly withParams: <
-    C extends t.Any,
-    F extends (context: Ctx, ...args: ParamsArgs<t.TypeOf<C>>) => Returns<unknown>,
+    C extends Schema,
+    F extends (context: Ctx, ...args: ParamsArgs<TypeOfSchema<C>>) => Returns<unknown>,
   >(
     codec: C,
     f: F,
   ) => F & Expects<Ctx>;
   /** {@link withCodecs} for a method taking `(context: Ctx, ...params)`. @typeParam F the method */
   readonly withCodecs: <
-    C extends t.Any = t.Any,
-    R extends t.Any = t.UnknownC,
-    F extends (context: Ctx, ...args: ParamsArgs<t.TypeOf<C>>) => Returns<t.TypeOf<R>> = (
+    C extends Schema = t.Any,
+    R extends Schema = t.UnknownC,
+    F extends (context: Ctx, ...args: ParamsArgs<TypeOfSchema<C>>) => Returns<ResultOfSchema<R>> = (
       context: Ctx,
-      ...args: ParamsArgs<t.TypeOf<C>>
-    ) => Returns<t.TypeOf<R>>,
+      ...args: ParamsArgs<TypeOfSchema<C>>
+    ) => Returns<ResultOfSchema<R>>,
   >(
     info: MethodInfo<C, R>,
     f: F,
@@ -496,7 +511,7 @@ export interface ContextMethods<Ctx> {
 }
 
 const contextMethods: ContextMethods<unknown> = {
-  withParams: ((codec: t.Any, f: Method) =>
+  withParams: ((codec: Schema, f: Method) =>
     markContextual(withParams(codec, f as never))) as ContextMethods<unknown>["withParams"],
   withCodecs: ((info: MethodInfo, f: Method) =>
     markContextual(withCodecs(info, f as never))) as ContextMethods<unknown>["withCodecs"],

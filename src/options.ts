@@ -7,17 +7,19 @@
 import * as E from "fp-ts/Either";
 import type * as t from "io-ts";
 import { messageOf } from "./describe";
-import { isObject, isValidation } from "./guards";
+import { isObject, isThenable, isValidation } from "./guards";
 import { globalMethods, isMethodMap, type Methods } from "./methods";
 import { requestCodec, type Request } from "./request";
+import { isStandardSchema, issueLines, type StandardSchemaV1 } from "./schema";
 import type { Response } from "./response";
 import { NOCONTEXT } from "./sentinels";
 import { isAround, type AnyStage } from "./stages";
 
 /**
  * What `validator` takes: a function that throws for an invalid request (the specification's
- * form), or an io-ts decoder (`t.Type`, `Decoder`) whose failure is -32600 with its report in
- * `data`.
+ * form), an io-ts decoder (`t.Type`, `Decoder`) or a Standard Schema (zod, valibot...) whose
+ * failure is -32600 with its report in `data` (a schema whose `validate` answers a Promise is
+ * refused: the validator runs synchronously).
  *
  * @example
  * import * as t from "io-ts";
@@ -28,7 +30,8 @@ import { isAround, type AnyStage } from "./stages";
  * @since 5.0.10
  * @category options
  */
-export type Validator = ((request: unknown) => unknown) | Pick<t.Decoder<unknown, unknown>, "decode">;
+export type Validator =
+  ((request: unknown) => unknown) | Pick<t.Decoder<unknown, unknown>, "decode"> | StandardSchemaV1;
 
 /**
  * Options every dispatch function takes. Each member also accepts an explicit `undefined`, meaning
@@ -189,6 +192,21 @@ const requestDecoder = (validator: Validator | undefined): RequestDecoder => {
       decode: guardedDecoder((value) => {
         validator(value);
         return E.right(value);
+      }),
+    };
+  }
+  if (isStandardSchema(validator)) {
+    const validate = validator["~standard"].validate;
+    return {
+      decode: guardedDecoder((value) => {
+        const result = validate(value);
+        if (isThenable(result)) {
+          result.then(undefined, () => undefined);
+          return E.left(refusal(value, "the validator returned a Promise; it must answer synchronously"));
+        }
+        return result.issues === undefined
+          ? E.right(result.value)
+          : E.left(issueLines(result.issues, "request").flatMap((line) => refusal(value, line)));
       }),
     };
   }

@@ -59,10 +59,11 @@ import {
 } from "./codes";
 import { messageOf, methodNameOf, render } from "./describe";
 import type { Effect } from "./effect";
-import { isJsonRpcError } from "./exceptions";
+import { isJsonRpcError, JsonRpcError } from "./exceptions";
 import { isObject, isThenable, isValidation } from "./guards";
 import { logSafely } from "./logger";
 import {
+  copyMarks,
   describesOf,
   globalMethods,
   isOutcome,
@@ -74,6 +75,7 @@ import {
 } from "./methods";
 import { environment, type Env, type JsonOptions, type ResponseOptions } from "./options";
 import { arityProblem, paramsToDecode, report } from "./params";
+import { failureLines, SchemaRefused } from "./schema";
 import type { Id, Request } from "./request";
 import { ErrorResponse, SuccessResponse, toSerializable, type Response, type Serializable } from "./response";
 import type { ErrorResult, Result } from "./result";
@@ -219,6 +221,11 @@ const thrownError = (env: Env, call: Call, what: string, thrown: unknown): Error
 /** An exception as the error answering the request `id`; `who` names what raised it in the log. */
 const errorFor = (env: Env, id: Id, who: string, thrown: unknown): ErrorResponse => {
   if (isJsonRpcError(thrown)) return ErrorResponse(thrown.code, thrown.message, thrown.data, id);
+  if (thrown instanceof SchemaRefused) {
+    // A result schema refused the method's value: the method's fault, reported as io-ts would be.
+    logSafely(`rpcserver: the result schema of ${who} refused its value`, thrown.message);
+    return ErrorResponse(ERROR_INTERNAL_ERROR, "Internal error", thrown.lines, id);
+  }
   logSafely(`rpcserver: ${who} raised an exception`, thrown);
   return ErrorResponse(ERROR_INTERNAL_ERROR, "Internal error", env.debug ? messageOf(thrown) : NODATA, id);
 };
@@ -269,6 +276,10 @@ const resolved = (env: Env, call: Call): E.Either<ErrorResponse, Invocation> => 
   }
   const decoded: unknown = codec.decode(paramsToDecode(request.params));
   if (!isValidation(decoded)) {
+    // A Standard Schema whose `validate` answers a Promise: the call waits for it (async dispatch)
+    // or is refused (sync dispatch), as a method's own Promise is.
+    if (isThenable(decoded))
+      return E.right({ request, context, method: awaitingParams(codec, method, decoded), params: [] });
     logSafely(
       `rpcserver: the params codec of method "${request.method}" returned something other than an io-ts Validation`,
     );
@@ -276,7 +287,36 @@ const resolved = (env: Env, call: Call): E.Either<ErrorResponse, Invocation> => 
   }
   return E.isRight(decoded)
     ? E.right({ request, context, method, params: decoded.right })
-    : failWith(ERROR_INVALID_PARAMS, "Invalid params", report(decoded.left), request);
+    : failWith(ERROR_INVALID_PARAMS, "Invalid params", failureLines(codec, decoded.left, "params"), request);
+};
+
+/**
+ * The method of a call whose params a schema is still checking: once checked, the method itself
+ * is called with what the schema gave (its answer read as the method's: its result codec, its
+ * vocabulary), or the call answers -32602. A Promise: sync dispatch refuses it.
+ */
+const awaiting = new WeakSet<object>();
+
+const awaitingParams = (codec: unknown, method: Method, decoding: PromiseLike<unknown>): Method => {
+  const waiting = (...leading: unknown[]): PromiseLike<unknown> =>
+    decoding.then((decoded) => {
+      const either = decoded as E.Either<unknown, unknown>;
+      if (E.isLeft(either)) {
+        throw new JsonRpcError(ERROR_INVALID_PARAMS, "Invalid params", failureLines(codec, either.left, "params"));
+      }
+      const params = either.right;
+      const f = method as (...args: unknown[]) => unknown;
+      const returned =
+        params === undefined
+          ? f(...leading)
+          : Array.isArray(params)
+            ? f(...leading, ...(params as unknown[]))
+            : f(...leading, params);
+      // A contract handler's TaskEither is a thunk of its Promise: run it, as the call stage does.
+      return typeof returned === "function" && isOutcome(method) ? (returned as () => unknown)() : returned;
+    });
+  awaiting.add(waiting);
+  return copyMarks(method, waiting as unknown as Method);
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -351,7 +391,9 @@ const refusePromise = (call: Call, what: string, thenable: PromiseLike<unknown>)
     ERROR_INTERNAL_ERROR,
     "Internal error",
     what === "method"
-      ? "The method returned a Promise; use asyncDispatch"
+      ? awaiting.has((call as Partial<Invocation>).method ?? awaiting)
+        ? "The params schema returned a Promise; use asyncDispatch"
+        : "The method returned a Promise; use asyncDispatch"
       : "A stage returned a Promise; use asyncDispatch",
     idOf(call.request),
   );

@@ -19,7 +19,7 @@ import {
   type Entry,
   type ResultOf,
 } from "./contract";
-import { report } from "./params";
+import { failureLines, isStandardSchema, toCodec, type Schema, type StandardCodec } from "./schema";
 
 /**
  * The client of a contract: one function per method, taking the method's arguments (decoded
@@ -108,17 +108,26 @@ const isPlainObject = (value: unknown): boolean => typeof value === "object" && 
 
 /** A result as the call's Right: decoded by the codec when there is one. */
 const resultDecoder =
-  (codec: t.Any | undefined) =>
+  (codec: Pick<t.Any, "decode"> | StandardCodec | undefined) =>
   (result: unknown): E.Either<InvalidAnswer, unknown> => {
     if (codec === undefined) return E.right(result);
-    const decoded = codec.decode(result);
+    const decoded = codec.decode(result) as E.Either<unknown, unknown> | PromiseLike<unknown>;
+    if (!("_tag" in decoded)) {
+      decoded.then(undefined, () => undefined);
+      return E.left({
+        _tag: "InvalidAnswer",
+        reason: "resultRefused",
+        result,
+        message: "result: the result schema returned a Promise; results are decoded synchronously",
+      });
+    }
     return E.isRight(decoded)
       ? decoded
       : E.left({
           _tag: "InvalidAnswer",
           reason: "resultRefused",
           result,
-          message: report(decoded.left, "result").join("; "),
+          message: failureLines(codec, decoded.left, "result").join("; "),
         });
   };
 
@@ -135,8 +144,15 @@ const errorDecoder =
 const asSent = (_code: number, data: unknown): unknown => data;
 
 /** The params a contract method sends: its arguments encoded by its params codec. */
-const paramsEncoder = (codec: t.Any | undefined) => {
+const paramsEncoder = (schema: Schema | undefined) => {
+  const codec = schema as t.Any | undefined;
   if (codec === undefined) return (): undefined => undefined;
+  if (isStandardSchema(codec)) {
+    // A schema checks what the server receives: the arguments are sent as given, spread when the
+    // schema takes them as a list, else the first alone.
+    const standard = toCodec(codec);
+    return (args: unknown[]): unknown => (args.length !== 1 || standard.is(args) ? args : args[0]);
+  }
   const spreads = spreadsArguments(codec);
   return (args: unknown[]): unknown =>
     codec.encode(spreads === true || (spreads === undefined && codec.is(args)) ? args : args[0]);
@@ -147,7 +163,7 @@ const contractClient = (c: Contract<Entries>, transport: Transport, options: Cal
   const stubs: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   for (const [method, entry] of Object.entries(c.methods)) {
     const encode = paramsEncoder(entry.params);
-    const decode = resultDecoder(entry.result);
+    const decode = resultDecoder(toCodec(entry.result) as t.Any | StandardCodec | undefined);
     const decodeError = errorDecoder(entry);
     const head = requestHead(method);
     stubs[method] = (...args: unknown[]) =>

@@ -230,13 +230,13 @@ describe("result codecs encode what a method returns", () => {
 
   test("a result or params that is not a codec is a TypeError when the method is made", () => {
     expect(() => withCodecs({ result: {} as t.Any }, () => Success(1))).toThrow(
-      new TypeError("withCodecs: result must be an io-ts codec"),
+      new TypeError("withCodecs: result must be an io-ts codec or a Standard Schema"),
     );
     expect(() => method({ name: "x", result: 3 as unknown as t.Any })(() => Success(1))).toThrow(
-      new TypeError("method: result must be an io-ts codec"),
+      new TypeError("method: result must be an io-ts codec or a Standard Schema"),
     );
     expect(() => withCodecs({ params: null as unknown as t.Any }, () => Success(1))).toThrow(
-      new TypeError("withCodecs: params must be an io-ts codec"),
+      new TypeError("withCodecs: params must be an io-ts codec or a Standard Schema"),
     );
     expect(globalMethods["x"]).toBeUndefined();
   });

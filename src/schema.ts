@@ -1,0 +1,300 @@
+/**
+ * Standard Schema: any schema library's validators (zod, valibot, ArkType, Effect Schema...)
+ * beside io-ts codecs, recognised by their `~standard` member (Standard Schema v1).
+ *
+ * - a schema is turned once, when a method is given it, into an io-ts-shaped codec (its
+ *   `decode`, `encode` and `is`), so the pipeline keeps one code path and io-ts codecs keep theirs;
+ * - a failure is reported as io-ts failures are: one line per issue, its path joined as io-ts paths
+ *   are (`params[0].name`), then its message;
+ * - `validate` may answer a Promise: `decode` then answers a Promise too, which async dispatch
+ *   waits for and sync dispatch refuses.
+ *
+ * The interfaces below are copied from `@standard-schema/spec` 1.1.0, as the specification
+ * invites, so the package has no dependency for them.
+ *
+ * @module
+ */
+import * as E from "fp-ts/Either";
+import type * as t from "io-ts";
+import { isThenable } from "./guards";
+import { report } from "./params";
+
+/**
+ * A Standard Schema v1 (`@standard-schema/spec` 1.1.0): a validator of any schema library that
+ * implements the specification (zod 3.24+, valibot 1, ArkType 2, Effect Schema through its
+ * standard adapter). Methods, contracts and the `validator` option take one wherever they take an
+ * io-ts codec.
+ *
+ * @example
+ * import type { StandardSchemaV1 } from "rpcserver";
+ * const positive: StandardSchemaV1<number> = {
+ *   "~standard": {
+ *     version: 1,
+ *     vendor: "mine",
+ *     validate: (value) =>
+ *       typeof value === "number" && value > 0 ? { value } : { issues: [{ message: "expected a positive number" }] },
+ *   },
+ * };
+ *
+ * @since 5.0.10
+ * @category schemas
+ */
+export interface StandardSchemaV1<Input = unknown, Output = Input> {
+  readonly "~standard": StandardSchemaV1.Props<Input, Output>;
+}
+
+/**
+ * The members of {@link StandardSchemaV1}, as the specification names them.
+ *
+ * @since 5.0.10
+ * @category schemas
+ */
+// eslint-disable-next-line @typescript-eslint/no-namespace
+export declare namespace StandardSchemaV1 {
+  /** What a schema's `~standard` member holds. */
+  export interface Props<Input = unknown, Output = Input> {
+    readonly version: 1;
+    readonly vendor: string;
+    readonly validate: (value: unknown, options?: Options | undefined) => Result<Output> | Promise<Result<Output>>;
+    readonly types?: Types<Input, Output> | undefined;
+  }
+  /** What `validate` answers. */
+  export type Result<Output> = SuccessResult<Output> | FailureResult;
+  /** A value accepted, as the schema gives it back (possibly transformed). */
+  export interface SuccessResult<Output> {
+    readonly value: Output;
+    readonly issues?: undefined;
+  }
+  /** Options of `validate`. */
+  export interface Options {
+    readonly libraryOptions?: Record<string, unknown> | undefined;
+  }
+  /** A value refused, with why. */
+  export interface FailureResult {
+    readonly issues: ReadonlyArray<Issue>;
+  }
+  /** One reason a value was refused, and where. */
+  export interface Issue {
+    readonly message: string;
+    readonly path?: ReadonlyArray<PropertyKey | PathSegment> | undefined;
+  }
+  /** One step of an issue's path. */
+  export interface PathSegment {
+    readonly key: PropertyKey;
+  }
+  /** The types a schema takes and gives. */
+  export interface Types<Input = unknown, Output = Input> {
+    readonly input: Input;
+    readonly output: Output;
+  }
+  /** The type a schema takes. */
+  export type InferInput<Schema extends StandardSchemaV1> = NonNullable<Schema["~standard"]["types"]>["input"];
+  /** The type a schema gives. */
+  export type InferOutput<Schema extends StandardSchemaV1> = NonNullable<Schema["~standard"]["types"]>["output"];
+}
+
+/**
+ * A Standard JSON Schema v1 (`@standard-schema/spec` 1.1.0): a schema that can describe itself as
+ * a JSON Schema. OpenRPC documents and `toJsonSchema` read it when a schema has it.
+ *
+ * @example
+ * import type { StandardJSONSchemaV1 } from "rpcserver";
+ * const anything: StandardJSONSchemaV1 = {
+ *   "~standard": { version: 1, vendor: "mine", jsonSchema: { input: () => ({}), output: () => ({}) } },
+ * };
+ *
+ * @since 5.0.10
+ * @category schemas
+ */
+export interface StandardJSONSchemaV1<Input = unknown, Output = Input> {
+  readonly "~standard": {
+    readonly version: 1;
+    readonly vendor: string;
+    readonly types?: StandardSchemaV1.Types<Input, Output> | undefined;
+    readonly jsonSchema: {
+      readonly input: (options: {
+        readonly target: string;
+        readonly libraryOptions?: Record<string, unknown> | undefined;
+      }) => Record<string, unknown>;
+      readonly output: (options: {
+        readonly target: string;
+        readonly libraryOptions?: Record<string, unknown> | undefined;
+      }) => Record<string, unknown>;
+    };
+  };
+}
+
+/**
+ * What a method takes to check a value: an io-ts codec or a Standard Schema.
+ *
+ * @since 5.0.10
+ * @category schemas
+ */
+export type Schema = t.Any | StandardSchemaV1;
+
+/**
+ * The type a schema gives a handler: an io-ts codec's `TypeOf`, a Standard Schema's output.
+ *
+ * @example
+ * import type * as t from "io-ts";
+ * import type { TypeOfSchema } from "rpcserver";
+ * type N = TypeOfSchema<t.NumberC>; // number
+ *
+ * @since 5.0.10
+ * @category schemas
+ */
+export type TypeOfSchema<S> = S extends t.Any
+  ? t.TypeOf<S>
+  : S extends StandardSchemaV1
+    ? StandardSchemaV1.InferOutput<S>
+    : never;
+
+/**
+ * The type a schema takes from the wire: an io-ts codec's `OutputOf` (its encoded form), a
+ * Standard Schema's input.
+ *
+ * @since 5.0.10
+ * @category schemas
+ */
+export type WireOfSchema<S> = S extends t.Any
+  ? t.OutputOf<S>
+  : S extends StandardSchemaV1
+    ? StandardSchemaV1.InferInput<S>
+    : never;
+
+/**
+ * What a handler hands a result schema: an io-ts codec's `TypeOf` (it encodes it), a Standard
+ * Schema's input (it checks, and may transform, it).
+ *
+ * @since 5.0.10
+ * @category schemas
+ */
+export type ResultOfSchema<S> = S extends t.Any
+  ? t.TypeOf<S>
+  : S extends StandardSchemaV1
+    ? StandardSchemaV1.InferInput<S>
+    : never;
+
+/**
+ * Is `value` a Standard Schema v1: a `~standard` member of version 1 with a `validate` function?
+ *
+ * @example
+ * import * as t from "io-ts";
+ * import { isStandardSchema } from "rpcserver";
+ * isStandardSchema(t.number); // false
+ *
+ * @since 5.0.10
+ * @category schemas
+ */
+export const isStandardSchema = (value: unknown): value is StandardSchemaV1 => {
+  if ((typeof value !== "object" && typeof value !== "function") || value === null) return false;
+  const props = (value as { "~standard"?: unknown })["~standard"];
+  return (
+    typeof props === "object" &&
+    props !== null &&
+    (props as { version?: unknown }).version === 1 &&
+    typeof (props as { validate?: unknown }).validate === "function"
+  );
+};
+
+const STANDARD = Symbol.for("rpcserver.standardSchema");
+
+/** The issues a schema refused a value with: the Left of a standard codec's `decode`. @internal */
+export type Issues = ReadonlyArray<StandardSchemaV1.Issue>;
+
+/**
+ * A Standard Schema in an io-ts codec's shape: `decode` answers an Either of the issues (or a
+ * Promise of one, when `validate` does), `encode` checks a result and answers the schema's value
+ * (throwing a {@link SchemaRefused} when it refuses it). @internal
+ */
+export interface StandardCodec {
+  readonly [STANDARD]: StandardSchemaV1;
+  readonly _tag: "StandardSchema";
+  readonly name: string;
+  readonly decode: (value: unknown) => E.Either<Issues, unknown> | Promise<E.Either<Issues, unknown>>;
+  readonly encode: (value: unknown) => unknown;
+  readonly is: (value: unknown) => boolean;
+}
+
+/** The schema a standard codec was made from, if `codec` is one. @internal */
+export const standardOf = (codec: unknown): StandardSchemaV1 | undefined =>
+  (typeof codec === "object" || typeof codec === "function") && codec !== null
+    ? (codec as { [STANDARD]?: StandardSchemaV1 })[STANDARD]
+    : undefined;
+
+/** Thrown by a standard codec's `encode` when the schema refuses a result (or answers a Promise). @internal */
+export class SchemaRefused extends globalThis.Error {
+  constructor(
+    readonly lines: readonly string[],
+    readonly async: boolean,
+  ) {
+    super(lines.join("; "));
+    this.name = "SchemaRefused";
+  }
+}
+
+const fromResult = (result: StandardSchemaV1.Result<unknown>): E.Either<Issues, unknown> =>
+  result.issues === undefined ? E.right(result.value) : E.left(result.issues);
+
+/** A schema's `validate` answer as an Either, or a Promise of one. */
+const decoding = (
+  schema: StandardSchemaV1,
+  value: unknown,
+): E.Either<Issues, unknown> | Promise<E.Either<Issues, unknown>> => {
+  const result = schema["~standard"].validate(value);
+  return isThenable(result) ? Promise.resolve(result).then(fromResult) : fromResult(result);
+};
+
+/**
+ * A Standard Schema as a codec the pipeline runs (made once, when a method is given it); io-ts
+ * codecs (anything without `~standard`) are returned as given. @internal
+ */
+export const toCodec = <C>(schema: C): C | StandardCodec => {
+  if (!isStandardSchema(schema) || standardOf(schema) !== undefined) return schema;
+  const vendor = schema["~standard"].vendor;
+  const codec: StandardCodec = {
+    [STANDARD]: schema,
+    _tag: "StandardSchema",
+    name: typeof vendor === "string" ? `${vendor} schema` : "schema",
+    decode: (value) => decoding(schema, value),
+    encode: (value) => {
+      const decoded = decoding(schema, value);
+      if (isThenable(decoded)) {
+        decoded.then(undefined, () => undefined);
+        throw new SchemaRefused(["The result schema returned a Promise; results are checked synchronously"], true);
+      }
+      if (E.isLeft(decoded)) throw new SchemaRefused(issueLines(decoded.left, "result"), false);
+      return decoded.right;
+    },
+    is: (value) => {
+      const decoded = decoding(schema, value);
+      return !isThenable(decoded) && E.isRight(decoded);
+    },
+  };
+  return codec;
+};
+
+const keyOf = (segment: PropertyKey | StandardSchemaV1.PathSegment): PropertyKey =>
+  typeof segment === "object" && segment !== null ? segment.key : segment;
+
+/** One issue as a line: its path from `root`, joined as io-ts paths are, then its message. */
+const issueLine = (issue: StandardSchemaV1.Issue, root: string): string => {
+  let path = root;
+  for (const segment of issue.path ?? []) {
+    const key = keyOf(segment);
+    path +=
+      typeof key === "number" || (typeof key === "string" && /^\d+$/.test(key))
+        ? `[${String(key)}]`
+        : `.${String(key)}`;
+  }
+  return `${path}: ${String(issue.message)}`;
+};
+
+/** A schema's issues as lines, duplicates removed. @internal */
+export const issueLines = (issues: Issues, root: string): string[] => [
+  ...new Set(issues.map((issue) => issueLine(issue, root))),
+];
+
+/** A failed decode's Left as lines from `root`, whichever kind of codec answered it. @internal */
+export const failureLines = (codec: unknown, left: unknown, root: string): string[] =>
+  standardOf(codec) === undefined ? report(left as t.Errors, root) : issueLines(left as Issues, root);

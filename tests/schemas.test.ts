@@ -1,0 +1,151 @@
+/**
+ * Standard Schema v1 validators beside io-ts: the same methods written with zod 4 and valibot 1,
+ * through sync and async dispatch, a contract and its client, and the `validator` option.
+ * (ArkType 2 and Effect 4 ship ES modules only, which this Jest setup does not load.)
+ */
+import * as E from "fp-ts/Either";
+import * as t from "io-ts";
+import * as v from "valibot";
+import { z } from "zod";
+import {
+  asyncDispatch,
+  contract,
+  dispatch,
+  implement,
+  isStandardSchema,
+  Success,
+  withCodecs,
+  withContext,
+  withParams,
+  type StandardSchemaV1,
+} from "../src";
+import { client, local } from "../src/client";
+import { recordLogs } from "./support";
+
+type Equals<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+const same = <A, B>(proof: Equals<A, B>): Equals<A, B> => proof;
+const typeOnly = (body: () => void): void => void body;
+
+const request = (method: string, params: unknown): string => JSON.stringify({ jsonrpc: "2.0", method, params, id: 1 });
+
+const libraries = [
+  {
+    name: "zod",
+    add: z.tuple([z.number(), z.number()]),
+    greet: z.object({ name: z.string().min(2) }),
+    int: z.number().int(),
+  },
+  {
+    name: "valibot",
+    add: v.tuple([v.number(), v.number()]),
+    greet: v.object({ name: v.pipe(v.string(), v.minLength(2)) }),
+    int: v.pipe(v.number(), v.integer()),
+  },
+] as const;
+
+describe.each(libraries)("$name schemas", (library) => {
+  const methods = {
+    add: withCodecs({ params: library.add, result: library.int }, (a, b) => Success(a + b)),
+    greet: withParams(library.greet, (p) => Success(`hi ${p.name}`)),
+  };
+
+  test.each([
+    ["sync", (text: string) => Promise.resolve(dispatch(text, methods))],
+    ["async", (text: string) => asyncDispatch(text, methods)],
+  ] as const)("%s dispatch: accepted, refused params (-32602), refused result (-32603)", async (_name, run) => {
+    expect(JSON.parse((await run(request("add", [1, 2]))) as string)).toEqual({ jsonrpc: "2.0", result: 3, id: 1 });
+    expect(JSON.parse((await run(request("greet", { name: "ann" }))) as string).result).toBe("hi ann");
+    const refused = JSON.parse((await run(request("add", [1, "x"]))) as string);
+    expect(refused.error.code).toBe(-32602);
+    expect(refused.error.data).toEqual([expect.stringMatching(/^params\[1\]: /)]);
+    const named = JSON.parse((await run(request("greet", { name: "a" }))) as string);
+    expect(named.error.data).toEqual([expect.stringMatching(/^params\.name: /)]);
+    const logs = recordLogs();
+    try {
+      const result = JSON.parse((await run(request("add", [1.5, 1]))) as string);
+      expect(result.error.code).toBe(-32603);
+      expect(result.error.data).toEqual([expect.stringMatching(/^result: /)]);
+    } finally {
+      logs.restore();
+    }
+  });
+
+  test("a contract's client decodes results with the schema", async () => {
+    const api = contract({ add: { params: library.add, result: library.int } });
+    const calc = client(api, local(implement(api, { add: (a, b) => E.right(a + b) })));
+    expect(await calc.add(1, 2)()).toEqual(E.right(3));
+  });
+
+  test("the validator option: -32600 with the schema's lines", () => {
+    const validator = library.name === "zod" ? z.object({ id: z.number() }).loose() : v.looseObject({ id: v.number() });
+    const answer = JSON.parse(
+      dispatch('{"jsonrpc":"2.0","method":"add","params":[1,2],"id":"a"}', methods, { validator }) as string,
+    );
+    expect(answer.error.code).toBe(-32600);
+    expect(answer.error.data).toMatch(/^request\.id: /);
+  });
+});
+
+describe("an async refinement", () => {
+  const methods = {
+    echo: withParams(
+      z.tuple([z.string()]).refine(async ([s]) => s !== "no", "refused"),
+      (s) => Success(s),
+    ),
+  };
+
+  test("async dispatch waits for it", async () => {
+    expect(JSON.parse((await asyncDispatch(request("echo", ["yes"]), methods)) as string).result).toBe("yes");
+    const refused = JSON.parse((await asyncDispatch(request("echo", ["no"]), methods)) as string);
+    expect(refused.error).toEqual({ code: -32602, message: "Invalid params", data: ["params: refused"] });
+  });
+
+  test("sync dispatch answers -32603, saying to use async dispatch", () => {
+    const logs = recordLogs();
+    try {
+      const answer = JSON.parse(dispatch(request("echo", ["yes"]), methods) as string);
+      expect(answer.error).toEqual({
+        code: -32603,
+        message: "Internal error",
+        data: "The params schema returned a Promise; use asyncDispatch",
+      });
+    } finally {
+      logs.restore();
+    }
+  });
+
+  test("with a context, the method receives it first", async () => {
+    const { withParams: withCtx } = withContext<{ user: string }>();
+    const greet = {
+      greet: withCtx(z.object({ greeting: z.string() }), (ctx, p) => Success(`${p.greeting}, ${ctx.user}`)),
+    };
+    const answer = await asyncDispatch(request("greet", { greeting: "hi" }), greet, { context: { user: "ann" } });
+    expect(JSON.parse(answer as string).result).toBe("hi, ann");
+  });
+});
+
+test("io-ts codecs are not Standard Schemas; zod and valibot schemas are", () => {
+  expect(isStandardSchema(t.number)).toBe(false);
+  expect(isStandardSchema(z.number())).toBe(true);
+  expect(isStandardSchema(v.number())).toBe(true);
+});
+
+test("types: handlers receive the schema's output; a result schema types the handler's value", () => {
+  typeOnly(() => {
+    withCodecs({ params: z.tuple([z.string().transform((s) => s.length)]) }, (n) => {
+      same<typeof n, number>(true);
+      return Success(n);
+    });
+    withParams(v.object({ name: v.string() }), (p) => {
+      same<typeof p, { name: string }>(true);
+      return Success(p.name);
+    });
+    // @ts-expect-error the result schema takes a number
+    withCodecs({ params: z.tuple([z.number()]), result: z.number() }, (n) => Success(`${n}`));
+    const api = contract({ len: { params: z.tuple([z.string()]), result: z.number() } });
+    const _calc = client(api, local({}));
+    same<Parameters<typeof _calc.len>, [string]>(true);
+    const _mine: StandardSchemaV1<string, number> = z.string().transform((s) => s.length);
+    same<StandardSchemaV1.InferOutput<typeof _mine>, number>(true);
+  });
+});
