@@ -42,6 +42,7 @@
  * @module
  */
 import type * as t from "io-ts";
+import { isStandardSchema, standardOf } from "./schema";
 
 /**
  * A JSON Schema (draft 7) as a plain JSON object.
@@ -119,7 +120,34 @@ interface Walk {
   /** Codecs being described on the current path: meeting one again (not via `t.recursion`) is a cycle. */
   readonly path: Set<object>;
   depth: number;
+  /** Which side a Standard Schema is described from: what it takes (params) or what it gives (results). */
+  readonly side?: "input" | "output";
 }
+
+/** The JSON Schema draft every document here is written in, as Standard JSON Schema names it. */
+const TARGET = "draft-07";
+
+/**
+ * A Standard Schema described by its own `~standard.jsonSchema` (`input` or `output`, draft-07)
+ * when it has one, else as anything, with a description naming its vendor. Whatever it throws or
+ * answers that is not an object ends there too: describing never throws.
+ */
+const describeStandard = (schema: { readonly "~standard": unknown }, side: "input" | "output"): JsonSchema => {
+  const props = schema["~standard"] as { vendor?: unknown; jsonSchema?: { [side: string]: unknown } };
+  const vendor = typeof props.vendor === "string" ? props.vendor : "unknown";
+  const anything = { description: `A ${vendor} schema, which gives no JSON Schema` };
+  try {
+    const convert = props.jsonSchema?.[side];
+    if (typeof convert !== "function") return anything;
+    const described: unknown = (convert as (options: { target: string }) => unknown)({ target: TARGET });
+    if (typeof described !== "object" || described === null || Array.isArray(described)) return anything;
+    // The document carries its own dialect: a schema's `$schema` is left out.
+    const { $schema: _dialect, ...rest } = described as Record<string, unknown>;
+    return rest as JsonSchema;
+  } catch {
+    return anything;
+  }
+};
 
 /**
  * Reads a member of a codec. Codecs come from outside and may be anything, so every read goes through
@@ -481,6 +509,8 @@ const describe = (codec: unknown, walk: Walk): JsonSchema => {
   walk.path.add(codec);
   walk.depth++;
   try {
+    const standard = standardOf(codec) ?? (isStandardSchema(codec) ? codec : undefined);
+    if (standard !== undefined) return describeStandard(standard, walk.side ?? "input");
     return byTag(codec, walk);
   } catch {
     return undescribed(codec);
@@ -512,13 +542,17 @@ const componentKeys = new WeakMap<object, Map<object, string>>();
  * @category openrpc
  * @internal
  */
-export const schemaIn = (codec: Codec, components: Record<string, JsonSchema>): JsonSchema => {
+export const schemaIn = (
+  codec: Codec,
+  components: Record<string, JsonSchema>,
+  side: "input" | "output" = "input",
+): JsonSchema => {
   let keys = componentKeys.get(components);
   if (keys === undefined) {
     keys = new Map();
     componentKeys.set(components, keys);
   }
-  return describe(codec, { refBase: "#/components/schemas/", sink: components, keys, path: new Set(), depth: 0 });
+  return describe(codec, { refBase: "#/components/schemas/", sink: components, keys, path: new Set(), depth: 0, side });
 };
 
 /**

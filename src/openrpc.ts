@@ -307,7 +307,7 @@ const paramsOf = (f: Method, info: MethodInfo, components: Record<string, JsonSc
 /** A result codec that only encodes `undefined` is sent as `null`. */
 const resultOf = (info: MethodInfo, components: Record<string, JsonSchema>): ContentDescriptor => {
   if (info.result === undefined) return { name: "result", schema: {} };
-  const schema = schemaIn(info.result, components);
+  const schema = schemaIn(info.result, components, "output");
   return { name: "result", schema: same(schema, { not: {} }) ? { type: "null" } : schema };
 };
 

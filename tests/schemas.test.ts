@@ -3,6 +3,9 @@
  * through sync and async dispatch, a contract and its client, and the `validator` option.
  * (ArkType 2 and Effect 4 ship ES modules only, which this Jest setup does not load.)
  */
+import { execFileSync } from "node:child_process";
+import { toStandardJsonSchema } from "@valibot/to-json-schema";
+import Ajv from "ajv";
 import * as E from "fp-ts/Either";
 import * as t from "io-ts";
 import * as v from "valibot";
@@ -13,14 +16,35 @@ import {
   dispatch,
   implement,
   isStandardSchema,
+  openRpcDocument,
   Success,
+  toJsonSchema,
   withCodecs,
   withContext,
   withParams,
   type StandardSchemaV1,
 } from "../src";
 import { client, local } from "../src/client";
+import { ROOT } from "./helpers/processes";
 import { recordLogs } from "./support";
+
+/** `validateOpenRPCDocument` in a child process, as tests/openrpc.test.ts runs it (jest cannot load its ES module). */
+const validateOpenRPCDocument = (document: unknown): boolean => {
+  const script = `
+    const { validateOpenRPCDocument } = require("@open-rpc/schema-utils-js");
+    let text = "";
+    process.stdin.on("data", (chunk) => (text += chunk)).on("end", () => {
+      const result = validateOpenRPCDocument(JSON.parse(text));
+      process.stdout.write(result === true ? "true" : String(result && result.message ? result.message : result));
+    });`;
+  const answer = execFileSync(process.env["npm_node_execpath"] ?? process.execPath, ["-e", script], {
+    cwd: ROOT,
+    input: JSON.stringify(document),
+    encoding: "utf8",
+  });
+  expect(answer).toBe("true");
+  return true;
+};
 
 type Equals<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 const same = <A, B>(proof: Equals<A, B>): Equals<A, B> => proof;
@@ -147,5 +171,61 @@ test("types: handlers receive the schema's output; a result schema types the han
     same<Parameters<typeof _calc.len>, [string]>(true);
     const _mine: StandardSchemaV1<string, number> = z.string().transform((s) => s.length);
     same<StandardSchemaV1.InferOutput<typeof _mine>, number>(true);
+  });
+});
+
+describe("documents", () => {
+  const ajv = new Ajv({ strict: false });
+  const info = { title: "schemas", version: "1.0.0" };
+
+  test.each([
+    ["zod", z.object({ name: z.string().min(2) }), z.number().int()],
+    [
+      "valibot",
+      toStandardJsonSchema(v.object({ name: v.pipe(v.string(), v.minLength(2)) })),
+      toStandardJsonSchema(v.pipe(v.number(), v.integer())),
+    ],
+  ] as const)(
+    "%s: params from jsonSchema.input, the result from its output; a valid document",
+    (_name, params, result) => {
+      const methods = { greet: withCodecs({ params, result }, () => Success(1)) };
+      const document = openRpcDocument(methods, info);
+      expect(validateOpenRPCDocument(document as never)).toBe(true);
+      const method = document.methods[0]!;
+      const schemaOf = (descriptor: unknown): object => (descriptor as { schema: object }).schema;
+      const paramsSchema = ajv.compile(schemaOf(method.params[0]));
+      // Object params are split by name: the first param is `name`.
+      expect(method.params[0]).toMatchObject({ name: "name", required: true });
+      expect(paramsSchema("ann")).toBe(true);
+      expect(paramsSchema("a")).toBe(false);
+      const resultSchema = ajv.compile(schemaOf(method.result));
+      expect(resultSchema(3)).toBe(true);
+      expect(resultSchema(1.5)).toBe(false);
+    },
+  );
+
+  test("a schema without jsonSchema is {} with a description naming its vendor; one that throws too", () => {
+    const bare: StandardSchemaV1<number> = {
+      "~standard": { version: 1, vendor: "mine", validate: (value) => ({ value: value as number }) },
+    };
+    const throwing = {
+      "~standard": {
+        ...bare["~standard"],
+        jsonSchema: {
+          input: () => {
+            throw new Error("no");
+          },
+          output: () => ({}),
+        },
+      },
+    };
+    const methods = {
+      a: withCodecs({ params: bare, result: throwing }, () => Success(1)),
+      b: withParams(throwing, () => Success(1)),
+    };
+    const document = openRpcDocument(methods, info);
+    expect(validateOpenRPCDocument(document as never)).toBe(true);
+    expect(JSON.stringify(document)).toContain("A mine schema, which gives no JSON Schema");
+    expect(toJsonSchema(z.string() as never)).toEqual({ type: "string" });
   });
 });
