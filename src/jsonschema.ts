@@ -42,7 +42,7 @@
  * @module
  */
 import type * as t from "io-ts";
-import { isStandardSchema, standardOf } from "./schema";
+import { isStandardSchema, standardOf, type StandardSchemaV1 } from "./schema";
 
 /**
  * A JSON Schema (draft 7) as a plain JSON object.
@@ -559,7 +559,9 @@ export const schemaIn = (
  * The JSON Schema (draft 7) of a codec's wire form: what it decodes from and encodes to. Recursive
  * codecs are referred to as `#/definitions/<Name>`, with the definitions in the result's own
  * `definitions`, so the schema stands alone. Never throws: a codec it cannot describe becomes
- * `{ description: <its name> }`. See the module comment for the mapping.
+ * `{ description: <its name> }`. See the module comment for the mapping. A Standard Schema is
+ * described by its own `~standard.jsonSchema` (`side` `"input"`, the default, or `"output"`),
+ * or as `{}` with a description naming its vendor when it has none.
  *
  * @example
  * import * as t from "io-ts";
@@ -569,7 +571,10 @@ export const schemaIn = (
  * @since 5.0.10
  * @category openrpc
  */
-export const toJsonSchema = (codec: t.Decoder<unknown, unknown> | t.Any): JsonSchema => {
+export const toJsonSchema = (
+  codec: t.Decoder<unknown, unknown> | t.Any | StandardSchemaV1,
+  side: "input" | "output" = "input",
+): JsonSchema => {
   const definitions: Record<string, JsonSchema> = {};
   const schema = describe(codec, {
     refBase: "#/definitions/",
@@ -577,6 +582,7 @@ export const toJsonSchema = (codec: t.Decoder<unknown, unknown> | t.Any): JsonSc
     keys: new Map(),
     path: new Set(),
     depth: 0,
+    side,
   });
   return Object.keys(definitions).length > 0 ? { ...schema, definitions } : schema;
 };

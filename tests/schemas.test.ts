@@ -226,6 +226,12 @@ describe("documents", () => {
     const document = openRpcDocument(methods, info);
     expect(validateOpenRPCDocument(document as never)).toBe(true);
     expect(JSON.stringify(document)).toContain("A mine schema, which gives no JSON Schema");
-    expect(toJsonSchema(z.string() as never)).toEqual({ type: "string" });
+    expect(toJsonSchema(z.string())).toEqual({ type: "string" });
+    expect(
+      toJsonSchema(
+        z.string().transform((s) => s.length),
+        "input",
+      ),
+    ).toEqual({ type: "string" });
   });
 });
