@@ -8,6 +8,7 @@
  * @module
  */
 import type * as t from "io-ts";
+import { hasFunctions } from "./guards";
 import type { MethodExample, MethodInfo, ParamsArgs } from "./methods";
 
 /**
@@ -95,11 +96,8 @@ export type Checked<M> = {
     : { readonly examples?: ReadonlyArray<MethodExample<WireParams<M[K]>, WireResult<M[K]>>> };
 };
 
-const isCodec = (value: unknown, member: "decode" | "encode"): boolean =>
-  (typeof value === "object" || typeof value === "function") &&
-  value !== null &&
-  typeof (value as Record<string, unknown>)[member] === "function" &&
-  typeof (value as Record<string, unknown>)["is"] === "function";
+/** Both ends use a codec whole: the server decodes params and encodes results, the client the reverse, and `is` tells it how to pass arguments. */
+const isCodec = (value: unknown): boolean => hasFunctions(value, "decode", "encode", "is");
 
 /**
  * Makes a contract: each method's io-ts codecs and documentation, by name. Names are kept as
@@ -129,10 +127,10 @@ export const contract = <const M extends Entries>(methods: M & Checked<M>): Cont
       );
     }
     if (typeof entry !== "object" || entry === null) throw new TypeError(`contract: ${name} must be an object`);
-    if (entry.params !== undefined && !isCodec(entry.params, "decode")) {
+    if (entry.params !== undefined && !isCodec(entry.params)) {
       throw new TypeError(`contract: ${name}.params must be an io-ts codec`);
     }
-    if (entry.result !== undefined && !isCodec(entry.result, "encode")) {
+    if (entry.result !== undefined && !isCodec(entry.result)) {
       throw new TypeError(`contract: ${name}.result must be an io-ts codec`);
     }
   }

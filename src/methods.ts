@@ -9,6 +9,7 @@
 import type * as t from "io-ts";
 import type { Expects, NoContext } from "./context";
 import type { Result } from "./result";
+import { hasFunctions } from "./guards";
 import { warn } from "./warnings";
 
 /**
@@ -312,11 +313,6 @@ export function withParams(codec: t.Any, f: Method): Method {
 /** The params codec a method carries, if any. @internal */
 export const paramsCodecOf = (f: Method): t.Any | undefined => (f as { [PARAMS]?: t.Any })[PARAMS];
 
-const isCodec = (value: unknown, member: "encode" | "decode"): boolean =>
-  (typeof value === "object" || typeof value === "function") &&
-  value !== null &&
-  typeof (value as { [key: string]: unknown })[member] === "function";
-
 /**
  * Gives a method its codecs and documentation ({@link MethodInfo}), for methods kept in your own
  * `methods` object rather than registered with `method`: `params` decodes its params, `result`
@@ -355,8 +351,10 @@ const attach = <F>(who: string, info: MethodInfo<t.Any, t.Any>, f: F): F => {
     throw new TypeError(`${who}: expected the method's codecs and documentation, got ${String(info)}`);
   }
   const { params, result } = info;
-  if (params !== undefined && !isCodec(params, "decode")) throw new TypeError(`${who}: params must be an io-ts codec`);
-  if (result !== undefined && !isCodec(result, "encode")) throw new TypeError(`${who}: result must be an io-ts codec`);
+  if (params !== undefined && !hasFunctions(params, "decode"))
+    throw new TypeError(`${who}: params must be an io-ts codec`);
+  if (result !== undefined && !hasFunctions(result, "encode"))
+    throw new TypeError(`${who}: result must be an io-ts codec`);
   if (params !== undefined) define(f, PARAMS, params);
   if (result !== undefined) define(f, RESULT, result);
   define(f, INFO, Object.freeze({ ...infoOf(f as never), ...info }));
