@@ -32,6 +32,7 @@ export default tseslint.config(
         TextDecoder: "readonly",
         setImmediate: "readonly",
         AbortController: "readonly",
+        MessageChannel: "readonly",
         setInterval: "readonly",
         clearInterval: "readonly",
       },

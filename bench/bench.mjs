@@ -16,7 +16,8 @@
 // implementation is warmed up and calibrated, then the scenario runs in interleaved rounds (each
 // round runs every implementation for a fixed number of iterations, the order rotating by one each
 // round), and the reported figure is the median ns per request across rounds.
-import { spawnSync } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
+import http from "node:http";
 import { createRequire } from "node:module";
 import os from "node:os";
 import { writeFileSync, mkdirSync, readFileSync, statSync } from "node:fs";
@@ -35,16 +36,21 @@ import {
   dispatchToSerializable,
   Success,
   withParams,
+  withCodecs,
+  contract,
+  implement,
+  serve,
   setLogger,
   defaultLogger,
 } from "rpcserver";
+import { batch as clientBatch, client, http as clientHttp, local } from "rpcserver/client";
 import { JsonRpcServer as MetaMaskServer } from "@metamask/json-rpc-engine/v2";
 import { rpcErrors } from "@metamask/rpc-errors";
 
 const require = createRequire(import.meta.url);
 const jayson = require("jayson");
 const jaysonPromise = require("jayson/promise");
-const { JSONRPCServer } = require("json-rpc-2.0");
+const { JSONRPCServer, JSONRPCClient } = require("json-rpc-2.0");
 
 const ROOT = join(dirname(fileURLToPath(import.meta.url)), "..");
 const SELF = fileURLToPath(import.meta.url);
@@ -118,6 +124,16 @@ const heapGrowth = (requests) => {
 if (flag("--heap-child")) {
   process.stdout.write(`${JSON.stringify(heapGrowth(HEAP_REQUESTS))}\n`);
   process.exit(0);
+}
+
+// Server child: `node bench/bench.mjs --serve-child` runs the development server (`serve`) on
+// 127.0.0.1 and a free port, prints {"port":N}, and stops when its stdin closes. The HTTP client
+// rows call it: a process of its own, so that the server's work is not timed with the client's.
+const SERVE_CHILD = flag("--serve-child");
+if (SERVE_CHILD) {
+  const server = await serve("127.0.0.1", 0, { methods: { add: (a, b) => Success(a + b) }, openrpc: false });
+  process.stdout.write(`${JSON.stringify({ port: server.address().port })}\n`);
+  process.stdin.on("end", () => process.exit(0)).resume();
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -537,8 +553,366 @@ const IMPLS = [
 const selected = (impl, scenario) => {
   if (impl.only !== undefined && !impl.only.includes(scenario.id)) return false;
   if (ONLY === undefined) return true;
-  return ONLY.some((f) => f === impl.id || f === scenario.id || f === `${impl.id}-${scenario.id}`);
+  return ONLY.some(
+    (f) => f === impl.id || f === scenario.id || f === `${impl.id}-${scenario.id}` || f === scenario.section,
+  );
 };
+
+// ---------------------------------------------------------------------------------------------
+// Contract and client (issue 14): sections whose scenarios carry implementations of their own.
+// Each implementation's answer is read into a plain value (`read`) and compared with the
+// scenario's `want` before anything is timed; ratios are to the scenario's `base` implementation.
+
+const ADD_CODECS = { params: t.tuple([t.number, t.number]), result: t.number };
+const ADD_CONTRACT = contract({ add: ADD_CODECS });
+/** The contract's methods with a sync handler: what the client over `local` dispatches to. */
+const contractMethods = implement(ADD_CONTRACT, { add: (a, b) => E.right(a + b) });
+
+const BATCH_TEXT = SCENARIOS.find((s) => s.id === "batch").text;
+const BATCH_WANT = range(BATCH_SIZE).map((i) => 2 * i);
+
+/** Reads a response text: its result, or its error. */
+const readText = (out) => {
+  const value = JSON.parse(out);
+  const one = (r) => (r?.error === undefined ? r?.result : `error ${JSON.stringify(r.error)}`);
+  return Array.isArray(value) ? value.map(one) : one(value);
+};
+/** Reads a client's Either (or an array of them). */
+const readEither = (out) => {
+  const one = (e) => (e?._tag === "Right" ? e.right : `Left ${JSON.stringify(e?.left)}`);
+  return Array.isArray(out) ? out.map(one) : one(out);
+};
+const asIs = (out) => out;
+
+/** The calls of one batch, made afresh each time, as an application makes them. */
+const batchCalls = (api) => range(BATCH_SIZE).map((i) => api.add(i, i));
+
+/** json-rpc-2.0's client with the fetch-based send its README shows. */
+const jsonRpc2Client = (url) => {
+  const c = new JSONRPCClient(async (request) => {
+    const response = await fetch(url, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify(request),
+    });
+    if (response.status === 200) c.receive(await response.json());
+    else if (response.status !== 204) throw new Error(`HTTP ${response.status}`);
+  });
+  return c;
+};
+
+/**
+ * A `fetch` for `http(url, { fetch })` on node:http with a keep-alive agent, as jayson's client
+ * sends: written here to measure what the standard fetch costs the client (not shipped:
+ * rpcserver/client imports nothing of Node's). Only what the http transport uses.
+ */
+const nodeHttpFetch = () => {
+  const agent = new http.Agent({ keepAlive: true });
+  return (url, init) =>
+    new Promise((resolve, reject) => {
+      const headers = { ...init.headers, "content-length": Buffer.byteLength(init.body) };
+      const request = http.request(url, { method: "POST", agent, headers }, (response) => {
+        let text = "";
+        response.setEncoding("utf8");
+        response.on("data", (chunk) => (text += chunk));
+        response.on("end", () => {
+          const status = response.statusCode;
+          resolve({ ok: status >= 200 && status < 300, status, text: () => Promise.resolve(text) });
+        });
+      });
+      request.on("error", reject);
+      request.end(init.body);
+    });
+};
+
+/** jayson's HTTP client (node:http, the global agent: keep-alive on Node 19 and later). */
+const jaysonRequest = (c, method, params) =>
+  new Promise((resolve, reject) =>
+    c.request(method, params, (error, response) => (error ? reject(error) : resolve(response))),
+  );
+
+const SECTIONS = [
+  {
+    id: "contract",
+    title: "Contract methods: dispatch",
+    ratioTo: "the `withCodecs` method under the same dispatch",
+    scenarios: [
+      {
+        id: "contract",
+        section: "contract",
+        title: "add(1, 2) with io-ts params and result codecs",
+        text: ADD_TEXT,
+        want: 3,
+        base: { sync: "dispatch-withCodecs", async: "asyncDispatch-withCodecs" },
+        impls: [
+          {
+            id: "dispatch-withCodecs",
+            label: "dispatch, `withCodecs` method returning `Success`",
+            kind: "sync",
+            read: readText,
+            make: () => {
+              const methods = { add: withCodecs(ADD_CODECS, (a, b) => Success(a + b)) };
+              return (text) => dispatch(text, methods);
+            },
+          },
+          {
+            id: "dispatch-contract",
+            label: "dispatch, contract method (`implement`) returning an Either",
+            kind: "sync",
+            read: readText,
+            make: () => (text) => dispatch(text, contractMethods),
+          },
+          {
+            id: "asyncDispatch-withCodecs",
+            label: "asyncDispatch, `withCodecs` method, async",
+            kind: "async",
+            read: readText,
+            make: () => {
+              const methods = { add: withCodecs(ADD_CODECS, async (a, b) => Success(a + b)) };
+              return (text) => asyncDispatch(text, methods);
+            },
+          },
+          {
+            id: "asyncDispatch-contract",
+            label: "asyncDispatch, contract method, async (a Promise of an Either)",
+            kind: "async",
+            read: readText,
+            make: () => {
+              const methods = implement(ADD_CONTRACT, { add: async (a, b) => E.right(a + b) });
+              return (text) => asyncDispatch(text, methods);
+            },
+          },
+          {
+            id: "asyncDispatch-contract-te",
+            label: "asyncDispatch, contract method answering a TaskEither",
+            kind: "async",
+            read: readText,
+            make: () => {
+              const methods = implement(ADD_CONTRACT, { add: (a, b) => () => Promise.resolve(E.right(a + b)) });
+              return (text) => asyncDispatch(text, methods);
+            },
+          },
+        ],
+      },
+    ],
+  },
+  {
+    id: "client-local",
+    title: "Client over `local`",
+    ratioTo: "`asyncDispatch` of the same request",
+    scenarios: [
+      {
+        id: "client-local",
+        section: "client-local",
+        title: "one call, add(1, 2)",
+        text: ADD_TEXT,
+        want: 3,
+        base: { async: "local-asyncDispatch" },
+        impls: [
+          {
+            id: "local-asyncDispatch",
+            label: "asyncDispatch of the same request text",
+            kind: "async",
+            read: readText,
+            make: () => (text) => asyncDispatch(text, contractMethods),
+          },
+          {
+            id: "local-client",
+            label: "client(contract, local(methods))",
+            kind: "async",
+            read: readEither,
+            make: () => {
+              const api = client(ADD_CONTRACT, local(contractMethods));
+              return () => api.add(1, 2)();
+            },
+          },
+          {
+            id: "local-table",
+            label: "client<typeof methods>(local(methods)), no codecs",
+            kind: "async",
+            read: readEither,
+            make: () => {
+              const api = client(local(contractMethods));
+              return () => api.add(1, 2)();
+            },
+          },
+        ],
+      },
+      {
+        id: "client-local-batch",
+        section: "client-local",
+        title: `batch of ${BATCH_SIZE} (per call)`,
+        text: BATCH_TEXT,
+        perRequest: BATCH_SIZE,
+        want: BATCH_WANT,
+        base: { async: "local-asyncDispatch" },
+        impls: [
+          {
+            id: "local-asyncDispatch",
+            label: "asyncDispatch of the same request text",
+            kind: "async",
+            read: readText,
+            make: () => (text) => asyncDispatch(text, contractMethods),
+          },
+          {
+            id: "local-client",
+            label: "client(contract, local(methods))",
+            kind: "async",
+            read: readEither,
+            make: () => {
+              const api = client(ADD_CONTRACT, local(contractMethods));
+              return () => clientBatch(batchCalls(api))();
+            },
+          },
+        ],
+      },
+    ],
+  },
+  {
+    id: "client-http",
+    title: "Clients over HTTP on loopback, against the development server",
+    ratioTo: "rpcserver's client with the contract",
+    server: true,
+    scenarios: [
+      {
+        id: "client-http",
+        section: "client-http",
+        title: "one call, add(1, 2)",
+        want: 3,
+        base: { async: "http-client" },
+        impls: [
+          {
+            id: "http-client",
+            label: "rpcserver client(contract, http(url))",
+            kind: "async",
+            read: readEither,
+            make: ({ url }) => {
+              const api = client(ADD_CONTRACT, clientHttp(url));
+              return () => api.add(1, 2)();
+            },
+          },
+          {
+            id: "http-client-nodehttp",
+            label: "rpcserver client(contract, http(url, { fetch: a node:http adapter })) (the adapter is the bench's)",
+            kind: "async",
+            read: readEither,
+            make: ({ url }) => {
+              const api = client(ADD_CONTRACT, clientHttp(url, { fetch: nodeHttpFetch() }));
+              return () => api.add(1, 2)();
+            },
+          },
+          {
+            id: "http-table",
+            label: "rpcserver client<typeof methods>(http(url)), no codecs",
+            kind: "async",
+            read: readEither,
+            make: ({ url }) => {
+              const api = client(clientHttp(url));
+              return () => api.add(1, 2)();
+            },
+          },
+          {
+            id: "http-json-rpc-2.0",
+            label: "json-rpc-2.0 JSONRPCClient (fetch)",
+            kind: "async",
+            read: asIs,
+            make: ({ url }) => {
+              const c = jsonRpc2Client(url);
+              return () => c.request("add", [1, 2]);
+            },
+          },
+          {
+            id: "http-jayson",
+            label: "jayson Client.http",
+            kind: "async",
+            read: asIs,
+            make: ({ port }) => {
+              const c = jayson.Client.http({ host: "127.0.0.1", port });
+              return () => jaysonRequest(c, "add", [1, 2]).then((response) => response.result);
+            },
+          },
+        ],
+      },
+      {
+        id: "client-http-batch",
+        section: "client-http",
+        title: `batch of ${BATCH_SIZE} in one request (per call)`,
+        perRequest: BATCH_SIZE,
+        want: BATCH_WANT,
+        base: { async: "http-client" },
+        impls: [
+          {
+            id: "http-client",
+            label: "rpcserver client(contract, http(url))",
+            kind: "async",
+            read: readEither,
+            make: ({ url }) => {
+              const api = client(ADD_CONTRACT, clientHttp(url));
+              return () => clientBatch(batchCalls(api))();
+            },
+          },
+          {
+            id: "http-client-nodehttp",
+            label: "rpcserver client(contract, http(url, { fetch: a node:http adapter })) (the adapter is the bench's)",
+            kind: "async",
+            read: readEither,
+            make: ({ url }) => {
+              const api = client(ADD_CONTRACT, clientHttp(url, { fetch: nodeHttpFetch() }));
+              return () => clientBatch(batchCalls(api))();
+            },
+          },
+          {
+            id: "http-json-rpc-2.0",
+            label: "json-rpc-2.0 JSONRPCClient (fetch)",
+            kind: "async",
+            read: asIs,
+            make: ({ url }) => {
+              const c = jsonRpc2Client(url);
+              let id = 0;
+              return () =>
+                c
+                  .requestAdvanced(
+                    range(BATCH_SIZE).map((i) => ({ jsonrpc: "2.0", method: "add", params: [i, i], id: ++id })),
+                  )
+                  .then((responses) => responses.map((r) => r.result));
+            },
+          },
+          {
+            id: "http-jayson",
+            label: "jayson Client.http",
+            kind: "async",
+            read: asIs,
+            make: ({ port }) => {
+              const c = jayson.Client.http({ host: "127.0.0.1", port });
+              return () =>
+                new Promise((resolve, reject) =>
+                  c.request(
+                    range(BATCH_SIZE).map((i) => c.request("add", [i, i])),
+                    (error, responses) => (error ? reject(error) : resolve(responses.map((r) => r.result))),
+                  ),
+                );
+            },
+          },
+        ],
+      },
+    ],
+  },
+];
+
+/** Starts the server child (see --serve-child); resolves to where it listens and how to stop it. */
+const startServerChild = () =>
+  new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [SELF, "--serve-child"], { stdio: ["pipe", "pipe", "inherit"] });
+    let out = "";
+    child.once("error", reject);
+    child.once("exit", (code) => reject(new Error(`the server child exited (${code}) before it listened`)));
+    child.stdout.setEncoding("utf8").on("data", (chunk) => {
+      out += chunk;
+      if (!out.includes("\n")) return;
+      const { port } = JSON.parse(out);
+      resolve({ port, url: `http://127.0.0.1:${port}/`, stop: () => child.stdin.end() });
+    });
+  });
 
 // ---------------------------------------------------------------------------------------------
 // Correctness
@@ -674,17 +1048,29 @@ const pairedDifference = (a, b) => {
   return median(Array.from({ length: n }, (_, i) => a.samples[i] - b.samples[i]));
 };
 
-const runScenario = async (scenario) => {
+/** Why a section implementation's answer is not the scenario's `want`, or undefined when it is. */
+const checkWant = (scenario, impl, out) => {
+  const value = impl.read(out);
+  return same(value, scenario.want) ? undefined : `answered ${show(value)}, expected ${show(scenario.want)}`;
+};
+
+/**
+ * Times a scenario's implementations: those of IMPLS, or a section scenario's own (made with
+ * `context`: the HTTP server's url and port). Ratios are to limit-sync and limit-async, or to the
+ * scenario's `base`.
+ */
+const runScenario = async (scenario, context = {}) => {
   const cells = [];
   const results = {};
-  for (const impl of IMPLS) {
+  const impls = scenario.impls ?? IMPLS;
+  for (const impl of impls) {
     if (!selected(impl, scenario)) continue;
-    const fn = impl.make();
+    const fn = impl.make(context);
     let out;
     let why;
     try {
       out = impl.kind === "sync" ? fn(scenario.text) : await fn(scenario.text);
-      why = check(scenario, out);
+      why = scenario.want === undefined ? check(scenario, out) : checkWant(scenario, impl, out);
     } catch (thrown) {
       why = `threw ${thrown?.constructor?.name ?? typeof thrown}: ${String(thrown?.message ?? thrown).slice(0, 40)}`;
     }
@@ -731,8 +1117,8 @@ const runScenario = async (scenario) => {
     };
   }
   for (const kind of ["sync", "async"]) {
-    const limit = results[kind === "sync" ? "limit-sync" : "limit-async"];
-    for (const impl of IMPLS) {
+    const limit = results[scenario.base?.[kind] ?? (kind === "sync" ? "limit-sync" : "limit-async")];
+    for (const impl of impls) {
       const r = results[impl.id];
       if (impl.kind !== kind || r === undefined || r.ns === undefined) continue;
       r.ratio = pairedRatio(r, limit);
@@ -1008,8 +1394,75 @@ const evaluateTargets = (results, extras) => {
       Math.abs(mb) < 1,
     );
   }
+
+  // Issue 14: contract methods, the client over local and over HTTP.
+  for (const [kind, ours, base] of [
+    ["sync dispatch", "dispatch-contract", "dispatch-withCodecs"],
+    ["asyncDispatch", "asyncDispatch-contract", "asyncDispatch-withCodecs"],
+  ]) {
+    const a = results.contract?.[ours];
+    const b = results.contract?.[base];
+    const r = pairedRatio(a, b);
+    if (r === undefined) continue;
+    target(
+      `a contract method (implement) costs ${kind} no more than a withCodecs method with the same codecs`,
+      `${r.toFixed(2)}x (${fmtNs(a.ns)} vs ${fmtNs(b.ns)} ns; median per-round difference ${pairedDifference(a, b).toFixed(0)} ns)`,
+      r <= 1,
+    );
+  }
+  // The batch over local has no target (the issue sets none): its table shows its ratio.
+  const localCall = results["client-local"]?.["local-client"];
+  const localDispatch = results["client-local"]?.["local-asyncDispatch"];
+  const localRatio = pairedRatio(localCall, localDispatch);
+  if (localRatio !== undefined) {
+    target(
+      "client over local, one call: <= 1.5x asyncDispatch of the same request",
+      `${localRatio.toFixed(2)}x (${fmtNs(localCall.ns)} vs ${fmtNs(localDispatch.ns)} ns)`,
+      localRatio <= 1.5,
+    );
+  }
+  for (const scenario of ["client-http", "client-http-batch"]) {
+    const ours = results[scenario]?.["http-client"];
+    const peers = ["http-json-rpc-2.0", "http-jayson"]
+      .map((id) => [id, pairedRatio(ours, results[scenario]?.[id])])
+      .filter(([, r]) => r !== undefined);
+    if (peers.length === 0) continue;
+    target(
+      `client over HTTP, ${scenario === "client-http" ? "one call" : `batch of ${BATCH_SIZE}`}: no slower than json-rpc-2.0's JSONRPCClient and jayson's HTTP client`,
+      peers
+        .map(
+          ([id, r]) =>
+            `client/${id.replace("http-", "")} ${r.toFixed(2)}x (${fmtNs(ours.ns)} vs ${fmtNs(results[scenario][id].ns)} ns)`,
+        )
+        .join(", "),
+      peers.length === 2 ? peers.every(([, r]) => r <= 1) : undefined,
+    );
+  }
   return rows;
 };
+
+/** A section's table: one row per scenario measured, one column per implementation. */
+const sectionTable = (section, results) => {
+  const scenarios = section.scenarios.filter((s) => results[s.id] !== undefined);
+  if (scenarios.length === 0) return "Not measured in this run.";
+  const impls = [];
+  for (const s of scenarios) {
+    for (const impl of s.impls) {
+      if (results[s.id][impl.id] !== undefined && !impls.some((i) => i.id === impl.id)) impls.push(impl);
+    }
+  }
+  const lines = [
+    `| scenario: median ns a call (ratio to ${section.ratioTo}) ±half the quartile spread | ${impls.map((i) => i.label).join(" | ")} |`,
+    `| --- | ${impls.map(() => "---:").join(" | ")} |`,
+  ];
+  for (const s of scenarios) {
+    lines.push(`| ${s.title} | ${impls.map((i) => cellText(results[s.id][i.id], i, s)).join(" | ")} |`);
+  }
+  return lines.join("\n");
+};
+
+const sectionsText = (results) =>
+  SECTIONS.map((section) => `### ${section.title}\n\n${sectionTable(section, results)}`).join("\n\n");
 
 const targetsTable = (rows) =>
   [
@@ -1138,6 +1591,14 @@ With params of 1,000 integers, \`JSON.parse\` of the request takes about 90% of 
 implementation's time (CPU profile). rpcserver and the limits spread the params into arguments
 (\`sum(...xs)\`), as rpcserver's calling convention requires; the peers hand their method the array.
 
+## Contract and client
+
+- Contract methods: the request \`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}\` to a method with \`t.tuple([t.number, t.number])\` params and a \`t.number\` result codec, made with \`withCodecs\` (returning \`Success\`) or as a contract's handler with \`implement\` (returning an Either; under \`asyncDispatch\` a Promise of one, or a TaskEither).
+- Client over \`local\`: running the call \`api.add(1, 2)\` of \`client(contract, local(methods))\` (the params encoded, the request written, \`asyncDispatch\`, the answer parsed and its id checked, the result decoded) against \`asyncDispatch\` of the same request text with the same methods (a contract's sync handler). The batch: \`batch\` of ${BATCH_SIZE} calls made afresh each time, against \`asyncDispatch\` of the same batch text.
+- Over HTTP: the development server (\`serve\`, one method \`add\`) in a child process on 127.0.0.1; each client sends one request at a time, awaited, over keep-alive connections. rpcserver's client on \`fetch\` (undici), with the contract (its codecs) or typed from a table (no codecs); json-rpc-2.0's \`JSONRPCClient\` with the fetch-based send of its README (\`response.json()\`, \`receive\`); jayson's \`Client.http\` on \`node:http\` (the global agent, keep-alive). One more row gives rpcserver's client a \`fetch\` of the bench's own on \`node:http\` (a keep-alive agent), to show what the standard \`fetch\` costs. The batch: one request of ${BATCH_SIZE} calls through each client's batch API (\`batch\`, \`requestAdvanced\`, \`request(array)\`), the results read per call.
+
+${sectionsText(report.results)}
+
 ## Memory, import time, size
 
 ${extrasText(report.extras) || "Not measured in this run."}
@@ -1181,6 +1642,19 @@ const main = async () => {
     if (!IMPLS.some((impl) => selected(impl, scenario))) continue;
     progress(`scenario ${scenario.id} ...`);
     results[scenario.id] = await runScenario(scenario);
+  }
+  for (const section of SECTIONS) {
+    const chosen = section.scenarios.filter((s) => s.impls.some((impl) => selected(impl, s)));
+    if (chosen.length === 0) continue;
+    const server = section.server ? await startServerChild() : undefined;
+    try {
+      for (const scenario of chosen) {
+        progress(`scenario ${scenario.id} ...`);
+        results[scenario.id] = await runScenario(scenario, server);
+      }
+    } finally {
+      server?.stop();
+    }
   }
   let extras;
   if (EXTRAS) {
@@ -1238,4 +1712,4 @@ const main = async () => {
 
 // A peer that leaks a rejection must not end the run.
 process.on("unhandledRejection", () => undefined);
-await main();
+if (!SERVE_CHILD) await main();

@@ -10,6 +10,10 @@
 // context to hand the signal in, a method that ignores it), "-signal" (the same, the method adding
 // an abort listener to its signal) or "-logged" (the default logger on, writing to /dev/null: an async
 // loop awaits each call, so its writes are timed; a sync loop's are timed once the queue is full).
+// Client scenarios (issue 14): "client-local" runs `client(contract, local(methods)).add(1, 2)`
+// and "client-local-batch" a `batch` of 100 such calls (per call), both against a contract's sync
+// handler; "client-local-floor" is `asyncDispatch` of the same request alone, the reference the
+// target compares with (<= 1.5x).
 // Prints "B/A" < 1 when B (the second) is faster.
 //
 // Each measurement runs in a fresh process, the two builds alternating, and the figure is the
@@ -25,7 +29,35 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 const SELF = fileURLToPath(import.meta.url);
 const PAIRS = 15;
 
+const measureClient = async (dist, scenario) => {
+  const lib = await import(pathToFileURL(join(resolve(dist), "esm", "index.js")).href);
+  const rpcClient = await import(pathToFileURL(join(resolve(dist), "esm", "client.js")).href);
+  const t = await import("io-ts");
+  const api = lib.contract({ add: { params: t.tuple([t.number, t.number]), result: t.number } });
+  const methods = lib.implement(api, { add: (a, b) => ({ _tag: "Right", right: a + b }) });
+  const c = rpcClient.client(api, rpcClient.local(methods));
+  const xs = Array.from({ length: 100 }, (_, i) => i + 1);
+  const text = '{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}';
+  const f = {
+    "client-local": () => c.add(1, 2)(),
+    "client-local-batch": () => rpcClient.batch(xs.map((i) => c.add(i, i)))(),
+    "client-local-floor": () => lib.asyncDispatch(text, methods),
+  }[scenario];
+  const per = scenario === "client-local-batch" ? 100 : 1;
+  const n = 3000 / per;
+  const round = async () => {
+    const t0 = process.hrtime.bigint();
+    for (let i = 0; i < n; i++) await f();
+    return Number(process.hrtime.bigint() - t0) / n / per;
+  };
+  for (let i = 0; i < 40; i++) await round();
+  const samples = [];
+  for (let i = 0; i < 30; i++) samples.push(await round());
+  return { ns: median(samples), answer: JSON.stringify(await f()) };
+};
+
 const measure = async (dist, scenario) => {
+  if (scenario.startsWith("client-")) return measureClient(dist, scenario);
   const lib = await import(pathToFileURL(join(resolve(dist), "esm", "index.js")).href);
   const logged = scenario.endsWith("-logged");
   const staged = scenario.endsWith("-staged");

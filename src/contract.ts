@@ -8,8 +8,9 @@
  * @module
  */
 import type * as t from "io-ts";
+import { hasFunctions } from "./guards";
 import type { MethodExample, MethodInfo, ParamsArgs } from "./methods";
-import type { ResultOfSchema, Schema, TypeOfSchema, WireOfSchema } from "./schema";
+import { isStandardSchema, type ResultOfSchema, type Schema, type TypeOfSchema, type WireOfSchema } from "./schema";
 
 /**
  * One method of a contract: its params codec, its result codec and its documentation, all
@@ -103,17 +104,8 @@ export type Checked<M> = {
     : { readonly examples?: ReadonlyArray<MethodExample<WireParams<M[K]>, WireResult<M[K]>>> };
 };
 
-/** Is `value` a Standard Schema (its `~standard` member with a `validate`)? Inline: the contract imports no runtime module. */
-const isStandardSchema = (value: unknown): boolean =>
-  (typeof value === "object" || typeof value === "function") &&
-  value !== null &&
-  typeof (value as { "~standard"?: { validate?: unknown } })["~standard"]?.validate === "function";
-
-const isCodec = (value: unknown, member: "decode" | "encode"): boolean =>
-  (typeof value === "object" || typeof value === "function") &&
-  value !== null &&
-  typeof (value as Record<string, unknown>)[member] === "function" &&
-  typeof (value as Record<string, unknown>)["is"] === "function";
+/** Both ends use a codec whole: the server decodes params and encodes results, the client the reverse, and `is` tells it how to pass arguments. */
+const isCodec = (value: unknown): boolean => hasFunctions(value, "decode", "encode", "is");
 
 /**
  * Makes a contract: each method's io-ts codecs and documentation, by name. Names are kept as
@@ -143,10 +135,10 @@ export const contract = <const M extends Entries>(methods: M & Checked<M>): Cont
       );
     }
     if (typeof entry !== "object" || entry === null) throw new TypeError(`contract: ${name} must be an object`);
-    if (entry.params !== undefined && !isCodec(entry.params, "decode") && !isStandardSchema(entry.params)) {
+    if (entry.params !== undefined && !isCodec(entry.params) && !isStandardSchema(entry.params)) {
       throw new TypeError(`contract: ${name}.params must be an io-ts codec or a Standard Schema`);
     }
-    if (entry.result !== undefined && !isCodec(entry.result, "encode") && !isStandardSchema(entry.result)) {
+    if (entry.result !== undefined && !isCodec(entry.result) && !isStandardSchema(entry.result)) {
       throw new TypeError(`contract: ${name}.result must be an io-ts codec or a Standard Schema`);
     }
   }

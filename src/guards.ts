@@ -22,3 +22,16 @@ export const isValidation = (value: unknown): value is t.Validation<unknown> =>
   isObject(value) &&
   ((value as { _tag?: unknown })._tag === "Right" ||
     ((value as { _tag?: unknown })._tag === "Left" && Array.isArray((value as { left?: unknown }).left)));
+
+/** An object made by `{}` or `Object.create(null)`: one a stage may copy with a member added (`{ ...context, signal }`). */
+export const isPlainObject = (value: unknown): value is object => {
+  if (typeof value !== "object" || value === null) return false;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  return prototype === Object.prototype || prototype === null;
+};
+
+/** Does `value` have a function under each of `names` (an io-ts codec: `decode`, `encode`, `is`)? */
+export const hasFunctions = (value: unknown, ...names: readonly string[]): boolean =>
+  (typeof value === "object" || typeof value === "function") &&
+  value !== null &&
+  names.every((name) => typeof (value as Record<string, unknown>)[name] === "function");

@@ -9,6 +9,7 @@
 import type * as t from "io-ts";
 import type { Expects, NoContext } from "./context";
 import type { Result } from "./result";
+import { hasFunctions } from "./guards";
 import { toCodec, type ResultOfSchema, type Schema, type TypeOfSchema, type WireOfSchema } from "./schema";
 import { warn } from "./warnings";
 
@@ -313,11 +314,6 @@ export function withParams(codec: Schema, f: Method): Method {
 /** The params codec a method carries, if any. @internal */
 export const paramsCodecOf = (f: Method): t.Any | undefined => (f as { [PARAMS]?: t.Any })[PARAMS];
 
-const isCodec = (value: unknown, member: "encode" | "decode"): boolean =>
-  (typeof value === "object" || typeof value === "function") &&
-  value !== null &&
-  typeof (value as { [key: string]: unknown })[member] === "function";
-
 /**
  * Gives a method its codecs and documentation ({@link MethodInfo}), for methods kept in your own
  * `methods` object rather than registered with `method`: `params` decodes its params, `result`
@@ -358,10 +354,10 @@ const attach = <F>(who: string, info: MethodInfo<Schema, Schema>, f: F): F => {
   // A Standard Schema is turned into a codec here, once: dispatch then runs one code path.
   const params = info.params === undefined ? undefined : toCodec(info.params);
   const result = info.result === undefined ? undefined : toCodec(info.result);
-  if (params !== undefined && !isCodec(params, "decode")) {
+  if (params !== undefined && !hasFunctions(params, "decode")) {
     throw new TypeError(`${who}: params must be an io-ts codec or a Standard Schema`);
   }
-  if (result !== undefined && !isCodec(result, "encode")) {
+  if (result !== undefined && !hasFunctions(result, "encode")) {
     throw new TypeError(`${who}: result must be an io-ts codec or a Standard Schema`);
   }
   if (params !== undefined) define(f, PARAMS, params);

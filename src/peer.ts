@@ -16,6 +16,7 @@ import type { Channel } from "./channel";
 import { NEVER } from "./calls";
 import type { TransportError } from "./clienterror";
 import type { ParsedAnswer, Transport, TransportOptions } from "./clienttransport";
+import { isPlainObject } from "./guards";
 import { ERROR_MESSAGE_TOO_LARGE, ERROR_REQUEST_CANCELLED } from "./codes";
 import { logSafely } from "./logger";
 import type { Methods } from "./methods";
@@ -136,12 +137,6 @@ const signalOf = (entry: Serving): AbortSignal => {
     if (entry.cancelled !== undefined) entry.controller.abort(entry.cancelled);
   }
   return entry.controller.signal;
-};
-
-const isPlainObject = (value: unknown): value is object => {
-  if (typeof value !== "object" || value === null) return false;
-  const prototype: unknown = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
 };
 
 /** The context a method receives: a plain-object context gains the request's `signal` (made when read). */

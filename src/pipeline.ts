@@ -356,11 +356,21 @@ const apply = ({ method, params, context }: Invocation): unknown => {
  * a Left of one with `code` and `message`? A hand-built `left({})` would otherwise be sent as
  * `"error":{}`. A code or message of the wrong type is still sent as given (`Error` warned).
  */
-const isResultShaped = (value: unknown): boolean => {
-  if (!isObject(value)) return false;
-  const either = value as { _tag?: unknown; left?: unknown; right?: unknown };
-  if (either._tag === "Right") return isObject(either.right) && "result" in either.right;
-  return either._tag === "Left" && isObject(either.left) && "code" in either.left && "message" in either.left;
+const isResultShaped = (value: unknown): boolean =>
+  isErrorLeft(value) ||
+  (isObject(value) &&
+    (value as { _tag?: unknown })._tag === "Right" &&
+    isObject((value as E.Right<unknown>).right) &&
+    "result" in (value as E.Right<object>).right);
+
+/**
+ * A Left of an error's shape (an object with `code` and `message`): how a method, a stage and a
+ * contract handler alike answer with an error.
+ */
+const isErrorLeft = (value: unknown): value is E.Left<ErrorResult> => {
+  if (!isObject(value) || (value as { _tag?: unknown })._tag !== "Left") return false;
+  const left = (value as E.Left<unknown>).left;
+  return isObject(left) && "code" in left && "message" in left;
 };
 
 /** Is `value` a Result, as a method must return? */
@@ -451,8 +461,13 @@ const settle = <F extends URIS, C extends Call, R>(
 const encoded = (method: Method, result: Result): Result => {
   const codec = resultCodecOf(method);
   if (codec === undefined || result._tag === "Left") return result;
-  const value = codec.encode(result.right.result);
-  return E.right({ result: value === undefined ? null : value });
+  return E.right({ result: wire(codec, result.right.result) });
+};
+
+/** A result as sent: encoded by the result codec when there is one, `undefined` as `null`. */
+const wire = (codec: ReturnType<typeof resultCodecOf>, value: unknown): unknown => {
+  const encodedValue = codec === undefined ? value : codec.encode(value);
+  return encodedValue === undefined ? null : encodedValue;
 };
 
 /** A method's return value as the Response: a Result is sent (encoded by its result codec), anything else is -32603. */
@@ -469,17 +484,10 @@ const fromReturned = (invocation: Invocation, returned: unknown): Response => {
  * result codec), its Left the error. Anything else is -32603, as for a method.
  */
 const fromOutcome = ({ request, method }: Invocation, returned: unknown): Response => {
-  if (isObject(returned)) {
-    const either = returned as { _tag?: unknown; left?: unknown; right?: unknown };
-    if (either._tag === "Right") {
-      const codec = resultCodecOf(method);
-      const value = codec === undefined ? either.right : codec.encode(either.right);
-      return E.right(SuccessResponse(value === undefined ? null : value, idOf(request)));
-    }
-    if (either._tag === "Left" && isObject(either.left) && "code" in either.left && "message" in either.left) {
-      return E.left(errorResponse(either.left as ErrorResult, request));
-    }
+  if (isObject(returned) && (returned as { _tag?: unknown })._tag === "Right") {
+    return E.right(SuccessResponse(wire(resultCodecOf(method), (returned as E.Right<unknown>).right), idOf(request)));
   }
+  if (isErrorLeft(returned)) return E.left(errorResponse(returned.left, request));
   logSafely(`rpcserver: method "${request.method}" returned something other than an Either`);
   return failWith(ERROR_INTERNAL_ERROR, "Internal error", "The method did not return an Either", request);
 };
@@ -544,12 +552,7 @@ const isPass = (value: unknown): value is E.Right<Call> =>
 /** What a stage answered, checked: the next call, or the error for its request. */
 const fromStage = (call: Call, answered: unknown): E.Either<ErrorResponse, Call> => {
   if (isPass(answered)) return answered;
-  if (isObject(answered) && (answered as { _tag?: unknown })._tag === "Left") {
-    const refusal = (answered as E.Left<unknown>).left;
-    if (isObject(refusal) && "code" in refusal && "message" in refusal) {
-      return E.left(errorResponse(refusal as ErrorResult, call.request));
-    }
-  }
+  if (isErrorLeft(answered)) return E.left(errorResponse(answered.left, call.request));
   logSafely(`rpcserver: a stage for method "${call.request.method}" returned something other than an Either`);
   return failWith(ERROR_INTERNAL_ERROR, "Internal error", "A stage did not return an Either", call.request);
 };

@@ -22,7 +22,7 @@ import type { TaskEither } from "fp-ts/TaskEither";
 import { ERROR_TIMEOUT } from "./codes";
 import type { AddsSignal, TypedAround, WithSignal } from "./context";
 import type { Effect } from "./effect";
-import { isThenable } from "./guards";
+import { isPlainObject, isThenable } from "./guards";
 import { logSafely } from "./logger";
 import { abortGuarded, signalController } from "./signal";
 import type { Id, Request } from "./request";
@@ -144,7 +144,7 @@ const own = new WeakSet<Around>();
 /** Is `stage` one of the library's own around stages? @internal */
 export const isOwnAround = (stage: Around): boolean => own.has(stage);
 
-/** Marks one of the library's own around stages (total, so unchecked). @internal */
+/** Marks one of the library's own around stages (total, so unchecked): `timeout`, `observe`, a connection's. @internal */
 export const owned = (stage: Around): Around => {
   own.add(stage);
   return stage;
@@ -158,14 +158,8 @@ export const isNotification = (request: Request): boolean => !hasOwn.call(reques
 /** The id a request is answered with. @internal */
 export const idOf = (request: Request): Id => (request.id === undefined ? null : request.id);
 
-const isPlainObject = (value: unknown): value is object => {
-  if (typeof value !== "object" || value === null) return false;
-  const prototype: unknown = Object.getPrototypeOf(value);
-  return prototype === Object.prototype || prototype === null;
-};
-
-/** The default of `timeout`'s `context` option: a plain-object context gains `signal`; any other is left alone. @internal */
-export const withSignal = (context: unknown, signal: AbortSignal): unknown =>
+/** The default of `timeout`'s `context` option: a plain-object context gains `signal`; any other is left alone. */
+const withSignal = (context: unknown, signal: AbortSignal): unknown =>
   isPlainObject(context) ? { ...context, signal } : context;
 
 /**

@@ -95,6 +95,9 @@ describe("contract()", () => {
     ["params that are not a codec", { add: { params: [t.number] } }],
     ["params that are a plain function", { add: { params: () => true } }],
     ["a result that is not a codec", { add: { result: "number" } }],
+    // Both ends use each codec whole: the client decodes the result the server encodes.
+    ["a result that can only encode", { add: { result: { encode: (a: unknown) => a, is: () => true } } }],
+    ["params that can only decode", { add: { params: { decode: (u: unknown) => ({ _tag: "Right", right: u }) } } }],
   ])("%s is a TypeError", (_what, entries) => {
     expect(() => contract(entries as never)).toThrow(TypeError);
   });

@@ -125,8 +125,37 @@ const cases = async (rpc, rpcClient, transport, tag, check) => {
   check("answered after a timeout and an abort", await api.add(1, 1)(), right(2));
 };
 
+/**
+ * rpcserver/connection over a MessageChannel (every runtime has one): two peers that each serve
+ * the contract call each other, a cancelled call is aborted at both ends, and closing settles.
+ */
+const connectionCases = async (rpc, rpcClient, rpcConnection, check) => {
+  const { port1, port2 } = new MessageChannel();
+  const methods = clientMethods(rpc);
+  const one = rpcConnection.connect(rpcConnection.messagePort(port1), { methods });
+  const two = rpcConnection.connect(rpcConnection.messagePort(port2), { methods });
+  const fromLeft = rpcClient.client(clientContract(rpc), one.transport);
+  const fromRight = rpcClient.client(clientContract(rpc), two.transport);
+  check("a call from one peer", await fromLeft.add(1, 2)(), right(3));
+  check("a call from the other", await fromRight.greet({ name: "ann" })(), right("Hello, ann!"));
+  const controller = new AbortController();
+  const stalled = rpcClient.withOptions({ signal: controller.signal })(fromLeft.stall())();
+  controller.abort();
+  check("an aborted call", await stalled, left({ _tag: "TransportError", reason: "aborted", cause: ANY }));
+  check("nothing left in flight", one.load(), { incoming: 0, outgoing: 0, queued: 0 });
+  const pending = fromLeft.stall()();
+  one.close();
+  check(
+    "a call when its connection closes",
+    await pending,
+    left({ _tag: "TransportError", reason: "closed", cause: ANY }),
+  );
+  two.close();
+  check("closed", await Promise.all([one.closed, two.closed]).then(() => "both"), "both");
+};
+
 /** The cases over `local` (a context typed through a stage included) and, with `url`, over `http`. */
-export const runClientConformance = async (rpc, rpcClient, url) => {
+export const runClientConformance = async (rpc, rpcClient, url, rpcConnection) => {
   const quiet = () => undefined;
   const previous = rpc.setLogger({ error: quiet, warn: quiet, info: quiet });
   const failures = [];
@@ -155,6 +184,9 @@ export const runClientConformance = async (rpc, rpcClient, url) => {
       await as("t2").whoami()(),
       left({ _tag: "ServerError", code: 401, message: "Unauthorized" }),
     );
+
+    if (rpcConnection === undefined) failures.push("connection: the module was not given");
+    else await connectionCases(rpc, rpcClient, rpcConnection, checker("a connection over a MessageChannel"));
 
     if (url === undefined) failures.push("client over http: no server to call (no url given)");
     else {

@@ -5,6 +5,7 @@
 // Without RPCSERVER_URL, this process starts one itself with the built `serve`.
 import * as rpc from "../../dist/esm/index.js";
 import * as rpcClient from "../../dist/esm/client.js";
+import * as rpcConnection from "../../dist/esm/connection.js";
 import { runClientConformance } from "./client-conformance.mjs";
 import { runConformance } from "./conformance.mjs";
 
@@ -18,7 +19,7 @@ const own = given ? undefined : await (await import("./devserver.mjs")).startDev
 const url = given ?? own.url;
 try {
   const core = await runConformance(rpc);
-  const client = await runClientConformance(rpc, rpcClient, url);
+  const client = await runClientConformance(rpc, rpcClient, url, rpcConnection);
   for (const failure of [...core.failures, ...client.failures]) console.log(`FAIL ${failure}`);
   console.log(
     `conformance on ${runtime}: ${core.passed + client.passed} passed, ${core.failed + client.failed} failed ` +
