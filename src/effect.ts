@@ -104,11 +104,12 @@ export interface Effect<F extends URIS> extends Monad1<F> {
   readonly concurrent: boolean;
   /**
    * A Promise where a value was expected (a method's or an async stage's return): waited for and
-   * settled by `onValue` / `onError` (async), or refused at once by `refuse` (sync).
+   * settled by `onValue` (which may wait again: a result schema's check) / `onError` (async), or
+   * refused at once by `refuse` (sync).
    */
   readonly wait: <A>(
     thenable: PromiseLike<unknown>,
-    onValue: (value: unknown) => A,
+    onValue: (value: unknown) => Kind<F, A>,
     onError: (thrown: unknown) => A,
     refuse: (thenable: PromiseLike<unknown>) => A,
   ) => Kind<F, A>;

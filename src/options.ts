@@ -99,8 +99,11 @@ export interface JsonOptions extends Options {
  * @category pipeline
  */
 export interface RequestDecoder {
-  /** The request, or why it is not one (as io-ts errors). */
-  readonly decode: (value: unknown) => E.Either<t.Errors, Request>;
+  /**
+   * The request, or why it is not one (as io-ts errors); a Promise of it when the validator is a
+   * Standard Schema whose `validate` answers one (async dispatch waits, sync dispatch refuses).
+   */
+  readonly decode: (value: unknown) => E.Either<t.Errors, Request> | Promise<E.Either<t.Errors, Request>>;
 }
 
 /**
@@ -173,16 +176,48 @@ const mustNameMethod = (value: unknown): E.Either<t.Errors, Request> => {
  * that is not a Validation, or a request that cannot be read is -32600 for that member alone.
  */
 const guardedDecoder =
-  (decode: (value: unknown) => unknown): RequestDecoder["decode"] =>
+  (decode: (value: unknown) => unknown): ((value: unknown) => E.Either<t.Errors, Request>) =>
   (value) => {
     try {
-      const decoded = decode(value);
-      if (!isValidation(decoded)) return E.left(refusal(value, "the validator did not return a Validation"));
-      return E.chain(mustNameMethod)(decoded);
+      return named(value, decode(value));
     } catch (thrown) {
       return E.left(refusal(value, messageOf(thrown)));
     }
   };
+
+const named = (value: unknown, decoded: unknown): E.Either<t.Errors, Request> =>
+  isValidation(decoded)
+    ? E.chain(mustNameMethod)(decoded)
+    : E.left(refusal(value, "the validator did not return a Validation"));
+
+/** A Standard Schema's answer as a Validation: its value, or one error per issue line. */
+const schemaValidation = (value: unknown, result: StandardSchemaV1.Result<unknown>): t.Validation<unknown> =>
+  result.issues === undefined
+    ? E.right(result.value)
+    : E.left(issueLines(result.issues, "request").flatMap((line) => refusal(value, line)));
+
+/**
+ * A Standard Schema as the validator: as any other, and when its `validate` answers a Promise, a
+ * Promise of the same checks, which never rejects (its rejection is that request's -32600).
+ */
+const schemaDecoder = (schema: StandardSchemaV1): RequestDecoder => {
+  const validate = schema["~standard"].validate;
+  return {
+    decode: (value) => {
+      let result: ReturnType<typeof validate>;
+      try {
+        result = validate(value);
+        if (!isThenable(result)) return named(value, schemaValidation(value, result));
+      } catch (thrown) {
+        return E.left(refusal(value, messageOf(thrown)));
+      }
+      return Promise.resolve(result).then(
+        (answered) => guardedDecoder(() => schemaValidation(value, answered))(value),
+        (thrown: unknown) => E.left(refusal(value, messageOf(thrown))),
+      );
+    },
+  };
+};
 
 const requestDecoder = (validator: Validator | undefined): RequestDecoder => {
   if (validator === undefined || validator === requestCodec) return requestCodec;
@@ -195,21 +230,7 @@ const requestDecoder = (validator: Validator | undefined): RequestDecoder => {
       }),
     };
   }
-  if (isStandardSchema(validator)) {
-    const validate = validator["~standard"].validate;
-    return {
-      decode: guardedDecoder((value) => {
-        const result = validate(value);
-        if (isThenable(result)) {
-          result.then(undefined, () => undefined);
-          return E.left(refusal(value, "the validator returned a Promise; it must answer synchronously"));
-        }
-        return result.issues === undefined
-          ? E.right(result.value)
-          : E.left(issueLines(result.issues, "request").flatMap((line) => refusal(value, line)));
-      }),
-    };
-  }
+  if (isStandardSchema(validator)) return schemaDecoder(validator);
   if (typeof validator === "object" && validator !== null && typeof validator.decode === "function") {
     const decoder = validator;
     return { decode: guardedDecoder((value) => decoder.decode(value)) };

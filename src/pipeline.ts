@@ -75,7 +75,7 @@ import {
 } from "./methods";
 import { environment, type Env, type JsonOptions, type ResponseOptions } from "./options";
 import { arityProblem, paramsToDecode, report } from "./params";
-import { failureLines, SchemaRefused } from "./schema";
+import { failureLines, isSchemaRefused, standardOf } from "./schema";
 import type { Id, Request } from "./request";
 import { ErrorResponse, SuccessResponse, toSerializable, type Response, type Serializable } from "./response";
 import type { ErrorResult, Result } from "./result";
@@ -202,9 +202,14 @@ const refuse = E.mapLeft((errors: t.Errors) =>
  * @since 5.0.10
  * @category stages
  */
-export const validate = (env: Env): ((value: unknown) => E.Either<ErrorResponse, Request>) => {
+export const validate = (
+  env: Env,
+): ((value: unknown) => E.Either<ErrorResponse, Request> | Promise<E.Either<ErrorResponse, Request>>) => {
   const decoder = env.validator;
-  return (value) => refuse(decoder.decode(value));
+  return (value) => {
+    const decoded = decoder.decode(value);
+    return decoded instanceof Promise ? decoded.then(refuse) : refuse(decoded);
+  };
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -221,7 +226,7 @@ const thrownError = (env: Env, call: Call, what: string, thrown: unknown): Error
 /** An exception as the error answering the request `id`; `who` names what raised it in the log. */
 const errorFor = (env: Env, id: Id, who: string, thrown: unknown): ErrorResponse => {
   if (isJsonRpcError(thrown)) return ErrorResponse(thrown.code, thrown.message, thrown.data, id);
-  if (thrown instanceof SchemaRefused) {
+  if (isSchemaRefused(thrown)) {
     // A result schema refused the method's value: the method's fault, reported as io-ts would be.
     logSafely(`rpcserver: the result schema of ${who} refused its value`, thrown.message);
     return ErrorResponse(ERROR_INTERNAL_ERROR, "Internal error", thrown.lines, id);
@@ -388,6 +393,13 @@ const answer = (request: Request, result: Result): Response =>
 const errorResponse = ({ code, message, data }: ErrorResult, request: Request): ErrorResponse =>
   ErrorResponse(code, message, data, idOf(request));
 
+/** What gave sync dispatch a Promise, as its answer names it: a method, its params or result schema, or a stage. */
+const refusedWhat = (call: Call, what: string): string => {
+  if (what === "result schema of method") return "The result schema";
+  if (what !== "method") return "A stage";
+  return awaiting.has((call as Partial<Invocation>).method ?? awaiting) ? "The params schema" : "The method";
+};
+
 /** Sync dispatch cannot wait: the Promise is refused, and its rejection marked handled so it cannot crash the host. */
 const refusePromise = (call: Call, what: string, thenable: PromiseLike<unknown>): ErrorResponse => {
   // The handler runs detached, where nothing would catch what it throws: it reads nothing of the
@@ -400,11 +412,7 @@ const refusePromise = (call: Call, what: string, thenable: PromiseLike<unknown>)
   return ErrorResponse(
     ERROR_INTERNAL_ERROR,
     "Internal error",
-    what === "method"
-      ? awaiting.has((call as Partial<Invocation>).method ?? awaiting)
-        ? "The params schema returned a Promise; use asyncDispatch"
-        : "The method returned a Promise; use asyncDispatch"
-      : "A stage returned a Promise; use asyncDispatch",
+    `${refusedWhat(call, what)} returned a Promise; use asyncDispatch`,
     idOf(call.request),
   );
 };
@@ -415,7 +423,7 @@ const refusePromise = (call: Call, what: string, thenable: PromiseLike<unknown>)
  * a stage in the next call or an error; a notification with no stage to see its answer in nothing.
  */
 interface Ending<C, R> {
-  readonly read: (call: C, value: unknown) => R;
+  readonly read: (call: C, value: unknown) => R | Checking<R>;
   readonly failed: (error: ErrorResponse) => R;
 }
 
@@ -430,51 +438,84 @@ const settle = <F extends URIS, C extends Call, R>(
   call: C,
   what: string,
   value: unknown,
-  { read, failed }: Ending<C, R>,
+  ending: Ending<C, R>,
 ): Kind<F, R> => {
   try {
     // Reading `then` may throw too (a Proxy): inside the try, as that code's own exception.
-    if (!isThenable(value)) return F.of(read(call, value));
-    const fail = (thrown: unknown): R => failed(thrownError(env, call, what, thrown));
+    if (!isThenable(value)) return checked(F, env, call, ending, ending.read(call, value));
+    const fail = (thrown: unknown): R => ending.failed(thrownError(env, call, what, thrown));
     return F.wait(
       value,
       (settled) => {
         try {
-          return read(call, settled);
+          return checked(F, env, call, ending, ending.read(call, settled));
         } catch (thrown) {
-          return fail(thrown);
+          return F.of(fail(thrown));
         }
       },
       fail,
-      (thenable) => failed(refusePromise(call, what, thenable)),
+      (thenable) => ending.failed(refusePromise(call, what, thenable)),
     );
   } catch (thrown) {
-    return F.of(failed(thrownError(env, call, what, thrown)));
+    return F.of(ending.failed(thrownError(env, call, what, thrown)));
   }
 };
 
 /**
- * A success encoded by the result codec of the method called, when it has one (`undefined` sent
- * as `null`, as `Success` does). An encode that throws is the method's exception: `settle` turns it
- * into -32603.
+ * What `read` made of a method's answer: `R`, or a result that an async result schema is still
+ * checking, waited for as the method's own Promise is (refused by sync dispatch).
  */
-const encoded = (method: Method, result: Result): Result => {
-  const codec = resultCodecOf(method);
-  if (codec === undefined || result._tag === "Left") return result;
-  return E.right({ result: wire(codec, result.right.result) });
-};
+const checked = <F extends URIS, C extends Call, R>(
+  F: Effect<F>,
+  env: Env,
+  call: C,
+  { failed }: Ending<C, R>,
+  read: R | Checking<R>,
+): Kind<F, R> =>
+  read instanceof Checking
+    ? F.wait(
+        read.pending,
+        (value) => F.of(read.done(value)),
+        (thrown) => failed(thrownError(env, call, "method", thrown)),
+        (thenable) => failed(refusePromise(call, "result schema of method", thenable)),
+      )
+    : F.of(read);
 
-/** A result as sent: encoded by the result codec when there is one, `undefined` as `null`. */
-const wire = (codec: ReturnType<typeof resultCodecOf>, value: unknown): unknown => {
-  const encodedValue = codec === undefined ? value : codec.encode(value);
-  return encodedValue === undefined ? null : encodedValue;
+/** A result an async result schema is still checking: `done` makes the answer of what it gives. */
+class Checking<R> {
+  constructor(
+    readonly pending: PromiseLike<unknown>,
+    readonly done: (checked: unknown) => R,
+  ) {}
+}
+
+/**
+ * A success for `request`, its value encoded by the method's result codec (`undefined` sent as
+ * `null`, as `Success` does). An encode that throws is the method's exception: `settle` turns it
+ * into -32603. A result schema whose `validate` answers a Promise is waited for.
+ */
+const success = (
+  request: Request,
+  codec: ReturnType<typeof resultCodecOf>,
+  value: unknown,
+): Response | Checking<Response> => {
+  const sent = codec === undefined ? value : codec.encode(value);
+  if (codec !== undefined && isThenable(sent) && standardOf(codec) !== undefined) {
+    return new Checking(sent, (checkedValue) => success(request, undefined, checkedValue) as Response);
+  }
+  return E.right(SuccessResponse(sent === undefined ? null : sent, idOf(request)));
 };
 
 /** A method's return value as the Response: a Result is sent (encoded by its result codec), anything else is -32603. */
-const fromReturned = (invocation: Invocation, returned: unknown): Response => {
+const fromReturned = (invocation: Invocation, returned: unknown): Response | Checking<Response> => {
   const { request, method } = invocation;
   if (isOutcome(method)) return fromOutcome(invocation, returned);
-  if (isResult(returned)) return answer(request, encoded(method, returned));
+  if (isResult(returned)) {
+    const codec = resultCodecOf(method);
+    return codec === undefined || returned._tag === "Left"
+      ? answer(request, returned)
+      : success(request, codec, returned.right.result);
+  }
   logSafely(`rpcserver: method "${request.method}" returned something other than a Result`);
   return failWith(ERROR_INTERNAL_ERROR, "Internal error", "The method did not return a Result", request);
 };
@@ -483,9 +524,9 @@ const fromReturned = (invocation: Invocation, returned: unknown): Response => {
  * A contract handler's Either as the Response: its Right is the result itself (encoded by the
  * result codec), its Left the error. Anything else is -32603, as for a method.
  */
-const fromOutcome = ({ request, method }: Invocation, returned: unknown): Response => {
+const fromOutcome = ({ request, method }: Invocation, returned: unknown): Response | Checking<Response> => {
   if (isObject(returned) && (returned as { _tag?: unknown })._tag === "Right") {
-    return E.right(SuccessResponse(wire(resultCodecOf(method), (returned as E.Right<unknown>).right), idOf(request)));
+    return success(request, resultCodecOf(method), (returned as E.Right<unknown>).right);
   }
   if (isErrorLeft(returned)) return E.left(errorResponse(returned.left, request));
   logSafely(`rpcserver: method "${request.method}" returned something other than an Either`);
@@ -532,8 +573,12 @@ const answered: Ending<Invocation, Response> = { read: fromReturned, failed: E.l
 /** A notification's ending when no stage is there to see its answer: nothing, the Result still checked. */
 const dropped: Ending<Invocation, undefined> = {
   read: (invocation, returned) => {
-    // Read for its log line alone (a notification's answer is not sent).
-    if (isOutcome(invocation.method) || !isResult(returned)) fromReturned(invocation, returned);
+    // Read for its log line alone (a notification's answer is not sent), and for a result schema
+    // that is still checking, waited for so that its refusal is logged.
+    if (isOutcome(invocation.method) || !isResult(returned)) {
+      const read = fromReturned(invocation, returned);
+      if (read instanceof Checking) return new Checking(read.pending, () => undefined);
+    }
     return undefined;
   },
   failed: () => undefined,
@@ -701,6 +746,12 @@ const compose = <F extends URIS>(F: Effect<F>, env: Env): ((body: unknown, conte
   /** One request: a notification's answer is dropped (it still runs to the end). */
   const one = (value: unknown, context: unknown): Kind<F, Response | undefined> => {
     const request = decode(value);
+    return request instanceof Promise
+      ? F.wait(request, (validated) => run(validated as E.Either<ErrorResponse, Request>, context), failed, refused)
+      : run(request, context);
+  };
+
+  const run = (request: E.Either<ErrorResponse, Request>, context: unknown): Kind<F, Response | undefined> => {
     if (E.isLeft(request)) return F.of<Response | undefined>(request);
     const call = { request: request.right, context };
     if (isNotification(call.request)) return notify(call);
@@ -773,6 +824,15 @@ const collect = (outcomes: ReadonlyArray<Response | undefined>): Answer => {
   const responses: Response[] = [];
   for (const outcome of outcomes) if (outcome !== undefined) responses.push(outcome);
   return responses.length === 0 ? undefined : responses;
+};
+
+/** A validator's Promise never rejects (its failure is -32600); this net is for the library's own. */
+const failed = (thrown: unknown): Response => failWith(ERROR_INTERNAL_ERROR, "Internal error", messageOf(thrown), null);
+
+/** Sync dispatch cannot wait for a validator (a Standard Schema) that answers a Promise: -32603 for that request. */
+const refused = (): Response => {
+  logSafely("rpcserver: the validator returned a Promise to sync dispatch");
+  return failWith(ERROR_INTERNAL_ERROR, "Internal error", "The validator returned a Promise; use asyncDispatch", null);
 };
 
 /** A failure of the library itself, outside any method: -32000, its message only under `debug`. */

@@ -16,7 +16,7 @@
  */
 import * as E from "fp-ts/Either";
 import type * as t from "io-ts";
-import { isThenable } from "./guards";
+import { isObject, isThenable } from "./guards";
 import { report } from "./params";
 
 /**
@@ -222,16 +222,19 @@ export const standardOf = (codec: unknown): StandardSchemaV1 | undefined =>
     ? (codec as { [STANDARD]?: StandardSchemaV1 })[STANDARD]
     : undefined;
 
-/** Thrown by a standard codec's `encode` when the schema refuses a result (or answers a Promise). @internal */
+const refusals = new WeakSet<object>();
+
+/** Thrown by a standard codec's `encode` (or its Promise rejected with it) when the schema refuses a result. @internal */
 export class SchemaRefused extends globalThis.Error {
-  constructor(
-    readonly lines: readonly string[],
-    readonly async: boolean,
-  ) {
+  constructor(readonly lines: readonly string[]) {
     super(lines.join("; "));
     this.name = "SchemaRefused";
+    refusals.add(this);
   }
 }
+
+/** Is `value` a {@link SchemaRefused}? A WeakSet, not `instanceof`: what a method throws may be a Proxy whose traps throw. @internal */
+export const isSchemaRefused = (value: unknown): value is SchemaRefused => isObject(value) && refusals.has(value);
 
 const fromResult = (result: StandardSchemaV1.Result<unknown>): E.Either<Issues, unknown> =>
   result.issues === undefined ? E.right(result.value) : E.left(result.issues);
@@ -243,6 +246,12 @@ const decoding = (
 ): E.Either<Issues, unknown> | Promise<E.Either<Issues, unknown>> => {
   const result = schema["~standard"].validate(value);
   return isThenable(result) ? Promise.resolve(result).then(fromResult) : fromResult(result);
+};
+
+/** A result the schema checked: its value, or a {@link SchemaRefused} thrown with its lines. */
+const encoded = (decoded: E.Either<Issues, unknown>): unknown => {
+  if (E.isLeft(decoded)) throw new SchemaRefused(issueLines(decoded.left, "result"));
+  return decoded.right;
 };
 
 /**
@@ -259,12 +268,7 @@ export const toCodec = <C>(schema: C): C | StandardCodec => {
     decode: (value) => decoding(schema, value),
     encode: (value) => {
       const decoded = decoding(schema, value);
-      if (isThenable(decoded)) {
-        decoded.then(undefined, () => undefined);
-        throw new SchemaRefused(["The result schema returned a Promise; results are checked synchronously"], true);
-      }
-      if (E.isLeft(decoded)) throw new SchemaRefused(issueLines(decoded.left, "result"), false);
-      return decoded.right;
+      return isThenable(decoded) ? decoded.then(encoded) : encoded(decoded);
     },
     is: (value) => {
       const decoded = decoding(schema, value);

@@ -148,6 +148,121 @@ describe("an async refinement", () => {
   });
 });
 
+describe("an async result schema", () => {
+  const positive = z.number().refine(async (n) => n > 0, "must be positive");
+  const methods = {
+    plain: withCodecs({ params: z.tuple([z.number()]), result: positive }, (n) => Success(n)),
+    later: withCodecs({ params: z.tuple([z.number()]), result: positive }, async (n) => Success(n)),
+    doubled: withCodecs({ result: z.number().transform(async (n) => n * 2) }, () => Success(21)),
+  };
+  const api = contract({ checked: { params: z.tuple([z.number()]), result: positive } });
+  const table = { ...methods, ...implement(api, { checked: (n) => E.right(n) }) };
+
+  test.each(["plain", "later", "checked"])(
+    "async dispatch waits for it (%s): the value, or -32603 with its line",
+    async (name) => {
+      expect(JSON.parse((await asyncDispatch(request(name, [2]), table)) as string)).toEqual({
+        jsonrpc: "2.0",
+        result: 2,
+        id: 1,
+      });
+      const logs = recordLogs();
+      try {
+        const refused = JSON.parse((await asyncDispatch(request(name, [-1]), table)) as string);
+        expect(refused.error).toEqual({ code: -32603, message: "Internal error", data: ["result: must be positive"] });
+        expect(JSON.stringify(logs.entries)).toContain("result schema");
+      } finally {
+        logs.restore();
+      }
+    },
+  );
+
+  test("what the schema gives is sent (an async transform)", async () => {
+    expect(JSON.parse((await asyncDispatch(request("doubled", undefined), table)) as string).result).toBe(42);
+  });
+
+  test("in a batch, each member waits for its own", async () => {
+    const body = `[${request("plain", [1])},${request("checked", [-1]).replace('"id":1', '"id":2')}]`;
+    const logs = recordLogs();
+    const answers = JSON.parse((await asyncDispatch(body, table)) as string);
+    expect(answers).toEqual([
+      { jsonrpc: "2.0", result: 1, id: 1 },
+      { jsonrpc: "2.0", error: { code: -32603, message: "Internal error", data: ["result: must be positive"] }, id: 2 },
+    ]);
+    logs.restore();
+  });
+
+  test("sync dispatch answers -32603, saying to use async dispatch; the refused Promise is handled", async () => {
+    const logs = recordLogs();
+    try {
+      for (const name of ["plain", "checked"]) {
+        const answer = JSON.parse(dispatch(request(name, [-1]), table) as string);
+        expect(answer.error).toEqual({
+          code: -32603,
+          message: "Internal error",
+          data: "The result schema returned a Promise; use asyncDispatch",
+        });
+      }
+      // A notification's refused result is waited for only to be logged.
+      expect(await asyncDispatch('{"jsonrpc":"2.0","method":"checked","params":[-1]}', table)).toBe("");
+      expect(JSON.stringify(logs.entries)).toContain('the result schema of method \\"checked\\" refused its value');
+    } finally {
+      logs.restore();
+    }
+  });
+});
+
+describe("an async validator schema", () => {
+  const validator = z
+    .object({ jsonrpc: z.literal("2.0"), method: z.string(), id: z.number().optional() })
+    .loose()
+    .refine(async (request) => request.method !== "forbidden", "forbidden");
+  const methods = { ping: () => Success("pong"), forbidden: () => Success("ran") };
+
+  test("async dispatch waits for it: passes, or -32600 with its line", async () => {
+    expect(JSON.parse((await asyncDispatch(request("ping", undefined), methods, { validator })) as string).result).toBe(
+      "pong",
+    );
+    const refused = JSON.parse(
+      (await asyncDispatch(request("forbidden", undefined), methods, { validator })) as string,
+    );
+    expect(refused).toEqual({
+      jsonrpc: "2.0",
+      error: { code: -32600, message: "Invalid Request", data: "request: forbidden" },
+      id: null,
+    });
+    const batch = `[${request("ping", undefined)},${request("forbidden", undefined)}]`;
+    expect(JSON.parse((await asyncDispatch(batch, methods, { validator })) as string)).toEqual([
+      { jsonrpc: "2.0", result: "pong", id: 1 },
+      { jsonrpc: "2.0", error: { code: -32600, message: "Invalid Request", data: "request: forbidden" }, id: null },
+    ]);
+  });
+
+  test("a validate that rejects is that request's -32600", async () => {
+    const rejecting: StandardSchemaV1 = {
+      "~standard": { version: 1, vendor: "mine", validate: () => Promise.reject(new Error("no store")) },
+    };
+    const answer = JSON.parse(
+      (await asyncDispatch(request("ping", undefined), methods, { validator: rejecting })) as string,
+    );
+    expect(answer.error).toEqual({ code: -32600, message: "Invalid Request", data: "no store" });
+  });
+
+  test("sync dispatch answers -32603, saying to use async dispatch", () => {
+    const logs = recordLogs();
+    try {
+      const answer = JSON.parse(dispatch(request("ping", undefined), methods, { validator }) as string);
+      expect(answer).toEqual({
+        jsonrpc: "2.0",
+        error: { code: -32603, message: "Internal error", data: "The validator returned a Promise; use asyncDispatch" },
+        id: null,
+      });
+    } finally {
+      logs.restore();
+    }
+  });
+});
+
 test("io-ts codecs are not Standard Schemas; zod and valibot schemas are", () => {
   expect(isStandardSchema(t.number)).toBe(false);
   expect(isStandardSchema(z.number())).toBe(true);
