@@ -10,7 +10,14 @@
 import type * as t from "io-ts";
 import { hasFunctions } from "./guards";
 import type { MethodExample, MethodInfo, ParamsArgs } from "./methods";
-import { isStandardSchema, type ResultOfSchema, type Schema, type TypeOfSchema, type WireOfSchema } from "./schema";
+import {
+  isStandardSchema,
+  type ResultOfSchema,
+  type Schema,
+  type StandardSchemaV1,
+  type TypeOfSchema,
+  type WireOfSchema,
+} from "./schema";
 
 /**
  * One method of a contract: its params codec, its result codec and its documentation, all
@@ -67,6 +74,23 @@ export interface Contract<M extends Entries> {
 export type ArgsOf<E> = E extends { readonly params: infer C extends Schema } ? ParamsArgs<TypeOfSchema<C>> : [];
 
 /**
+ * A method's arguments as its client function takes them: what {@link ArgsOf} gives the handler
+ * for an io-ts codec (the client encodes them), a Standard Schema's input (the client sends them as
+ * given, and the server's schema checks them, and may transform them, for the handler).
+ *
+ * @example
+ * import type { z } from "zod";
+ * import type { CallArgsOf } from "rpcserver";
+ * type Args = CallArgsOf<{ params: z.ZodTuple<[z.ZodDefault<z.ZodNumber>]> }>; // [number | undefined]
+ *
+ * @since 5.0.10
+ * @category contract
+ */
+export type CallArgsOf<E> = E extends { readonly params: infer C extends Schema }
+  ? ParamsArgs<C extends t.Any ? t.TypeOf<C> : WireOfSchema<C>>
+  : [];
+
+/**
  * A method's result as the program sees it (decoded: a `Date` for `DateFromISOString`);
  * `unknown` without a result codec.
  *
@@ -101,8 +125,26 @@ type WireResult<E> = E extends { readonly result: infer R extends Schema }
 export type Checked<M> = {
   readonly [K in keyof M]: K extends "then" | `rpc.${string}`
     ? never
-    : { readonly examples?: ReadonlyArray<MethodExample<WireParams<M[K]>, WireResult<M[K]>>> };
+    : { readonly examples?: ReadonlyArray<MethodExample<WireParams<M[K]>, WireResult<M[K]>>> } & ResultChecked<M[K]>;
 };
+
+type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+
+/**
+ * A contract's result Standard Schema must give the type it takes: the server sends its output and
+ * the client checks that with the same schema, so a transform would run twice. (A params schema
+ * may transform: the client sends its input.) An io-ts codec, which encodes and decodes, is the
+ * way to a result whose wire form differs.
+ */
+type ResultChecked<E> = E extends { readonly result: infer R }
+  ? R extends t.Any
+    ? unknown
+    : R extends StandardSchemaV1
+      ? Same<StandardSchemaV1.InferInput<R>, StandardSchemaV1.InferOutput<R>> extends true
+        ? unknown
+        : { readonly result: "a contract's result schema must not transform: both ends run it (an io-ts codec can)" }
+      : unknown
+  : unknown;
 
 /** Both ends use a codec whole: the server decodes params and encodes results, the client the reverse, and `is` tells it how to pass arguments. */
 const isCodec = (value: unknown): boolean => hasFunctions(value, "decode", "encode", "is");

@@ -39,6 +39,7 @@ export { JsonRpcError } from "./exceptions";
 export {
   contract,
   type ArgsOf,
+  type CallArgsOf,
   type Checked,
   type Contract,
   type Entries,

@@ -227,6 +227,8 @@ const same = (a: unknown, b: unknown): boolean => JSON.stringify(a) === JSON.str
 /**
  * An object schema whose properties are all there is to it: its properties can be named params,
  * unless one of them cannot be named (`""`), which leaves the whole object one param.
+ * `additionalProperties: true` is JSON Schema's default written out (Effect Schema writes it), so
+ * it splits as its absence does; only a schema for the other members keeps the object whole.
  */
 const isSplittableObject = (schema: JsonSchema): boolean =>
   schema["type"] === "object" &&
@@ -235,7 +237,7 @@ const isSplittableObject = (schema: JsonSchema): boolean =>
   Object.keys(schema).every((key) =>
     ["type", "properties", "required", "additionalProperties", "description"].includes(key),
   ) &&
-  (schema["additionalProperties"] === undefined || schema["additionalProperties"] === false);
+  typeof (schema["additionalProperties"] ?? true) === "boolean";
 
 /** A tuple schema (`items` as an array), or the empty tuple's. */
 const isTuple = (schema: JsonSchema): boolean =>

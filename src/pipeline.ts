@@ -202,14 +202,33 @@ const refuse = E.mapLeft((errors: t.Errors) =>
  * @since 5.0.10
  * @category stages
  */
-export const validate = (
-  env: Env,
-): ((value: unknown) => E.Either<ErrorResponse, Request> | Promise<E.Either<ErrorResponse, Request>>) => {
+export const validate = (env: Env): ((value: unknown) => E.Either<ErrorResponse, Request>) => {
+  const validated = validating(env);
+  return (value) => {
+    const request = validated(value);
+    return request instanceof Promise ? refusedValidator() : request;
+  };
+};
+
+/**
+ * Stage 2 as the composition runs it: a validator (a Standard Schema) whose `validate` answers a
+ * Promise gives a Promise, which never rejects, for async dispatch to wait for. `validate` stays a
+ * Kleisli arrow into Either, refusing it as sync dispatch does.
+ */
+const validating = (env: Env): ((value: unknown) => ValidatedRequest | Promise<ValidatedRequest>) => {
   const decoder = env.validator;
   return (value) => {
     const decoded = decoder.decode(value);
     return decoded instanceof Promise ? decoded.then(refuse) : refuse(decoded);
   };
+};
+
+type ValidatedRequest = E.Either<ErrorResponse, Request>;
+
+/** Sync dispatch cannot wait for a validator (a Standard Schema) that answers a Promise: -32603 for that request. */
+const refusedValidator = (): E.Either<ErrorResponse, never> => {
+  logSafely("rpcserver: the validator returned a Promise to sync dispatch");
+  return failWith(ERROR_INTERNAL_ERROR, "Internal error", "The validator returned a Promise; use asyncDispatch", null);
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -741,17 +760,20 @@ const compose = <F extends URIS>(F: Effect<F>, env: Env): ((body: unknown, conte
   const notify: (call: Call) => Kind<F, Response | undefined> = staged
     ? netted(F, handle, nothing, failedNotification)
     : base<F, Response | undefined>(F, env, dropped);
-  const decode = validate(env);
+  const decode = validating(env);
+
+  // A validator's Promise never rejects (its failure is -32600): what it does is the library's own.
+  const libraryFailed = (thrown: unknown): Response => serverError(env, thrown);
 
   /** One request: a notification's answer is dropped (it still runs to the end). */
   const one = (value: unknown, context: unknown): Kind<F, Response | undefined> => {
     const request = decode(value);
     return request instanceof Promise
-      ? F.wait(request, (validated) => run(validated as E.Either<ErrorResponse, Request>, context), failed, refused)
+      ? F.wait(request, (validated) => run(validated as ValidatedRequest, context), libraryFailed, refusedValidator)
       : run(request, context);
   };
 
-  const run = (request: E.Either<ErrorResponse, Request>, context: unknown): Kind<F, Response | undefined> => {
+  const run = (request: ValidatedRequest, context: unknown): Kind<F, Response | undefined> => {
     if (E.isLeft(request)) return F.of<Response | undefined>(request);
     const call = { request: request.right, context };
     if (isNotification(call.request)) return notify(call);
@@ -824,15 +846,6 @@ const collect = (outcomes: ReadonlyArray<Response | undefined>): Answer => {
   const responses: Response[] = [];
   for (const outcome of outcomes) if (outcome !== undefined) responses.push(outcome);
   return responses.length === 0 ? undefined : responses;
-};
-
-/** A validator's Promise never rejects (its failure is -32600); this net is for the library's own. */
-const failed = (thrown: unknown): Response => failWith(ERROR_INTERNAL_ERROR, "Internal error", messageOf(thrown), null);
-
-/** Sync dispatch cannot wait for a validator (a Standard Schema) that answers a Promise: -32603 for that request. */
-const refused = (): Response => {
-  logSafely("rpcserver: the validator returned a Promise to sync dispatch");
-  return failWith(ERROR_INTERNAL_ERROR, "Internal error", "The validator returned a Promise; use asyncDispatch", null);
 };
 
 /** A failure of the library itself, outside any method: -32000, its message only under `debug`. */

@@ -13,7 +13,7 @@ import type { ExpectedContext, NoContext } from "./context";
 import {
   isContract,
   spreadsArguments,
-  type ArgsOf,
+  type CallArgsOf,
   type Contract,
   type Entries,
   type Entry,
@@ -29,7 +29,7 @@ import { failureLines, isStandardSchema, toCodec, type Schema, type StandardCode
  * @category client
  */
 export type ContractClient<M extends Entries> = {
-  readonly [K in keyof M]: (...args: ArgsOf<M[K]>) => RpcCall<ResultOf<M[K]>>;
+  readonly [K in keyof M]: (...args: CallArgsOf<M[K]>) => RpcCall<ResultOf<M[K]>>;
 };
 
 /**

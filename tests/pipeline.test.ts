@@ -155,21 +155,12 @@ describe("parse", () => {
 
 // -------------------------------------------------------------------------------------------------
 
-/** `validate` of a validator that answers at once (every one but an async Standard Schema). */
-const validateNow =
-  (env: Env) =>
-  (value: unknown): E.Either<unknown, Request> => {
-    const validated = validate(env)(value);
-    if (validated instanceof Promise) throw new Error("expected the validator to answer at once");
-    return validated;
-  };
-
 describe("validate", () => {
   test("the default validator (requestCodec) passes a good request as it is", () => {
     const value = { jsonrpc: "2.0", method: "ping", params: [1], id: "a" };
-    const validated = validateNow(syncEnv())(value);
+    const validated = validate(syncEnv())(value);
     expect(rightOf(validated)).toBe(value);
-    expect(rightOf(validateNow(syncEnv())({ jsonrpc: "2.0", method: "note" }))).toStrictEqual({
+    expect(rightOf(validate(syncEnv())({ jsonrpc: "2.0", method: "note" }))).toStrictEqual({
       jsonrpc: "2.0",
       method: "note",
     });
@@ -184,7 +175,7 @@ describe("validate", () => {
     ["an id that is an object", { jsonrpc: "2.0", method: "m", id: {} }, "id: must be a string, a number or null"],
     ["an extra member", { jsonrpc: "2.0", method: "m", extra: 1 }, "extra: is not a member of a JSON-RPC 2.0 request"],
   ])("%s is -32600 with what is wrong in data and id null", (_name, value, data) => {
-    expect(validateNow(syncEnv())(value)).toStrictEqual(
+    expect(validate(syncEnv())(value)).toStrictEqual(
       E.left({ code: -32600, message: "Invalid Request", data, id: null }),
     );
   });
@@ -192,12 +183,12 @@ describe("validate", () => {
   test("an io-ts decoder as validator: what it decodes to passes; its failure is -32600 with its report", () => {
     const Shaped = t.type({ jsonrpc: t.literal("2.0"), method: t.string, id: t.number });
     const env = syncEnv({}, { validator: Shaped });
-    expect(rightOf(validateNow(env)({ jsonrpc: "2.0", method: "m", id: 1 }))).toStrictEqual({
+    expect(rightOf(validate(env)({ jsonrpc: "2.0", method: "m", id: 1 }))).toStrictEqual({
       jsonrpc: "2.0",
       method: "m",
       id: 1,
     });
-    const refused = leftOf(validateNow(env)({ jsonrpc: "2.0", method: "m", id: "a" })) as { data: unknown };
+    const refused = leftOf(validate(env)({ jsonrpc: "2.0", method: "m", id: "a" })) as { data: unknown };
     expect(refused).toMatchObject({ code: -32600, message: "Invalid Request", id: null });
     expect(JSON.stringify(refused.data)).toContain("number");
     expect(JSON.stringify(refused.data)).toContain('\\"a\\"');

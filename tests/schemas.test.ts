@@ -25,6 +25,7 @@ import {
   type StandardSchemaV1,
 } from "../src";
 import { client, local } from "../src/client";
+import type { type as ArkType } from "arktype";
 import { ROOT } from "./helpers/processes";
 import { recordLogs } from "./support";
 
@@ -45,6 +46,8 @@ const validateOpenRPCDocument = (document: unknown): boolean => {
   expect(answer).toBe("true");
   return true;
 };
+
+declare const arkType: typeof ArkType;
 
 type Equals<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
 const same = <A, B>(proof: Equals<A, B>): Equals<A, B> => proof;
@@ -286,6 +289,42 @@ test("types: handlers receive the schema's output; a result schema types the han
     same<Parameters<typeof _calc.len>, [string]>(true);
     const _mine: StandardSchemaV1<string, number> = z.string().transform((s) => s.length);
     same<StandardSchemaV1.InferOutput<typeof _mine>, number>(true);
+  });
+});
+
+test("types: each library's inference, the client's arguments, and a contract's result schema that transforms", () => {
+  typeOnly(() => {
+    // ArkType: its own types, inferred through the interface (a value declared: ESM-only; Effect's
+    // types need the DOM library, so its adapter's inference is left to tests/fixtures).
+    const ark = arkType({ name: "string", age: "number.integer" });
+    withParams(ark, (p) => {
+      same<typeof p, { name: string; age: number }>(true);
+      return Success(p.name);
+    });
+    // A params schema that transforms: the handler gets its output, the client sends its input.
+    const api = contract({
+      len: { params: z.tuple([z.string().transform((s) => s.length)]), result: z.number() },
+      greet: { params: v.object({ name: v.optional(v.string(), "you") }), result: v.string() },
+    });
+    implement(api, {
+      len: (n) => {
+        same<typeof n, number>(true);
+        return E.right(n);
+      },
+      greet: (p) => {
+        same<typeof p, { name: string }>(true);
+        return E.right(p.name);
+      },
+    });
+    const calls = client(api, local({}));
+    same<Parameters<typeof calls.len>, [string]>(true);
+    same<Parameters<typeof calls.greet>, [{ name?: string | undefined }]>(true);
+    // @ts-expect-error the client sends the schema's input: a string, not the number the handler gets
+    calls.len(3);
+    // @ts-expect-error a contract's result schema must not transform: the client would run it on its output
+    contract({ len: { result: z.string().transform((s) => s.length) } });
+    // @ts-expect-error the handler answers the result schema's type
+    implement(contract({ n: { result: z.number() } }), { n: () => E.right("one") });
   });
 });
 
