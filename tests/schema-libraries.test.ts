@@ -55,6 +55,8 @@ describe.each(["zod", "valibot", "arktype", "effect"])("%s", (name) => {
     expect(answers["greet"]).toEqual({ result: "hi ann" });
     expect(answers["addRefused"]).toEqual({ code: -32602, data: [expect.stringMatching(/^params\[1\]: \S/)] });
     expect(answers["greetRefused"]).toEqual({ code: -32602, data: [expect.stringMatching(/^params\.name: \S/)] });
+    expect(answers["hello"]).toEqual({ result: "hello ann" });
+    expect(answers["helloRefused"]).toEqual({ code: -32602, data: [expect.stringMatching(/^params\.name: \S/)] });
     expect(answers["resultRefused"]).toEqual({ code: -32603, data: [expect.stringMatching(/^result: \S/)] });
   });
 
