@@ -25,6 +25,8 @@ import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import * as t from "io-ts";
+import * as v from "valibot";
+import { z } from "zod";
 import { Console } from "node:console";
 import { closeSync, openSync, writeSync } from "node:fs";
 import { setImmediate } from "node:timers";
@@ -631,6 +633,46 @@ const jaysonRequest = (c, method, params) =>
     c.request(method, params, (error, response) => (error ? reject(error) : resolve(response))),
   );
 
+/** The same two-number params, checked by each library: io-ts, zod 4 and valibot 1. */
+const ADD_SCHEMAS = {
+  "io-ts": t.tuple([t.number, t.number]),
+  zod: z.tuple([z.number(), z.number()]),
+  valibot: v.tuple([v.number(), v.number()]),
+};
+const ADD_PARAMS = [1, 2];
+
+/** A library's own check of the params, alone: io-ts's `decode`, a Standard Schema's `validate`. */
+const checkAlone = (library) => {
+  const schema = ADD_SCHEMAS[library];
+  const check =
+    library === "io-ts" ? (value) => schema.decode(value).right : (value) => schema["~standard"].validate(value).value;
+  return () => {
+    const [a, b] = check(ADD_PARAMS);
+    return a + b;
+  };
+};
+
+/** One row per library: dispatch with its params schema, and its check alone (the difference is ours). */
+const schemaImpls = Object.keys(ADD_SCHEMAS).flatMap((library) => [
+  {
+    id: `dispatch-params-${library}`,
+    label: `dispatch, ${library} params`,
+    kind: "sync",
+    read: readText,
+    make: () => {
+      const methods = { add: withParams(ADD_SCHEMAS[library], (a, b) => Success(a + b)) };
+      return (text) => dispatch(text, methods);
+    },
+  },
+  {
+    id: `check-params-${library}`,
+    label: `${library}'s check alone`,
+    kind: "sync",
+    read: asIs,
+    make: () => checkAlone(library),
+  },
+]);
+
 const SECTIONS = [
   {
     id: "contract",
@@ -693,6 +735,22 @@ const SECTIONS = [
             },
           },
         ],
+      },
+    ],
+  },
+  {
+    id: "schemas",
+    title: "Params schemas: io-ts, zod and valibot",
+    ratioTo: "dispatch with the io-ts codec",
+    scenarios: [
+      {
+        id: "schemas",
+        section: "schemas",
+        title: "add(1, 2), params checked by each library",
+        text: ADD_TEXT,
+        want: 3,
+        base: { sync: "dispatch-params-io-ts" },
+        impls: schemaImpls,
       },
     ],
   },
@@ -1408,6 +1466,19 @@ const evaluateTargets = (results, extras) => {
       `a contract method (implement) costs ${kind} no more than a withCodecs method with the same codecs`,
       `${r.toFixed(2)}x (${fmtNs(a.ns)} vs ${fmtNs(b.ns)} ns; median per-round difference ${pairedDifference(a, b).toFixed(0)} ns)`,
       r <= 1,
+    );
+  }
+  // Issue 16: the library's own cost around each schema, its check alone taken away.
+  const around = (library) =>
+    pairedDifference(results.schemas?.[`dispatch-params-${library}`], results.schemas?.[`check-params-${library}`]);
+  const aroundIoTs = around("io-ts");
+  for (const library of ["zod", "valibot"]) {
+    const cost = around(library);
+    if (cost === undefined || aroundIoTs === undefined) continue;
+    target(
+      `rpcserver's own cost around a ${library} params schema no more than around an io-ts codec`,
+      `${cost.toFixed(0)} ns around ${library} vs ${aroundIoTs.toFixed(0)} ns around io-ts (dispatch minus the check alone, median per-round difference; checks alone ${fmtNs(results.schemas[`check-params-${library}`].ns)} and ${fmtNs(results.schemas["check-params-io-ts"].ns)} ns)`,
+      cost <= aroundIoTs * 1.05,
     );
   }
   // The batch over local has no target (the issue sets none): its table shows its ratio.

@@ -4,7 +4,7 @@
 //   git worktree add /tmp/before <commit> && (cd /tmp/before && npm ci && npm run build)
 //   npm run build && node bench/compare.mjs /tmp/before/dist dist notification
 //
-// Scenarios: single, notification, throws, each sync or, prefixed "async-", async
+// Scenarios: single, notification, throws, codec (io-ts params and result codecs), each sync or, prefixed "async-", async
 // (async-single, async-notification, async-throws), and each optionally suffixed "-staged" (four
 // stages that pass every call), "-timeout" (a `timeout(1000)` stage, async only, a plain-object
 // context to hand the signal in, a method that ignores it), "-signal" (the same, the method adding
@@ -78,6 +78,7 @@ const measure = async (dist, scenario) => {
     single: '{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}',
     notification: '{"jsonrpc":"2.0","method":"add","params":[1,2]}',
     throws: '{"jsonrpc":"2.0","method":"fail","params":[],"id":1}',
+    codec: '{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}',
   };
   const text = texts[scenario.replace("async-", "").replace(/-(staged|logged|timeout|signal)$/, "")];
   if (text === undefined) throw new Error(`unknown scenario ${scenario}`);
@@ -91,6 +92,11 @@ const measure = async (dist, scenario) => {
       : isAsync
         ? { add: async (a, b) => lib.Success(a + b), fail: async () => boom() }
         : { add: (a, b) => lib.Success(a + b), fail: boom };
+  if (scenario.includes("codec")) {
+    const t = await import("io-ts");
+    const codecs = { params: t.tuple([t.number, t.number]), result: t.number };
+    methods.add = lib.withCodecs(codecs, isAsync ? async (a, b) => lib.Success(a + b) : (a, b) => lib.Success(a + b));
+  }
   const f = isAsync ? (t) => lib.asyncDispatch(t, methods, options) : (t) => lib.dispatch(t, methods, options);
   const n = scenario.includes("throws") ? 300 : 3000;
   const round = async () => {

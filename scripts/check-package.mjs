@@ -30,18 +30,20 @@ const require = createRequire(import.meta.url);
  * library alone, 7.6 KiB with the public pipeline and stages, 11.6 KiB with OpenRPC (the
  * document and io-ts -> JSON Schema, exported from the main entry so that the dev server can
  * answer `rpc.discover`), 13.4 KiB with contracts, their servers and the typed context (issue
- * 14): the headroom leaves room for features, and a jump past it (a dependency bundled by mistake,
- * a Node polyfill) still fails.
+ * 14), 14.5 KiB with Standard Schemas beside io-ts (issue 16: the adapter, async schemas waited
+ * for, their JSON Schema read): the headroom leaves room for features, and a jump past it (a
+ * dependency bundled by mistake, a Node polyfill) still fails.
  */
-const MAX_MIN_GZIP_BYTES = 14.5 * 1024;
+const MAX_MIN_GZIP_BYTES = 15.5 * 1024;
 
 /**
- * The ceiling for rpcserver/client, minified and gzipped, in bytes. Measured at 7.5 KiB: the calls,
+ * The ceiling for rpcserver/client, minified and gzipped, in bytes. Measured at 7.9 KiB: the calls,
  * their errors, the transports and the stubs, and the async dispatcher with its pipeline, which
- * `local` runs in-process. A jump past it (the OpenRPC document or the dev server pulled in, a
- * Node polyfill) fails.
+ * `local` runs in-process; 9.0 KiB with Standard Schemas (issue 16: the client decodes results
+ * with them, and `local`'s pipeline waits for async ones). A jump past it (the OpenRPC document or
+ * the dev server pulled in, a Node polyfill) fails.
  */
-const MAX_CLIENT_MIN_GZIP_BYTES = 9 * 1024;
+const MAX_CLIENT_MIN_GZIP_BYTES = 10 * 1024;
 
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
 

@@ -55,6 +55,7 @@ export declare namespace StandardSchemaV1 {
   export interface Props<Input = unknown, Output = Input> {
     readonly version: 1;
     readonly vendor: string;
+    /** Checks a value: its (possibly transformed) value, or its issues; a Promise of either when async. */
     readonly validate: (value: unknown, options?: Options | undefined) => Result<Output> | Promise<Result<Output>>;
     readonly types?: Types<Input, Output> | undefined;
   }
@@ -112,10 +113,12 @@ export interface StandardJSONSchemaV1<Input = unknown, Output = Input> {
     readonly vendor: string;
     readonly types?: StandardSchemaV1.Types<Input, Output> | undefined;
     readonly jsonSchema: {
+      /** The JSON Schema of the values the schema takes. */
       readonly input: (options: {
         readonly target: string;
         readonly libraryOptions?: Record<string, unknown> | undefined;
       }) => Record<string, unknown>;
+      /** The JSON Schema of the values the schema gives. */
       readonly output: (options: {
         readonly target: string;
         readonly libraryOptions?: Record<string, unknown> | undefined;
