@@ -14,7 +14,6 @@
  *    made to take one, and `rpc.discover` describing the table it is dispatched with (wherever it
  *    is put), the context left out when dispatch (or `serve`) has one.
  */
-import { execFileSync } from "node:child_process";
 import * as jsonSchemaTools from "@json-schema-tools/meta-schema";
 import * as openRpcMeta from "@open-rpc/meta-schema";
 import Ajv from "ajv";
@@ -47,7 +46,8 @@ import {
   type OpenRpcDocument,
   type Result,
 } from "../src";
-import { HOST, killAll, requireBuild, ROOT, runCli, startCli } from "./helpers/processes";
+import { validateOpenRPCDocument } from "./helpers/openrpc";
+import { HOST, killAll, requireBuild, runCli, startCli } from "./helpers/processes";
 import { recordLogs, recordWarnings } from "./support";
 
 /** `true` exactly when A and B are the same type. */
@@ -559,29 +559,6 @@ const schemasCompile = (document: OpenRpcDocument): void => {
     const withRefs = JSON.parse(JSON.stringify(schema).replaceAll('"#/components/', '"doc#/components/')) as object;
     expect(() => ajv.compile(withRefs)).not.toThrow();
   }
-};
-
-/**
- * `validateOpenRPCDocument` of `@open-rpc/schema-utils-js`, in a child process: the package needs
- * an ES module (`@open-rpc/spec-types`) that Node's `require` loads but jest's module system cannot.
- * The child is a tool, not the runtime under test: it runs on the Node that runs npm (which can
- * `require` an ES module), also when the runtime matrix runs this suite on Node 18, which cannot.
- */
-const toolNode = process.env["npm_node_execpath"] ?? process.execPath;
-
-const validateOpenRPCDocument = (document: unknown): string => {
-  const script = `
-    const { validateOpenRPCDocument } = require("@open-rpc/schema-utils-js");
-    let text = "";
-    process.stdin.on("data", (chunk) => (text += chunk)).on("end", () => {
-      const result = validateOpenRPCDocument(JSON.parse(text));
-      process.stdout.write(result === true ? "true" : String(result && result.message ? result.message : result));
-    });`;
-  return execFileSync(toolNode, ["-e", script], {
-    cwd: ROOT,
-    input: JSON.stringify(document),
-    encoding: "utf8",
-  });
 };
 
 const expectValid = (document: OpenRpcDocument): void => {
