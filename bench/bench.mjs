@@ -652,6 +652,23 @@ const checkAlone = (library) => {
   };
 };
 
+/**
+ * zod's schema in the smallest io-ts-shaped codec one could write by hand: what our adapter is
+ * compared with, to tell its cost from the schema's own cost inside dispatch.
+ */
+const handAdapted = (schema) => {
+  const validate = schema["~standard"].validate;
+  return {
+    name: "by hand",
+    decode: (value) => {
+      const result = validate(value);
+      return result.issues === undefined ? E.right(result.value) : E.left([]);
+    },
+    encode: (value) => value,
+    is: () => true,
+  };
+};
+
 /** One row per library: dispatch with its params schema, and its check alone (the difference is ours). */
 const schemaImpls = Object.keys(ADD_SCHEMAS).flatMap((library) => [
   {
@@ -671,6 +688,20 @@ const schemaImpls = Object.keys(ADD_SCHEMAS).flatMap((library) => [
     read: asIs,
     make: () => checkAlone(library),
   },
+  ...(library === "zod"
+    ? [
+        {
+          id: "dispatch-params-zod-by-hand",
+          label: "dispatch, zod params in a hand-written codec",
+          kind: "sync",
+          read: readText,
+          make: () => {
+            const methods = { add: withParams(handAdapted(ADD_SCHEMAS.zod), (a, b) => Success(a + b)) };
+            return (text) => dispatch(text, methods);
+          },
+        },
+      ]
+    : []),
 ]);
 
 const SECTIONS = [
@@ -1479,6 +1510,17 @@ const evaluateTargets = (results, extras) => {
       `rpcserver's own cost around a ${library} params schema no more than around an io-ts codec`,
       `${cost.toFixed(0)} ns around ${library} vs ${aroundIoTs.toFixed(0)} ns around io-ts (dispatch minus the check alone, median per-round difference; checks alone ${fmtNs(results.schemas[`check-params-${library}`].ns)} and ${fmtNs(results.schemas["check-params-io-ts"].ns)} ns)`,
       cost <= aroundIoTs * 1.05,
+    );
+  }
+  const byHand = pairedRatio(
+    results.schemas?.["dispatch-params-zod"],
+    results.schemas?.["dispatch-params-zod-by-hand"],
+  );
+  if (byHand !== undefined) {
+    target(
+      "the Standard Schema adapter costs no more than a hand-written io-ts-shaped codec around the same zod schema",
+      `${byHand.toFixed(2)}x (${fmtNs(results.schemas["dispatch-params-zod"].ns)} vs ${fmtNs(results.schemas["dispatch-params-zod-by-hand"].ns)} ns)`,
+      byHand <= 1.03,
     );
   }
   // The batch over local has no target (the issue sets none): its table shows its ratio.
