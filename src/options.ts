@@ -19,7 +19,7 @@ import { isAround, type AnyStage } from "./stages";
  * What `validator` takes: a function that throws for an invalid request (the specification's
  * form), an io-ts decoder (`t.Type`, `Decoder`) or a Standard Schema (zod, valibot...) whose
  * failure is -32600 with its report in `data` (a schema whose `validate` answers a Promise is
- * refused: the validator runs synchronously).
+ * waited for by async dispatch, and refused with -32603 by sync dispatch).
  *
  * @example
  * import * as t from "io-ts";
