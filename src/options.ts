@@ -104,6 +104,8 @@ export interface RequestDecoder {
    * Standard Schema whose `validate` answers one (async dispatch waits, sync dispatch refuses).
    */
   readonly decode: (value: unknown) => E.Either<t.Errors, Request> | Promise<E.Either<t.Errors, Request>>;
+  /** Set when `decode` may answer a Promise (a Standard Schema): only then does the pipeline look. */
+  readonly waits?: true;
 }
 
 /**
@@ -203,6 +205,7 @@ const schemaValidation = (value: unknown, result: StandardSchemaV1.Result<unknow
 const schemaDecoder = (schema: StandardSchemaV1): RequestDecoder => {
   const validate = schema["~standard"].validate;
   return {
+    waits: true,
     decode: (value) => {
       let result: ReturnType<typeof validate>;
       try {

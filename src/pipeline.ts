@@ -217,6 +217,7 @@ export const validate = (env: Env): ((value: unknown) => E.Either<ErrorResponse,
  */
 const validating = (env: Env): ((value: unknown) => ValidatedRequest | Promise<ValidatedRequest>) => {
   const decoder = env.validator;
+  if (decoder.waits !== true) return (value) => refuse(decoder.decode(value) as E.Either<t.Errors, Request>);
   return (value) => {
     const decoded = decoder.decode(value);
     return decoded instanceof Promise ? decoded.then(refuse) : refuse(decoded);
@@ -762,23 +763,35 @@ const compose = <F extends URIS>(F: Effect<F>, env: Env): ((body: unknown, conte
     : base<F, Response | undefined>(F, env, dropped);
   const decode = validating(env);
 
-  // A validator's Promise never rejects (its failure is -32600): what it does is the library's own.
-  const libraryFailed = (thrown: unknown): Response => serverError(env, thrown);
-
-  /** One request: a notification's answer is dropped (it still runs to the end). */
-  const one = (value: unknown, context: unknown): Kind<F, Response | undefined> => {
-    const request = decode(value);
-    return request instanceof Promise
-      ? F.wait(request, (validated) => run(validated as ValidatedRequest, context), libraryFailed, refusedValidator)
-      : run(request, context);
-  };
-
+  /** One validated request: a notification's answer is dropped (it still runs to the end). */
   const run = (request: ValidatedRequest, context: unknown): Kind<F, Response | undefined> => {
     if (E.isLeft(request)) return F.of<Response | undefined>(request);
     const call = { request: request.right, context };
     if (isNotification(call.request)) return notify(call);
     return widen<F, Response, Response | undefined>(answer(call));
   };
+
+  // A validator's Promise never rejects (its failure is -32600): what it does is the library's own.
+  const libraryFailed = (thrown: unknown): Response => serverError(env, thrown);
+
+  /**
+   * One request. Only a Standard Schema validator may answer a Promise, so only with one is the
+   * answer looked at: the common path stays as it was.
+   */
+  const one: (value: unknown, context: unknown) => Kind<F, Response | undefined> =
+    env.validator.waits === true
+      ? (value, context) => {
+          const request = decode(value);
+          return request instanceof Promise
+            ? F.wait(
+                request,
+                (validated) => run(validated as ValidatedRequest, context),
+                libraryFailed,
+                refusedValidator,
+              )
+            : run(request, context);
+        }
+      : (value, context) => run(decode(value) as ValidatedRequest, context);
 
   const batch = (members: ReadonlyArray<unknown>, context: unknown): Kind<F, Answer> => {
     if (members.length === 0) return F.of<Answer>(invalidRequest("the batch is empty"));
