@@ -242,12 +242,19 @@ export const isSchemaRefused = (value: unknown): value is SchemaRefused => isObj
 const fromResult = (result: StandardSchemaV1.Result<unknown>): E.Either<Issues, unknown> =>
   result.issues === undefined ? E.right(result.value) : E.left(result.issues);
 
-/** A schema's `validate` answer as an Either, or a Promise of one. */
+/**
+ * A schema's `validate` answer as an Either, or a Promise of one. A sync answer has `issues` or
+ * `value` and a Promise has neither, so the common answer is read with the two reads it needs
+ * (measured: a `then` read first cost 2-3% of a dispatch).
+ */
 const decoding = (
   schema: StandardSchemaV1,
   value: unknown,
 ): E.Either<Issues, unknown> | Promise<E.Either<Issues, unknown>> => {
   const result = schema["~standard"].validate(value);
+  const issues = (result as StandardSchemaV1.Result<unknown>).issues;
+  if (issues !== undefined) return E.left(issues);
+  if ("value" in result) return E.right(result.value);
   return isThenable(result) ? Promise.resolve(result).then(fromResult) : fromResult(result);
 };
 
