@@ -81,7 +81,8 @@ export type ArgsOf<E> = E extends { readonly params: infer C extends Schema } ? 
  * @example
  * import type { z } from "zod";
  * import type { CallArgsOf } from "rpcserver";
- * type Args = CallArgsOf<{ params: z.ZodTuple<[z.ZodDefault<z.ZodNumber>]> }>; // [number | undefined]
+ * // The handler gets the string's length; the client sends the string.
+ * type Args = CallArgsOf<{ params: z.ZodTuple<[z.ZodPipe<z.ZodString, z.ZodTransform<number, string>>], null> }>; // [string]
  *
  * @since 5.0.10
  * @category contract

@@ -151,12 +151,13 @@ export interface MethodExample<P = unknown, A = unknown> {
  * @category openrpc
  */
 export interface MethodInfo<C extends Schema = t.Any, R extends Schema = t.UnknownC> {
-  /** io-ts codec for the params: they are decoded before the call, and described in the document. */
+  /** io-ts codec or Standard Schema for the params: they are decoded before the call, and described in the document. */
   readonly params?: C;
   /**
    * io-ts codec for the result: the value in `Success(...)` is encoded by it before it is sent (a
    * `Date` through `DateFromISOString` is sent as ISO text), and it is described in the document.
-   * An encode that throws answers that request with -32603.
+   * An encode that throws answers that request with -32603. A Standard Schema checks the value
+   * (and may transform it) instead; a value it refuses is -32603 with its lines in `data`.
    */
   readonly result?: R;
   /** A short summary of what the method does. */
