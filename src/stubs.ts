@@ -19,7 +19,15 @@ import {
   type Entry,
   type ResultOf,
 } from "./contract";
-import { failureLines, isStandardSchema, toCodec, type Schema, type StandardCodec } from "./schema";
+import {
+  failureLines,
+  isStandardSchema,
+  toCodec,
+  type Schema,
+  type StandardCodec,
+  type StandardJSONSchemaV1,
+  type StandardSchemaV1,
+} from "./schema";
 
 /**
  * The client of a contract: one function per method, taking the method's arguments (decoded
@@ -143,13 +151,33 @@ const errorDecoder =
 
 const asSent = (_code: number, data: unknown): unknown => data;
 
+/**
+ * Whether a Standard Schema takes its params as a list, from the `type` of its input JSON Schema
+ * (`"array"`: spread, as `ArgsOf` types it; another type: one argument); `undefined` when it gives
+ * none, or a union, or its `jsonSchema` throws.
+ */
+const schemaSpreads = (schema: StandardSchemaV1): boolean | undefined => {
+  try {
+    const props = schema["~standard"] as Partial<StandardJSONSchemaV1["~standard"]>;
+    const jsonSchema = props.jsonSchema;
+    const type = jsonSchema?.input({ target: "draft-07" })["type"];
+    return typeof type === "string" ? type === "array" : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
 /** The params a contract method sends: its arguments encoded by its params codec. */
 const paramsEncoder = (schema: Schema | undefined) => {
   const codec = schema as t.Any | undefined;
   if (codec === undefined) return (): undefined => undefined;
   if (isStandardSchema(codec)) {
     // A schema checks what the server receives: the arguments are sent as given, spread when the
-    // schema takes them as a list, else the first alone.
+    // schema takes them as a list, else the first alone. Its JSON Schema says which once; without
+    // one, each one-argument call asks the schema (a validation that may fail, so kept off the
+    // common path).
+    const spreads = schemaSpreads(codec);
+    if (spreads !== undefined) return spreads ? (args: unknown[]): unknown => args : (args: unknown[]) => args[0];
     const standard = toCodec(codec);
     return (args: unknown[]): unknown => (args.length !== 1 || standard.is(args) ? args : args[0]);
   }

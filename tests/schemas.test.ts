@@ -23,7 +23,7 @@ import {
   withParams,
   type StandardSchemaV1,
 } from "../src";
-import { client, local } from "../src/client";
+import { client, local, type Transport } from "../src/client";
 import type { type as ArkType } from "arktype";
 import { validateOpenRPCDocument } from "./helpers/openrpc";
 import { recordLogs } from "./support";
@@ -193,6 +193,36 @@ describe("an async result schema", () => {
     } finally {
       logs.restore();
     }
+  });
+});
+
+describe("the client: one argument, sent alone or as the list", () => {
+  /** A transport over `local` that keeps the params of each body it sends. */
+  const recording = (methods: Parameters<typeof local>[0]) => {
+    const sent: unknown[] = [];
+    const inner = local(methods);
+    const transport: Transport = (body, options) => {
+      sent.push((JSON.parse(body) as { params?: unknown }).params);
+      return inner(body, options);
+    };
+    return { sent, transport };
+  };
+  const cases = [
+    // Their JSON Schema says it once: an array spreads, an object goes alone, async or not.
+    ["zod, an async tuple of one", z.tuple([z.string()]).refine(async () => true), ["x"], ["x"]],
+    ["zod, an async object", z.object({ s: z.string() }).refine(async () => true), [{ s: "x" }], { s: "x" }],
+    ["zod, a tuple of one", z.tuple([z.string()]), ["x"], ["x"]],
+    // Without a JSON Schema, the schema is asked whether it takes the list.
+    ["valibot without JSON Schema, a tuple of one", v.tuple([v.string()]), ["x"], ["x"]],
+    ["valibot without JSON Schema, an object", v.object({ s: v.string() }), [{ s: "x" }], { s: "x" }],
+  ] as const;
+
+  test.each(cases)("%s", async (_name, params, args, wire) => {
+    const api = contract({ echo: { params: params as StandardSchemaV1 } });
+    const { sent, transport } = recording(implement(api, { echo: () => E.right("ok") }));
+    const echo = client(api, transport).echo as unknown as (...xs: unknown[]) => () => Promise<unknown>;
+    expect(await echo(...args)()).toEqual(E.right("ok"));
+    expect(sent).toEqual([wire]);
   });
 });
 
