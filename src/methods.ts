@@ -405,14 +405,6 @@ export const markOutcome = <F extends Method>(f: F): F => {
   return f;
 };
 
-/** Gives `to` what `from` carries for reading its answer (its result codec, its vocabulary). @internal */
-export const copyMarks = <F extends Method>(from: Method, to: F): F => {
-  const result = resultCodecOf(from);
-  if (result !== undefined) define(to, RESULT, result);
-  if (isOutcome(from)) define(to, OUTCOME, true);
-  return to;
-};
-
 /** Does `f` answer in the contract vocabulary? @internal */
 export const isOutcome = (f: Method): boolean => (f as { [OUTCOME]?: unknown })[OUTCOME] === true;
 

@@ -59,11 +59,10 @@ import {
 } from "./codes";
 import { messageOf, methodNameOf, render } from "./describe";
 import type { Effect } from "./effect";
-import { isJsonRpcError, JsonRpcError } from "./exceptions";
+import { isJsonRpcError } from "./exceptions";
 import { isObject, isThenable, isValidation } from "./guards";
 import { logSafely } from "./logger";
 import {
-  copyMarks,
   describesOf,
   globalMethods,
   isOutcome,
@@ -303,46 +302,30 @@ const resolved = (env: Env, call: Call): E.Either<ErrorResponse, Invocation> => 
   if (!isValidation(decoded)) {
     // A Standard Schema whose `validate` answers a Promise: the call waits for it (async dispatch)
     // or is refused (sync dispatch), as a method's own Promise is.
-    if (isThenable(decoded))
-      return E.right({ request, context, method: awaitingParams(codec, method, decoded), params: [] });
+    if (isThenable(decoded)) {
+      const params = new Checking(decoded, (settled) =>
+        decodedParams(codec, settled as t.Validation<unknown>, request),
+      );
+      return E.right({ request, context, method, params });
+    }
     logSafely(
       `rpcserver: the params codec of method "${request.method}" returned something other than an io-ts Validation`,
     );
     return failWith(ERROR_INTERNAL_ERROR, "Internal error", "The params codec did not return a Validation", request);
   }
-  return E.isRight(decoded)
-    ? E.right({ request, context, method, params: decoded.right })
+  const params = decodedParams(codec, decoded, request);
+  return E.isRight(params) ? E.right({ request, context, method, params: params.right }) : params;
+};
+
+/** Decoded params, or -32602 with the codec's (or schema's) report. */
+const decodedParams = (
+  codec: unknown,
+  decoded: t.Validation<unknown>,
+  request: Request,
+): E.Either<ErrorResponse, unknown> =>
+  E.isRight(decoded)
+    ? decoded
     : failWith(ERROR_INVALID_PARAMS, "Invalid params", failureLines(codec, decoded.left, "params"), request);
-};
-
-/**
- * The method of a call whose params a schema is still checking: once checked, the method itself
- * is called with what the schema gave (its answer read as the method's: its result codec, its
- * vocabulary), or the call answers -32602. A Promise: sync dispatch refuses it.
- */
-const awaiting = new WeakSet<object>();
-
-const awaitingParams = (codec: unknown, method: Method, decoding: PromiseLike<unknown>): Method => {
-  const waiting = (...leading: unknown[]): PromiseLike<unknown> =>
-    decoding.then((decoded) => {
-      const either = decoded as E.Either<unknown, unknown>;
-      if (E.isLeft(either)) {
-        throw new JsonRpcError(ERROR_INVALID_PARAMS, "Invalid params", failureLines(codec, either.left, "params"));
-      }
-      const params = either.right;
-      const f = method as (...args: unknown[]) => unknown;
-      const returned =
-        params === undefined
-          ? f(...leading)
-          : Array.isArray(params)
-            ? f(...leading, ...(params as unknown[]))
-            : f(...leading, params);
-      // A contract handler's TaskEither is a thunk of its Promise: run it, as the call stage does.
-      return typeof returned === "function" && isOutcome(method) ? (returned as () => unknown)() : returned;
-    });
-  awaiting.add(waiting);
-  return copyMarks(method, waiting as unknown as Method);
-};
 
 // ---------------------------------------------------------------------------------------------
 // call
@@ -413,11 +396,11 @@ const answer = (request: Request, result: Result): Response =>
 const errorResponse = ({ code, message, data }: ErrorResult, request: Request): ErrorResponse =>
   ErrorResponse(code, message, data, idOf(request));
 
-/** What gave sync dispatch a Promise, as its answer names it: a method, its params or result schema, or a stage. */
-const refusedWhat = (call: Call, what: string): string => {
-  if (what === "result schema of method") return "The result schema";
-  if (what !== "method") return "A stage";
-  return awaiting.has((call as Partial<Invocation>).method ?? awaiting) ? "The params schema" : "The method";
+/** What gave sync dispatch a Promise, as its answer names it: a method, its params or result schema; else a stage. */
+const PROMISE_FROM: Readonly<Record<string, string>> = {
+  method: "The method",
+  "params schema of method": "The params schema",
+  "result schema of method": "The result schema",
 };
 
 /** Sync dispatch cannot wait: the Promise is refused, and its rejection marked handled so it cannot crash the host. */
@@ -432,7 +415,7 @@ const refusePromise = (call: Call, what: string, thenable: PromiseLike<unknown>)
   return ErrorResponse(
     ERROR_INTERNAL_ERROR,
     "Internal error",
-    `${refusedWhat(call, what)} returned a Promise; use asyncDispatch`,
+    `${PROMISE_FROM[what] ?? "A stage"} returned a Promise; use asyncDispatch`,
     idOf(call.request),
   );
 };
@@ -573,9 +556,8 @@ export const call =
     callWith(F, env, answered);
 
 /** The call stage, ending as `ending` says. */
-const callWith =
-  <F extends URIS, R>(F: Effect<F>, env: Env, ending: Ending<Invocation, R>) =>
-  (invocation: Invocation): Kind<F, R> => {
+const callWith = <F extends URIS, R>(F: Effect<F>, env: Env, ending: Ending<Invocation, R>) => {
+  const invoke = (invocation: Invocation): Kind<F, R> => {
     let returned: unknown;
     try {
       returned = apply(invocation);
@@ -586,6 +568,23 @@ const callWith =
     }
     return settle(F, env, invocation, "method", returned, ending);
   };
+  return (invocation: Invocation): Kind<F, R> => {
+    const { params } = invocation;
+    if (!(params instanceof Checking)) return invoke(invocation);
+    // Params an async schema is still checking: waited for as the method's own Promise would be
+    // (refused by sync dispatch), then the method is called with what the schema gave.
+    const what = "params schema of method";
+    return F.wait(
+      params.pending,
+      (settled) => {
+        const checked = (params as Checking<E.Either<ErrorResponse, unknown>>).done(settled);
+        return E.isLeft(checked) ? F.of(ending.failed(checked.left)) : invoke({ ...invocation, params: checked.right });
+      },
+      (thrown) => ending.failed(thrownError(env, invocation, what, thrown)),
+      (thenable) => ending.failed(refusePromise(invocation, what, thenable)),
+    );
+  };
+};
 
 /** A request's ending: its Response. */
 const answered: Ending<Invocation, Response> = { read: fromReturned, failed: E.left };

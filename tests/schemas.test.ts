@@ -122,6 +122,28 @@ describe("an async refinement", () => {
     }
   });
 
+  test("a contract handler behind one (a TaskEither) is called with what it gave; a rejected validate is -32603", async () => {
+    const api = contract({ echo: { params: z.tuple([z.string()]).refine(async ([s]) => s !== "no", "refused") } });
+    const table = implement(api, { echo: (s) => () => Promise.resolve(E.right(`<${s}>`)) });
+    expect(JSON.parse((await asyncDispatch(request("echo", ["yes"]), table)) as string).result).toBe("<yes>");
+    expect(JSON.parse((await asyncDispatch(request("echo", ["no"]), table)) as string).error.data).toEqual([
+      "params: refused",
+    ]);
+    const rejecting: StandardSchemaV1<[string]> = {
+      "~standard": { version: 1, vendor: "mine", validate: () => Promise.reject(new Error("store down")) },
+    };
+    const logs = recordLogs();
+    try {
+      const answer = JSON.parse(
+        (await asyncDispatch(request("echo", ["x"]), { echo: withParams(rejecting, (s) => Success(s)) })) as string,
+      );
+      expect(answer.error).toEqual({ code: -32603, message: "Internal error" });
+      expect(JSON.stringify(logs.entries)).toContain('params schema of method \\"echo\\" raised an exception');
+    } finally {
+      logs.restore();
+    }
+  });
+
   test("with a context, the method receives it first", async () => {
     const { withParams: withCtx } = withContext<{ user: string }>();
     const greet = {
