@@ -42,7 +42,7 @@
  * @module
  */
 import type * as t from "io-ts";
-import { isStandardSchema, standardOf, type StandardSchemaV1 } from "./schema";
+import { isStandardSchema, jsonSchemaOf, standardOf, type StandardSchemaV1 } from "./schema";
 
 /**
  * A JSON Schema (draft 7) as a plain JSON object.
@@ -124,29 +124,19 @@ interface Walk {
   readonly side?: "input" | "output";
 }
 
-/** The JSON Schema draft every document here is written in, as Standard JSON Schema names it. */
-const TARGET = "draft-07";
-
 /**
- * A Standard Schema described by its own `~standard.jsonSchema` (`input` or `output`, draft-07)
- * when it has one, else as anything, with a description naming its vendor. Whatever it throws or
- * answers that is not an object ends there too: describing never throws.
+ * A Standard Schema described by its own JSON Schema (`input` or `output`) when it has one, else as
+ * anything, with a description naming its vendor.
  */
-const describeStandard = (schema: { readonly "~standard": unknown }, side: "input" | "output"): JsonSchema => {
-  const props = schema["~standard"] as { vendor?: unknown; jsonSchema?: { [side: string]: unknown } };
-  const vendor = typeof props.vendor === "string" ? props.vendor : "unknown";
-  const anything = { description: `A ${vendor} schema, which gives no JSON Schema` };
-  try {
-    const convert = props.jsonSchema?.[side];
-    if (typeof convert !== "function") return anything;
-    const described: unknown = (convert as (options: { target: string }) => unknown)({ target: TARGET });
-    if (typeof described !== "object" || described === null || Array.isArray(described)) return anything;
-    // The document carries its own dialect: a schema's `$schema` is left out.
-    const { $schema: _dialect, ...rest } = described as Record<string, unknown>;
-    return rest as JsonSchema;
-  } catch {
-    return anything;
+const describeStandard = (schema: StandardSchemaV1, side: "input" | "output"): JsonSchema => {
+  const described = jsonSchemaOf(schema, side);
+  if (described === undefined) {
+    const vendor: unknown = schema["~standard"].vendor;
+    return { description: `A ${typeof vendor === "string" ? vendor : "unknown"} schema, which gives no JSON Schema` };
   }
+  // The document carries its own dialect: a schema's `$schema` is left out.
+  const { $schema: _dialect, ...rest } = described;
+  return rest as JsonSchema;
 };
 
 /**

@@ -200,6 +200,26 @@ export const isStandardSchema = (value: unknown): value is StandardSchemaV1 => {
   );
 };
 
+/**
+ * A Standard Schema's own JSON Schema (`StandardJSONSchemaV1`) of what it takes (`input`) or gives
+ * (`output`), draft-07, when it has one; `undefined` when it has none, answers something other than
+ * an object, or throws (describing never throws). Read by the document and by the client. @internal
+ */
+export const jsonSchemaOf = (
+  schema: StandardSchemaV1,
+  side: "input" | "output",
+): Readonly<Record<string, unknown>> | undefined => {
+  try {
+    const convert = (schema["~standard"] as Partial<StandardJSONSchemaV1["~standard"]>).jsonSchema?.[side];
+    const described: unknown = typeof convert === "function" ? convert({ target: "draft-07" }) : undefined;
+    return typeof described === "object" && described !== null && !Array.isArray(described)
+      ? (described as Record<string, unknown>)
+      : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
 const STANDARD = Symbol.for("rpcserver.standardSchema");
 
 /** The issues a schema refused a value with: the Left of a standard codec's `decode`. @internal */

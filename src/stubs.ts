@@ -22,10 +22,10 @@ import {
 import {
   failureLines,
   isStandardSchema,
+  jsonSchemaOf,
   toCodec,
   type Schema,
   type StandardCodec,
-  type StandardJSONSchemaV1,
   type StandardSchemaV1,
 } from "./schema";
 
@@ -157,14 +157,8 @@ const asSent = (_code: number, data: unknown): unknown => data;
  * none, or a union, or its `jsonSchema` throws.
  */
 const schemaSpreads = (schema: StandardSchemaV1): boolean | undefined => {
-  try {
-    const props = schema["~standard"] as Partial<StandardJSONSchemaV1["~standard"]>;
-    const jsonSchema = props.jsonSchema;
-    const type = jsonSchema?.input({ target: "draft-07" })["type"];
-    return typeof type === "string" ? type === "array" : undefined;
-  } catch {
-    return undefined;
-  }
+  const type = jsonSchemaOf(schema, "input")?.["type"];
+  return typeof type === "string" ? type === "array" : undefined;
 };
 
 /** The params a contract method sends: its arguments encoded by its params codec. */
