@@ -15,12 +15,14 @@ import {
   dispatch,
   implement,
   isStandardSchema,
+  method,
   openRpcDocument,
   Success,
   toJsonSchema,
   withCodecs,
   withContext,
   withParams,
+  type StandardJSONSchemaV1,
   type StandardSchemaV1,
 } from "../src";
 import { client, local, type Transport } from "../src/client";
@@ -152,6 +154,48 @@ describe("an async refinement", () => {
     const answer = await asyncDispatch(request("greet", { greeting: "hi" }), greet, { context: { user: "ann" } });
     expect(JSON.parse(answer as string).result).toBe("hi, ann");
   });
+});
+
+test("method(f, options) and method(options)(f) register a schema's methods in the global table", () => {
+  method((a: number, b: number) => Success(a + b), {
+    name: "schemasZodAdd",
+    params: z.tuple([z.number(), z.number()]),
+    result: z.number().int(),
+  });
+  method({ name: "schemasValibotGreet", params: v.object({ name: v.string() }) })((p: { name: string }) =>
+    Success(`hi ${p.name}`),
+  );
+  expect(JSON.parse(dispatch(request("schemasZodAdd", [1, 2])) as string).result).toBe(3);
+  expect(JSON.parse(dispatch(request("schemasZodAdd", [1, "x"])) as string).error).toMatchObject({
+    code: -32602,
+    data: [expect.stringMatching(/^params\[1\]: /)],
+  });
+  expect(JSON.parse(dispatch(request("schemasValibotGreet", { name: "ann" })) as string).result).toBe("hi ann");
+  expect(JSON.parse(dispatch(request("schemasValibotGreet", { name: 1 })) as string).error.code).toBe(-32602);
+});
+
+test("toJsonSchema describes a schema's input by default and its output when asked", () => {
+  const lengthOf: StandardSchemaV1<string, number> & StandardJSONSchemaV1<string, number> = {
+    "~standard": {
+      version: 1,
+      vendor: "mine",
+      validate: (value) => ({ value: String(value).length }),
+      jsonSchema: {
+        input: () => ({ $schema: "http://json-schema.org/draft-07/schema#", type: "string" }),
+        output: () => ({ type: "integer" }),
+      },
+    },
+  };
+  expect(toJsonSchema(lengthOf)).toEqual({ type: "string" });
+  expect(toJsonSchema(lengthOf, "output")).toEqual({ type: "integer" });
+  const document = openRpcDocument(
+    { len: withCodecs({ params: z.tuple([z.string()]), result: lengthOf }, (text) => Success(text)) },
+    {
+      title: "sides",
+      version: "1.0.0",
+    },
+  );
+  expect(document.methods[0]?.result).toMatchObject({ schema: { type: "integer" } });
 });
 
 describe("an async result schema", () => {
