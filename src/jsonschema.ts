@@ -33,6 +33,10 @@
  *   so they are recognised by `name`: `DateFromISOString`, `DateFromNumber`, `DateFromUnixTime`,
  *   `NumberFromString`, `IntFromString`, `BigIntFromString`, `BooleanFromString`,
  *   `BooleanFromNumber`, `JsonFromString` (a user codec with one of these names is read the same way).
+ * - A Standard Schema: its own `~standard.jsonSchema` (`input` or `output`), moved into the document:
+ *   its `definitions`/`$defs`, and itself when it refers to itself (`#`), become definitions like a
+ *   `t.recursion`'s, its local `$ref`s rewritten to them. Without one, or with an answer that throws
+ *   or is not JSON (a cycle...): `{ description }` naming its vendor.
  * - Anything else becomes `{ description: name }`: any value validates. Describing never throws.
  *
  * Where codec and schema cannot agree, the schema gives the canonical wire form: io-ts strips the
@@ -122,21 +126,166 @@ interface Walk {
   depth: number;
   /** Which side a Standard Schema is described from: what it takes (params) or what it gives (results). */
   readonly side?: "input" | "output";
+  /**
+   * The schema already given for each Standard Schema on each side, its definitions lifted into
+   * `sink`: a schema used by several methods is lifted once.
+   */
+  readonly lifted: Map<object, Partial<Record<"input" | "output", JsonSchema>>>;
 }
 
+/** Thrown inside {@link jsonCopy} when a `jsonSchema` answer holds something JSON cannot carry. */
+const NOT_JSON = Symbol("not JSON");
+
 /**
- * A Standard Schema described by its own JSON Schema (`input` or `output`) when it has one, else as
- * anything, with a description naming its vendor.
+ * A deep copy of a Standard Schema's `jsonSchema` answer, checked to be JSON: plain objects and
+ * arrays, strings, booleans, finite numbers and `null`. A cycle, a function, a bigint, a class
+ * instance (a `Date`, a `Map`)... throw {@link NOT_JSON}: the document would not serialise, or not
+ * say what the schema means. A member whose value is `undefined` is left out, as `JSON.stringify`
+ * leaves it out. The answer comes from outside: a getter may throw (that is the caller's to catch),
+ * and nesting too deep for the stack is a `RangeError`, caught the same way.
  */
-const describeStandard = (schema: StandardSchemaV1, side: "input" | "output"): JsonSchema => {
-  const described = jsonSchemaOf(schema, side);
+const jsonCopy = (value: unknown, path: Set<object>): unknown => {
+  if (value === null || typeof value === "string" || typeof value === "boolean") return value;
+  if (typeof value === "number" && Number.isFinite(value)) return value;
+  if (typeof value !== "object" || path.has(value)) throw NOT_JSON;
+  const prototype: unknown = Object.getPrototypeOf(value);
+  const isArray = Array.isArray(value);
+  if (!isArray && prototype !== Object.prototype && prototype !== null) throw NOT_JSON;
+  path.add(value);
+  try {
+    if (isArray) return (value as readonly unknown[]).map((item) => jsonCopy(item, path));
+    const copy: Record<string, unknown> = {};
+    for (const [key, member] of Object.entries(value)) if (member !== undefined) put(copy, key, jsonCopy(member, path));
+    return copy;
+  } finally {
+    path.delete(value);
+  }
+};
+
+/**
+ * Keywords whose value is a map from names to schemas: its keys are names (a property may be
+ * called `$ref` or `const`), its values schemas.
+ */
+const SCHEMA_MAPS = new Set([
+  "properties",
+  "patternProperties",
+  "definitions",
+  "$defs",
+  "dependencies",
+  "dependentSchemas",
+]);
+
+/** Keywords whose value is data, not schemas: a `{ "$ref": "#" }` in them is a value, not a reference. */
+const DATA = new Set(["const", "enum", "default", "examples"]);
+
+/**
+ * A schema (a checked JSON copy) with each `$ref` replaced by `rewrite($ref)`, and without `$id`
+ * (an anchor `#name` aside): the schema is moved into a document where an `$id` would change the
+ * base its `$ref`s resolve against.
+ */
+const rewriteRefs = (schema: unknown, rewrite: (ref: string) => string): unknown => {
+  if (Array.isArray(schema)) return schema.map((item: unknown) => rewriteRefs(item, rewrite));
+  if (!isObject(schema)) return schema;
+  const copy: Record<string, unknown> = {};
+  for (const [key, member] of Object.entries(schema)) {
+    if (key === "$ref" && typeof member === "string") put(copy, key, rewrite(member));
+    else if (key === "$id" && typeof member === "string" && !member.startsWith("#")) continue;
+    else if (DATA.has(key)) put(copy, key, member);
+    else if (SCHEMA_MAPS.has(key) && isObject(member) && !Array.isArray(member)) {
+      const map: Record<string, unknown> = {};
+      for (const [name, value] of Object.entries(member)) put(map, name, rewriteRefs(value, rewrite));
+      put(copy, key, map);
+    } else put(copy, key, rewriteRefs(member, rewrite));
+  }
+  return copy;
+};
+
+/** A JSON pointer's segment as the name it stands for (RFC 6901, in a URI fragment: percent-encoded). */
+const unescapeSegment = (segment: string): string => {
+  let decoded = segment;
+  try {
+    decoded = decodeURIComponent(segment);
+  } catch {
+    // A lone `%` is not percent-encoding: the segment is read as written.
+  }
+  return decoded.replaceAll("~1", "/").replaceAll("~0", "~");
+};
+
+/**
+ * A Standard Schema's own JSON Schema, moved into the walk's document: its `definitions` and
+ * `$defs` become definitions in `sink` under names of their own, and so does the root itself when
+ * something in it refers to it (`#`, as zod writes a schema that contains itself); every local
+ * `$ref` is rewritten to `refBase` + that name (+ the rest of its pointer). Then each `$ref`
+ * resolves in the document, an OpenRPC document as a standalone schema, where `#` would name the
+ * whole document and its `definitions` would not be found. A `$ref` that is not a local pointer
+ * (another document, an anchor) is left as it is.
+ */
+const lift = (answer: Readonly<Record<string, unknown>>, walk: Walk): JsonSchema => {
+  // The document carries its own dialect: a schema's `$schema` is left out.
+  const { $schema: _dialect, definitions, $defs, ...root } = answer;
+  const reserve = (name: string): string => {
+    const key = definitionKey(name, walk.sink);
+    put(walk.sink, key, {});
+    return key;
+  };
+  const keysOf = (defs: unknown): Map<string, string> =>
+    new Map(isObject(defs) && !Array.isArray(defs) ? Object.keys(defs).map((name) => [name, reserve(name)]) : []);
+  const groups = { definitions: keysOf(definitions), $defs: keysOf($defs) };
+  let rootKey: string | undefined;
+  const rewrite = (ref: string): string => {
+    if (ref !== "#" && !ref.startsWith("#/")) return ref;
+    const [group = "", name, ...rest] = ref.slice(2).split("/");
+    const key =
+      (group === "definitions" || group === "$defs") && name !== undefined
+        ? groups[group].get(unescapeSegment(name))
+        : undefined;
+    if (key !== undefined) return [`${walk.refBase}${key}`, ...rest].join("/");
+    rootKey ??= reserve(typeof root["title"] === "string" ? root["title"] : "Recursive");
+    return ref === "#" ? `${walk.refBase}${rootKey}` : `${walk.refBase}${rootKey}/${ref.slice(2)}`;
+  };
+  for (const [group, defs] of [
+    ["definitions", definitions],
+    ["$defs", $defs],
+  ] as const) {
+    for (const [name, key] of groups[group]) {
+      put(walk.sink, key, rewriteRefs((defs as Readonly<Record<string, unknown>>)[name], rewrite));
+    }
+  }
+  const schema = rewriteRefs(root, rewrite) as JsonSchema;
+  if (rootKey === undefined) return schema;
+  put(walk.sink, rootKey, schema);
+  return { $ref: `${walk.refBase}${rootKey}` };
+};
+
+/**
+ * A Standard Schema described by its own JSON Schema (`input` or `output`) when it has one (see
+ * {@link lift}), else as anything, with a description naming its vendor. An answer that is not
+ * JSON (a cycle, a function...) counts as none: describing never throws.
+ */
+const describeStandard = (schema: StandardSchemaV1, walk: Walk): JsonSchema => {
+  const side = walk.side ?? "input";
+  const done = walk.lifted.get(schema)?.[side];
+  if (done !== undefined) return done;
+  let described: JsonSchema | undefined;
+  const answer = jsonSchemaOf(schema, side);
+  if (answer !== undefined) {
+    // Checked and copied before anything is written to the sink: a refused answer leaves no trace.
+    let copy: unknown;
+    try {
+      copy = jsonCopy(answer, new Set());
+    } catch {
+      copy = undefined;
+    }
+    if (isObject(copy) && !Array.isArray(copy)) described = lift(copy as Readonly<Record<string, unknown>>, walk);
+  }
   if (described === undefined) {
     const vendor: unknown = schema["~standard"].vendor;
-    return { description: `A ${typeof vendor === "string" ? vendor : "unknown"} schema, which gives no JSON Schema` };
+    described = {
+      description: `A ${typeof vendor === "string" ? vendor : "unknown"} schema, which gives no JSON Schema`,
+    };
   }
-  // The document carries its own dialect: a schema's `$schema` is left out.
-  const { $schema: _dialect, ...rest } = described;
-  return rest as JsonSchema;
+  walk.lifted.set(schema, { ...walk.lifted.get(schema), [side]: described });
+  return described;
 };
 
 /**
@@ -500,7 +649,7 @@ const describe = (codec: unknown, walk: Walk): JsonSchema => {
   walk.depth++;
   try {
     const standard = standardOf(codec) ?? (isStandardSchema(codec) ? codec : undefined);
-    if (standard !== undefined) return describeStandard(standard, walk.side ?? "input");
+    if (standard !== undefined) return describeStandard(standard, walk);
     return byTag(codec, walk);
   } catch {
     return undescribed(codec);
@@ -515,7 +664,7 @@ const describe = (codec: unknown, walk: Walk): JsonSchema => {
  * methods into one document defines a shared recursive codec once. Weak: it lives as long as the
  * document being built.
  */
-const componentKeys = new WeakMap<object, Map<object, string>>();
+const componentKeys = new WeakMap<object, Pick<Walk, "keys" | "lifted">>();
 
 /**
  * The schema of a codec's wire form, recursive codecs defined in `components` and referred to as
@@ -537,12 +686,19 @@ export const schemaIn = (
   components: Record<string, JsonSchema>,
   side: "input" | "output" = "input",
 ): JsonSchema => {
-  let keys = componentKeys.get(components);
-  if (keys === undefined) {
-    keys = new Map();
-    componentKeys.set(components, keys);
+  let known = componentKeys.get(components);
+  if (known === undefined) {
+    known = { keys: new Map(), lifted: new Map() };
+    componentKeys.set(components, known);
   }
-  return describe(codec, { refBase: "#/components/schemas/", sink: components, keys, path: new Set(), depth: 0, side });
+  return describe(codec, {
+    refBase: "#/components/schemas/",
+    sink: components,
+    ...known,
+    path: new Set(),
+    depth: 0,
+    side,
+  });
 };
 
 /**
@@ -550,8 +706,9 @@ export const schemaIn = (
  * codecs are referred to as `#/definitions/<Name>`, with the definitions in the result's own
  * `definitions`, so the schema stands alone. Never throws: a codec it cannot describe becomes
  * `{ description: <its name> }`. See the module comment for the mapping. A Standard Schema is
- * described by its own `~standard.jsonSchema` (`side` `"input"`, the default, or `"output"`),
- * or as `{}` with a description naming its vendor when it has none.
+ * described by its own `~standard.jsonSchema` (`side` `"input"`, the default, or `"output"`), its
+ * own definitions and self-references (`#`) moved into `definitions` with its `$ref`s rewritten,
+ * or as `{}` with a description naming its vendor when it has none (or one that is not JSON).
  *
  * @example
  * import * as t from "io-ts";
@@ -573,6 +730,7 @@ export const toJsonSchema = (
     path: new Set(),
     depth: 0,
     side,
+    lifted: new Map(),
   });
   return Object.keys(definitions).length > 0 ? { ...schema, definitions } : schema;
 };

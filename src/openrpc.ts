@@ -5,7 +5,8 @@
  * Rules:
  * - The document is OpenRPC 1.3.2: `openrpc`, the `info` the caller gives, the methods in the
  *   table's order (registration order for `globalMethods`), and `components.schemas` for the
- *   recursive codecs (`t.recursion`) the schemas refer to. `rpc.discover` itself is not listed,
+ *   recursive codecs (`t.recursion`) the schemas refer to, and for the definitions and
+ *   self-references of Standard Schemas' own JSON Schemas. `rpc.discover` itself is not listed,
  *   nor a method named `""` (dispatch serves it, but OpenRPC names have at least one character).
  * - Params: a method whose params codec describes an object (`t.type`, `t.partial`, `t.strict`,
  *   `t.exact`, their intersections) has one param per property, `paramStructure: "by-name"`; a

@@ -7,7 +7,8 @@
  * - a failure is reported as io-ts failures are: one line per issue, its path joined as io-ts paths
  *   are (`params[0].name`), then its message;
  * - `validate` may answer a Promise: `decode` then answers a Promise too, which async dispatch
- *   waits for and sync dispatch refuses.
+ *   waits for and sync dispatch refuses; `is`, which must answer at once, answers `false` and
+ *   handles the Promise it drops, so that its rejection is never unhandled.
  *
  * The interfaces below are copied from `@standard-schema/spec` 1.1.0, as the specification
  * invites, so the package has no dependency for them.
@@ -228,7 +229,8 @@ export type Issues = ReadonlyArray<StandardSchemaV1.Issue>;
 /**
  * A Standard Schema in an io-ts codec's shape: `decode` answers an Either of the issues (or a
  * Promise of one, when `validate` does), `encode` checks a result and answers the schema's value
- * (throwing a {@link SchemaRefused} when it refuses it). @internal
+ * (throwing a {@link SchemaRefused} when it refuses it), `is` whether `validate` accepts a value at
+ * once (`false` when it answers a Promise, whose rejection is handled, never left unhandled). @internal
  */
 export interface StandardCodec {
   readonly [STANDARD]: StandardSchemaV1;
@@ -302,7 +304,12 @@ export const toCodec = <C>(schema: C): C | StandardCodec => {
     },
     is: (value) => {
       const decoded = decoding(schema, value);
-      return !isThenable(decoded) && E.isRight(decoded);
+      if (!isThenable(decoded)) return E.isRight(decoded);
+      // `is` answers at once, so an async answer cannot count: false. Its Promise is dropped, and a
+      // rejection nobody listens to would be the process's unhandled rejection (which ends Node by
+      // default): it gets a handler that does nothing.
+      decoded.then(undefined, () => undefined);
+      return false;
     },
   };
   return codec;
