@@ -13,8 +13,12 @@ import type { ParsedAnswer, Transport, TransportOptions } from "./clienttranspor
 
 /**
  * Options of a call (or of every call of a client): an `AbortSignal` that cancels it, and a
- * timeout in milliseconds (a positive number) after which it fails with a `timeout`
- * `TransportError`.
+ * timeout in milliseconds after which it fails with a `timeout` `TransportError`.
+ *
+ * `timeoutMs` may be any length: one past what a timer can hold (2^31 - 1 ms, about 24.8 days)
+ * waits that long all the same, and `Infinity` means no time-out. A call with no time left (0, a
+ * negative number, `NaN`: a deadline already past) fails with `timeout` at once and is not sent,
+ * as a call whose signal is already aborted fails with `aborted`.
  *
  * @example
  * import type { CallOptions } from "rpcserver/client";
@@ -82,12 +86,39 @@ const transportError = (reason: "aborted", cause: unknown): TransportError => ({
 });
 
 /**
+ * Where the last id given is kept: on `globalThis` under a registered symbol (as the logger is),
+ * so that two copies of this module in one process (the CommonJS and the ES build, or two
+ * versions) count on one counter too. Made at the first call, not at import (`sideEffects`).
+ */
+const IDS = Symbol.for("rpcserver.callIds");
+type Slot = { [IDS]?: { last: number } };
+
+/**
+ * The id of the next call, from one counter for the whole process: every client, and `batch`,
+ * takes its ids here unless its transport gives its own (`Transport.nextId`). Per client, two
+ * clients over one channel (a connection's transport wrapped for headers or a log, which loses its
+ * `nextId`) sent the same ids, and a connection matched an answer to the wrong call. Wraps to 1
+ * before ids stop being exact integers.
+ * @internal
+ */
+export const nextCallId = (): number => {
+  const ids = ((globalThis as Slot)[IDS] ??= { last: 0 });
+  return (ids.last = ids.last >= Number.MAX_SAFE_INTEGER ? 1 : ids.last + 1);
+};
+
+/**
  * The signal of a call that nothing can abort: one for all of them. Transports need not listen to
  * it; `http` does not hand it to `fetch`, whose undici adds a listener to it at each request and
  * removes it only once the request is garbage-collected (hundreds of them at a time, measured).
  * @internal
  */
 export const NEVER: AbortSignal = new AbortController().signal;
+
+/**
+ * The longest delay a timer holds: `setTimeout` takes a longer one (or `Infinity`) as 1 ms, so a
+ * time-out of 2^31 ms fired at once. Longer time-outs are waited in steps of this.
+ */
+const MAX_DELAY = 2 ** 31 - 1;
 
 /**
  * Runs `send` under the call's signal and timeout: it settles at the first of the answer, the
@@ -98,8 +129,13 @@ const guarded = <A>(
   options: CallOptions,
   send: (signal: AbortSignal) => Promise<E.Either<ClientError, A>>,
 ): Promise<E.Either<ClientError, A>> => {
-  const { signal, timeoutMs } = options;
+  const { signal } = options;
+  // Infinity is no time-out at all: no timer to arm.
+  const timeoutMs = options.timeoutMs === Infinity ? undefined : options.timeoutMs;
   if (signal?.aborted === true) return Promise.resolve(E.left(transportError("aborted", signal.reason)));
+  // `!(t > 0)` and not `t <= 0`: NaN too has no time left.
+  if (timeoutMs !== undefined && !(timeoutMs > 0))
+    return Promise.resolve(E.left({ _tag: "TransportError", reason: "timeout", timeoutMs }));
   if (signal === undefined && timeoutMs === undefined) return send(NEVER);
   const controller = new AbortController();
   return new Promise<E.Either<ClientError, A>>((settle) => {
@@ -115,10 +151,15 @@ const guarded = <A>(
     };
     signal?.addEventListener("abort", onAbort, { once: true });
     if (timeoutMs !== undefined) {
-      timer = setTimeout(() => {
+      const expire = (): void => {
         done(E.left({ _tag: "TransportError", reason: "timeout", timeoutMs }));
         controller.abort(new Error(`timed out after ${timeoutMs} ms`));
-      }, timeoutMs);
+      };
+      // A timer never fires early, so what is left after each step is the time-out less the steps.
+      const wait = (left: number): void => {
+        timer = left > MAX_DELAY ? setTimeout(() => wait(left - MAX_DELAY), MAX_DELAY) : setTimeout(expire, left);
+      };
+      wait(timeoutMs);
     }
     send(controller.signal).then(done, (cause: unknown) =>
       done(E.left({ _tag: "TransportError", reason: "network", cause })),
@@ -140,10 +181,41 @@ const parse = (body: string | ParsedAnswer): E.Either<ClientError, unknown> => {
 
 const notJsonRpc = (answer: unknown): ClientError => ({ _tag: "InvalidAnswer", reason: "notJsonRpc", answer });
 
+/** What a thrown value says, for a report: its message, or its text (which may throw too). */
+const messageOf = (thrown: unknown): string => {
+  try {
+    return thrown instanceof Error ? thrown.message : String(thrown);
+  } catch {
+    return "a value with no text";
+  }
+};
+
+/**
+ * A result decoded by the call's codec. A user's codec may throw: that refuses the result, with
+ * what it threw, so that a call answers a Left and never rejects (the user codecs' one boundary).
+ */
+const decoded = <A>(spec: Spec<A>, result: unknown): E.Either<ClientError, A> => {
+  try {
+    return spec.decode(result);
+  } catch (thrown) {
+    const message = `result: the result codec threw: ${messageOf(thrown)}`;
+    return E.left({ _tag: "InvalidAnswer", reason: "resultRefused", result, message });
+  }
+};
+
+/** An error's data decoded by the call's codec for its code; one that throws refuses it, and it is kept as sent. */
+const decodedData = (spec: Spec<unknown>, code: number, data: unknown): unknown => {
+  try {
+    return spec.decodeError(code, data);
+  } catch {
+    return data;
+  }
+};
+
 /** One response object as the call's Either: its result decoded, or its error. */
 const read = <A>(spec: Spec<A>, response: unknown): E.Either<ClientError, A> => {
   if (!isObject(response) || response["jsonrpc"] !== "2.0") return E.left(notJsonRpc(response));
-  if ("result" in response && !("error" in response)) return spec.decode(response["result"]);
+  if ("result" in response && !("error" in response)) return decoded(spec, response["result"]);
   const error = response["error"];
   if (!isObject(error) || typeof error["code"] !== "number" || typeof error["message"] !== "string") {
     return E.left(notJsonRpc(response));
@@ -152,7 +224,7 @@ const read = <A>(spec: Spec<A>, response: unknown): E.Either<ClientError, A> => 
   const message = error["message"];
   return E.left(
     "data" in error
-      ? { _tag: "ServerError", code, message, data: spec.decodeError(code, error["data"]) }
+      ? { _tag: "ServerError", code, message, data: decodedData(spec as Spec<unknown>, code, error["data"]) }
       : { _tag: "ServerError", code, message },
   );
 };
@@ -240,16 +312,21 @@ const successResult = (text: string, id: number): unknown => {
   }
 };
 
+/** An error response as `read` takes it: an `error` member and no `result`. */
+const isError = (response: Record<string, unknown>): boolean => "error" in response || !("result" in response);
+
 /** The answer text of a single call as its Either. */
 const answerOf = <A>(spec: Spec<A>, id: number, text: string | ParsedAnswer): E.Either<ClientError, A> => {
   if (text === "") return E.left({ _tag: "InvalidAnswer", reason: "noAnswer" });
   const result = typeof text === "string" ? successResult(text, id) : OTHER;
-  if (result !== OTHER) return spec.decode(result);
+  if (result !== OTHER) return decoded(spec, result);
   const parsed = parse(text);
   if (E.isLeft(parsed)) return parsed;
   const answer = parsed.right;
-  // An error with a null id (the server could not read the request) is still this call's answer.
-  if (isObject(answer) && answer["id"] !== id && answer["id"] !== null) {
+  // An error with a null id (the server could not read the request) is still this call's answer;
+  // a success never has a null id (the spec: null only when the request's id could not be read),
+  // so one is no answer to this call.
+  if (isObject(answer) && answer["id"] !== id && !(answer["id"] === null && isError(answer))) {
     return E.left({ _tag: "InvalidAnswer", reason: "unknownId", id: answer["id"] });
   }
   return read(spec, answer);
@@ -368,8 +445,10 @@ export type BatchAnswers<T> = { -readonly [K in keyof T]: Answer<T[K]> };
  * fp-ts's `sequenceT` and `sequenceS` would, except that one member's failure is not the others'.
  * A transport failure, or one error for the whole batch from the server, is every member's (a
  * single response whose id is a member's is that member's answer: json-rpc-2.0's server answers so
- * a batch with one response). Options apply to the whole request: those given here, else the first
- * call's (its client's and its own `withOptions`). An empty batch sends nothing.
+ * a batch with one response). A member answered twice (two responses with its id) is an
+ * `InvalidAnswer` of reason `notJsonRpc` holding both. Options apply to the whole request: those
+ * given here, else the first call's (its client's and its own `withOptions`). An empty batch sends
+ * nothing.
  *
  * @example
  * import { batch, notify, type RpcCall } from "rpcserver/client";
@@ -392,8 +471,8 @@ export const batch = <const T extends ReadonlyArray<BatchMember> | { readonly [k
     const first = members[0];
     if (first === undefined) return out as BatchAnswers<T>;
     const specs = members.map((member) => member[CALL]);
-    // One counter for the whole body (the first member's client's): calls of two clients would
-    // otherwise share ids, and each take the other's answer.
+    // One counter for the whole body (the first member's transport's, else the process-wide one):
+    // calls of two connections' clients would otherwise share ids, and each take the other's answer.
     const nextId = first[CALL].nextId;
     const ids = members.map((member) => (member.notification ? undefined : nextId()));
     // The whole request has one signal and one timeout: the batch's own, else its first call's
@@ -405,12 +484,26 @@ export const batch = <const T extends ReadonlyArray<BatchMember> | { readonly [k
         ? answers
         : id === undefined
           ? E.right(undefined)
-          : answers.right.has(id)
-            ? read(specs[i] as Spec<unknown>, answers.right.get(id))
-            : E.left({ _tag: "InvalidAnswer", reason: "noAnswer" });
+          : memberAnswer(specs[i] as Spec<unknown>, answers.right.get(id));
     });
     return out as BatchAnswers<T>;
   };
+};
+
+/** The responses of a batch that carry the same id: a server answered one request twice. */
+class Twice {
+  constructor(readonly responses: unknown[]) {}
+}
+
+/**
+ * A member's answer from the response with its id: none is `noAnswer`; two or more are
+ * `notJsonRpc` with all of them, whether or not they agree: the server broke the rule of one
+ * response per request, and taking either (the last won, before) would be a guess.
+ */
+const memberAnswer = (spec: Spec<unknown>, response: unknown): E.Either<ClientError, unknown> => {
+  if (response === undefined) return E.left({ _tag: "InvalidAnswer", reason: "noAnswer" });
+  if (response instanceof Twice) return E.left(notJsonRpc(response.responses));
+  return read(spec, response);
 };
 
 /** Sends a batch and answers its responses by id, or the one failure of them all. */
@@ -445,6 +538,12 @@ const byId = (
     return E.left(E.isLeft(whole) ? whole.left : notJsonRpc(list));
   }
   const answers = new Map<unknown, unknown>();
-  for (const response of list as unknown[]) answers.set(isObject(response) ? response["id"] : undefined, response);
+  for (const response of list as unknown[]) {
+    const key = isObject(response) ? response["id"] : undefined;
+    const before = answers.get(key);
+    if (before === undefined) answers.set(key, response);
+    else if (before instanceof Twice) before.responses.push(response);
+    else answers.set(key, new Twice([before, response]));
+  }
   return E.right(answers);
 };

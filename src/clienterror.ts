@@ -25,27 +25,45 @@ export interface ServerError {
 
 /**
  * The request did not get an answer through: the network failed, the HTTP status said so (and the
- * body was no JSON-RPC answer), the call was aborted by its signal, it timed out, or the connection
- * it was made on closed before its answer came.
+ * body was no JSON-RPC answer), the call was aborted by its signal, it timed out, the connection
+ * it was made on closed before its answer came or refused it (too many calls awaiting answers), or
+ * the answer was longer than the transport takes.
  *
  * @example
  * import type { TransportError } from "rpcserver/client";
  * const e: TransportError = { _tag: "TransportError", reason: "timeout", timeoutMs: 500 };
+ * const big: TransportError = { _tag: "TransportError", reason: "tooLarge", limit: 64 * 1024 * 1024 };
  *
  * @since 5.0.10
  * @category client
  */
 export type TransportError =
+  /** The request or its answer failed on the way: `cause` is what the transport caught. */
   | { readonly _tag: "TransportError"; readonly reason: "network"; readonly cause: unknown }
+  /** An HTTP status other than 2xx, with a body that is no JSON-RPC answer. */
   | { readonly _tag: "TransportError"; readonly reason: "status"; readonly status: number; readonly body: string }
+  /** The call's signal aborted it; `cause` is the signal's reason. */
   | { readonly _tag: "TransportError"; readonly reason: "aborted"; readonly cause: unknown }
+  /** No answer within the call's `timeoutMs`. */
   | { readonly _tag: "TransportError"; readonly reason: "timeout"; readonly timeoutMs: number }
-  | { readonly _tag: "TransportError"; readonly reason: "closed"; readonly cause: unknown };
+  /** The connection the call was made on closed before its answer came; `cause` is why it closed. */
+  | { readonly _tag: "TransportError"; readonly reason: "closed"; readonly cause: unknown }
+  /**
+   * The connection refused the call: it already has `limit` outgoing calls awaiting answers (its
+   * `maxOutgoing`). Nothing was sent; the call may be tried again once others have settled.
+   */
+  | { readonly _tag: "TransportError"; readonly reason: "overloaded"; readonly limit: number }
+  /**
+   * The answer was longer than the transport takes: more than `limit` bytes (`http`'s
+   * `maxAnswerBytes`). It was not read to its end; the request may have run on the server.
+   */
+  | { readonly _tag: "TransportError"; readonly reason: "tooLarge"; readonly limit: number };
 
 /**
- * An answer came that is not this call's: not JSON, not a JSON-RPC response, one whose id matches
- * no request, none at all for a request, or a result the contract's result codec refuses (with the
- * codec's report in `message`).
+ * An answer came that is not this call's: not JSON, not a JSON-RPC response (or, in a batch, two
+ * responses with this call's id), one whose id matches no request (a success with a null id
+ * included), none at all for a request, or a result the contract's result codec refuses (with the
+ * codec's report in `message`, or what it threw).
  *
  * @example
  * import type { InvalidAnswer } from "rpcserver/client";

@@ -34,8 +34,10 @@ export type Transport = ((
   options: TransportOptions,
 ) => TaskEither<TransportError, string | ParsedAnswer>) & {
   /**
-   * The ids for calls through this transport, when it matches answers by id on a channel several
-   * clients share (a connection's transport has one). Default: each client counts its own.
+   * The ids for calls through this transport, when it wants ids of its own. Default: one counter
+   * for the whole process, shared by every client and `batch`, so that clients sharing a channel
+   * (through a wrapper of a connection's transport, which does not keep this member) never send
+   * the same id.
    */
   readonly nextId?: () => number;
 };
@@ -80,7 +82,19 @@ export interface HttpOptions {
     | (() => Readonly<Record<string, string>> | PromiseLike<Readonly<Record<string, string>>>);
   /** The `fetch` to use. Default: the global one (Node 18+, Bun, Deno, browsers). */
   readonly fetch?: typeof fetch;
+  /**
+   * The longest answer taken, in bytes of its body (as received, after any decompression);
+   * `Infinity` for no bound. A longer one fails the call with `TransportError` `tooLarge` (its
+   * `limit` is this) and is not read to its end: refused at its `content-length` when it has one,
+   * else cancelled once that many bytes have come, so it is never held whole. Default 64 MiB
+   * (`64 * 1024 * 1024`): far above any answer a JSON-RPC client should await, and within what one
+   * string can hold on every engine (V8's limit is about 512 MiB).
+   */
+  readonly maxAnswerBytes?: number;
 }
+
+/** The default of {@link HttpOptions.maxAnswerBytes}: 64 MiB. */
+const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
 
 /** A response body that is a JSON-RPC answer whatever the status: some servers send errors with a 4xx or 5xx. */
 const looksLikeJson = (text: string): boolean => {
@@ -110,38 +124,104 @@ const headersOf = (extra: Readonly<Record<string, string>> | undefined): Record<
 
 const aborted = (cause: unknown): TransportError => ({ _tag: "TransportError", reason: "aborted", cause });
 
+/** What {@link bodyText} answers for a body longer than the limit. */
+const TOO_LARGE = Symbol("tooLarge");
+
+/**
+ * The body of `response` as text, or `TOO_LARGE` past `limit` bytes, never holding more than that.
+ *
+ * - A declared `content-length` is checked before reading, and a body within it read whole
+ *   (`text()`, the fast path): fetch ends a body at its declared length. Not when the body is
+ *   encoded (gzip): fetch decompresses it, so its length bounds nothing.
+ * - Otherwise the body is read as a stream, its bytes counted, and cancelled once past the limit.
+ * - A `fetch` of the user's whose response has no body stream (a stand-in with `text()` alone)
+ *   has read it already: its text's length is checked (UTF-16 units, never more than its bytes).
+ */
+const bodyText = async (response: Response, limit: number): Promise<string | typeof TOO_LARGE> => {
+  const body = response.body as ReadableStream<Uint8Array> | null | undefined;
+  const headers = response.headers as Headers | undefined;
+  const declared = headers?.get("content-length");
+  const encoding = headers?.get("content-encoding");
+  const length =
+    typeof declared === "string" && declared !== "" && (encoding == null || encoding === "identity")
+      ? Number(declared)
+      : Number.NaN;
+  if (Number.isSafeInteger(length)) {
+    if (length <= limit) return response.text();
+    void body?.cancel().catch(() => undefined);
+    return TOO_LARGE;
+  }
+  if (body === undefined) {
+    const text = await response.text();
+    return text.length > limit ? TOO_LARGE : text;
+  }
+  if (body === null) return "";
+  const reader = body.getReader();
+  // UTF-8 as `text()` decodes it (a byte-order mark dropped), a chunk at a time: the chunks are
+  // not kept, so the answer is held once, as its text.
+  const decoder = new TextDecoder();
+  let text = "";
+  let bytes = 0;
+  for (;;) {
+    const chunk = await reader.read();
+    if (chunk.done) return text + decoder.decode();
+    bytes += chunk.value.byteLength;
+    if (bytes > limit) {
+      // Cancelling ends the request: fetch stops reading and closes the connection.
+      void reader.cancel().catch(() => undefined);
+      return TOO_LARGE;
+    }
+    text += decoder.decode(chunk.value, { stream: true });
+  }
+};
+
+/** The `maxAnswerBytes` of `options`, checked when the transport is made: a positive integer, or `Infinity`. */
+const answerLimit = (options: HttpOptions): number => {
+  const limit = options.maxAnswerBytes ?? MAX_ANSWER_BYTES;
+  if (limit !== Infinity && !(Number.isSafeInteger(limit) && limit > 0))
+    throw new RangeError(`http: maxAnswerBytes must be a positive integer or Infinity, got ${String(limit)}`);
+  return limit;
+};
+
 /**
  * A transport that POSTs each request body to `url` with `content-type: application/json` and the
  * headers of `options`, on the standard `fetch`. A response whose body is JSON is the answer,
  * whatever its status (a server may send a JSON-RPC error with a 4xx or 5xx); any other status
  * than 2xx is a `TransportError` of reason `status`; an empty 2xx body (notifications) is `""`.
+ * An answer longer than `maxAnswerBytes` (default 64 MiB) is a `TransportError` of reason
+ * `tooLarge`, refused without being read whole. Throws a `RangeError` when `maxAnswerBytes` is
+ * not a positive integer (or `Infinity`).
  *
  * @example
  * import { client, http } from "rpcserver/client";
  * import { api } from "./api"; // your contract
  * const calc = client(api, http("http://localhost:5000", { headers: () => ({ authorization: "Bearer t1" }) }));
+ * // Answers of 1 MiB at most: a longer one fails the call with { reason: "tooLarge", limit: 1048576 }.
+ * const small = client(api, http("http://localhost:5000", { maxAnswerBytes: 1024 * 1024 }));
  *
  * @since 5.0.10
  * @category client
  */
-export const http =
-  (url: string | URL, options: HttpOptions = {}): Transport =>
-  (body, { signal }) =>
-  async () => {
-    try {
-      const extra = typeof options.headers === "function" ? await options.headers() : options.headers;
-      const init: RequestInit = { method: "POST", body, headers: headersOf(extra) };
-      // A call that nothing can abort hands fetch no signal (see NEVER).
-      if (signal !== NEVER) init.signal = signal;
-      const response = await (options.fetch ?? fetch)(url, init);
-      const text = await response.text();
-      return response.ok || looksLikeJson(text)
-        ? E.right(text)
-        : E.left({ _tag: "TransportError", reason: "status", status: response.status, body: text });
-    } catch (cause) {
-      return E.left(signal.aborted ? aborted(cause) : { _tag: "TransportError", reason: "network", cause });
-    }
-  };
+export const http = (url: string | URL, options: HttpOptions = {}): Transport => {
+  const limit = answerLimit(options);
+  return (body, { signal }) =>
+    async () => {
+      try {
+        const extra = typeof options.headers === "function" ? await options.headers() : options.headers;
+        const init: RequestInit = { method: "POST", body, headers: headersOf(extra) };
+        // A call that nothing can abort hands fetch no signal (see NEVER).
+        if (signal !== NEVER) init.signal = signal;
+        const response = await (options.fetch ?? fetch)(url, init);
+        const text = await bodyText(response, limit);
+        if (text === TOO_LARGE) return E.left({ _tag: "TransportError", reason: "tooLarge", limit });
+        return response.ok || looksLikeJson(text)
+          ? E.right(text)
+          : E.left({ _tag: "TransportError", reason: "status", status: response.status, body: text });
+      } catch (cause) {
+        return E.left(signal.aborted ? aborted(cause) : { _tag: "TransportError", reason: "network", cause });
+      }
+    };
+};
 
 /**
  * A transport that dispatches in-process with `asyncDispatch(body, methods, options)`: for tests,

@@ -6,7 +6,7 @@
 import * as E from "fp-ts/Either";
 import type * as t from "io-ts";
 import type { CallOptions, RpcCall } from "./calls";
-import { makeCall, requestHead } from "./calls";
+import { makeCall, nextCallId, requestHead } from "./calls";
 import type { InvalidAnswer } from "./clienterror";
 import type { Transport } from "./clienttransport";
 import type { ExpectedContext, NoContext } from "./context";
@@ -102,15 +102,9 @@ export type TableClient<T, Ctx extends "context" | "no context" = "no context"> 
  */
 export type ClientOptions = CallOptions;
 
-/** Ids count up per client, and wrap before they stop being exact. */
-const counter = (): (() => number) => {
-  let id = 0;
-  return () => (id = id >= Number.MAX_SAFE_INTEGER ? 1 : id + 1);
-};
-
-/** The transport's own ids when it has them (clients sharing a connection must not reuse each other's). */
+/** The transport's own ids when it has them, else the process-wide counter's (see `nextCallId`). */
 const idsFor = (transport: Transport): (() => number) =>
-  typeof transport.nextId === "function" ? transport.nextId : counter();
+  typeof transport.nextId === "function" ? transport.nextId : nextCallId;
 
 const isPlainObject = (value: unknown): boolean => typeof value === "object" && value !== null && !Array.isArray(value);
 
