@@ -8,24 +8,32 @@
  * per-call signals and timeouts. Cancellation follows LSP (`$/cancelRequest`) or MCP
  * (`notifications/cancelled`); flow control bounds what is in flight in both directions.
  *
+ * Flow control slows a peer, it does not drop it: past `maxInFlight`, incoming requests wait in
+ * order (and a channel that can pause stops reading), and only a peer that fills the waiting room
+ * past `maxWaitingLength` is closed. Answers to our own calls and cancellations are never made to
+ * wait: while one of our calls awaits its answer, reading goes on, so a method that calls back to
+ * the other side cannot deadlock the connection.
+ *
  * @module
  */
 import * as E from "fp-ts/Either";
-import { asyncDispatch } from "./async_main";
+import type { Kind, URIS } from "fp-ts/HKT";
 import type { Channel } from "./channel";
-import { NEVER } from "./calls";
 import type { TransportError } from "./clienterror";
 import type { ParsedAnswer, Transport, TransportOptions } from "./clienttransport";
-import { isPlainObject } from "./guards";
-import { ERROR_MESSAGE_TOO_LARGE, ERROR_REQUEST_CANCELLED } from "./codes";
+import { ERROR_INVALID_REQUEST, ERROR_MESSAGE_TOO_LARGE, ERROR_REQUEST_CANCELLED } from "./codes";
+import { Async } from "./effect";
+import { NEVER } from "./calls";
+import { isPlainObject, isThenable } from "./guards";
 import { logSafely } from "./logger";
 import type { Methods } from "./methods";
-import type { JsonOptions } from "./options";
+import { environment, type Env, type JsonOptions } from "./options";
+import { dispatcher, type Answer } from "./pipeline";
 import type { Id } from "./request";
 import { ErrorResponse, type Response } from "./response";
 import { NOCONTEXT, NODATA } from "./sentinels";
-import { serialize } from "./serializer";
-import type { Kind, URIS } from "fp-ts/HKT";
+import { serialize, writeAll } from "./serializer";
+import { abortGuarded, signalController } from "./signal";
 import { owned, type AnyStage, type Around, type Handler } from "./stages";
 
 /**
@@ -46,7 +54,11 @@ export type Cancellation = "lsp" | "mcp";
 
 /**
  * Options of {@link connect}: what to serve (as `asyncDispatch` takes it), how to cancel, and the
- * bounds of flow control.
+ * bounds of flow control (docs/connections.md has a table of what happens past each).
+ *
+ * @example
+ * import { connect, type ConnectOptions } from "rpcserver/connection";
+ * const options: ConnectOptions = { cancellation: "mcp", maxInFlight: 16, maxOutgoing: 256 };
  *
  * @since 5.0.10
  * @category connection
@@ -62,16 +74,39 @@ export interface ConnectOptions extends Omit<JsonOptions, "deserializer"> {
   readonly context?: unknown;
   /** The cancellation convention. Default `"lsp"`. */
   readonly cancellation?: Cancellation | undefined;
-  /** Incoming messages being served at once; past it, reading pauses (or, where the channel cannot pause, waits in a queue of the same size; past that, the connection closes). Default 64. */
+  /**
+   * Incoming requests and notifications served at once (a batch counts each member). Past it,
+   * messages wait their turn in order, and a channel that can pause stops reading while they do
+   * (unless one of this side's calls awaits its answer: answers are always read). Default 64.
+   */
   readonly maxInFlight?: number | undefined;
+  /**
+   * The total length (UTF-16 code units, as `maxMessageLength`; bytes, for ASCII JSON) of the
+   * incoming messages waiting for a slot. Past it the peer is taken as hostile and the connection
+   * closes, with a reason naming this bound. Default 64 Mi.
+   */
+  readonly maxWaitingLength?: number | undefined;
   /** Outgoing messages held while the channel is full; past it the peer is taken as not reading and the connection closes. Default 1024. */
   readonly maxQueued?: number | undefined;
+  /**
+   * This side's requests awaiting answers. A call past it fails at once with
+   * `TransportError` `overloaded` (its `limit` is this), and nothing is sent. Default 1024.
+   */
+  readonly maxOutgoing?: number | undefined;
   /** The longest message taken, in UTF-16 code units of its text (byte-stream channels bound bytes in their framing too). A longer one is answered -32002 and skipped; the connection goes on. Default 16 MiB. */
   readonly maxMessageLength?: number | undefined;
+  /** The largest batch served (past it: one -32600, nothing run). Default 1024 on a connection, where `asyncDispatch` has none. */
+  readonly maxBatchSize?: number | null | undefined;
 }
 
 /**
  * A peer on a connection.
+ *
+ * @example
+ * import { connect, messagePort, type Connection } from "rpcserver/connection";
+ * const peer: Connection = connect(messagePort(new MessageChannel().port1));
+ * peer.load(); // { incoming: 0, outgoing: 0, queued: 0 }
+ * peer.close();
  *
  * @since 5.0.10
  * @category connection
@@ -83,14 +118,21 @@ export interface Connection {
   readonly closed: Promise<unknown>;
   /** Closes the connection: in-flight incoming requests' signals abort, outgoing calls fail with `closed`. */
   readonly close: (reason?: unknown) => void;
-  /** What is in flight now: incoming messages being served, outgoing requests awaiting answers, messages queued to send. */
+  /** What is in flight now: incoming requests being served or waiting, outgoing requests awaiting answers, messages queued to send. All zero once closed. */
   readonly load: () => { readonly incoming: number; readonly outgoing: number; readonly queued: number };
 }
 
 /** A message that is not JSON. */
 const UNPARSED = Symbol("unparsed");
 
-const DEFAULTS = { maxInFlight: 64, maxQueued: 1024, maxMessageLength: 16 * 1024 * 1024 } as const;
+const DEFAULTS = {
+  maxInFlight: 64,
+  maxWaitingLength: 64 * 1024 * 1024,
+  maxQueued: 1024,
+  maxOutgoing: 1024,
+  maxMessageLength: 16 * 1024 * 1024,
+  maxBatchSize: 1024,
+} as const;
 
 const positive = (name: string, value: number | undefined, fallback: number): number => {
   if (value === undefined) return fallback;
@@ -109,9 +151,16 @@ const isResponse = (value: unknown): value is Json =>
 
 const isId = (value: unknown): value is string | number => typeof value === "string" || typeof value === "number";
 
-/** What an outgoing request waits on: its answer's text, or the failure of them all. */
-interface Waiting {
+/** An outgoing message awaiting its answers: one call, or a batch. */
+interface Outgoing {
+  /** The length of its text, to tell which message a peer's -32002 (with the length it read) is about. */
+  readonly length: number;
+  /** Its members, for a batch (a peer's "the batch has N requests"); 0 for a single request. */
+  readonly members: number;
+  /** One response to one of its requests. */
   readonly answer: (id: string | number, response: Json) => void;
+  /** One error for the whole message (the peer could not tell its ids): every call's answer. */
+  readonly whole: (response: Json) => void;
   readonly fail: (error: TransportError) => void;
 }
 
@@ -124,16 +173,33 @@ interface Serving {
   cancel?: (response: Response) => void;
 }
 
-/** Cancels a request being served: its signal (if it has one yet) aborts. */
+/** An incoming message to serve. */
+interface Incoming {
+  readonly text: string;
+  /**
+   * Its value, or `UNPARSED` for the pipeline to parse (and answer -32700 if it is not JSON). A
+   * message that waits keeps only its text, so that the waiting room holds what `maxWaitingLength`
+   * says, not the larger parsed value.
+   */
+  readonly parsed: unknown;
+  /** The slots it takes: one, or a batch's members. */
+  readonly weight: number;
+  /** A waiting single request's id, by which a cancellation finds it. */
+  readonly id?: Id;
+  /** Cancelled while it waited: it is skipped, never run. */
+  cancelled?: boolean;
+}
+
+/** Cancels a request being served: its signal (if it has one yet) aborts, its listeners guarded. */
 const abortServing = (entry: Serving, reason: unknown): void => {
   entry.cancelled = reason;
-  entry.controller?.abort(reason);
+  if (entry.controller !== undefined && !entry.controller.signal.aborted) abortGuarded(entry.controller, reason);
 };
 
 /** The signal of a request being served, made on first read. */
 const signalOf = (entry: Serving): AbortSignal => {
   if (entry.controller === undefined) {
-    entry.controller = new AbortController();
+    entry.controller = signalController();
     if (entry.cancelled !== undefined) entry.controller.abort(entry.cancelled);
   }
   return entry.controller.signal;
@@ -152,6 +218,77 @@ const withLazySignal = (context: unknown, entry: Serving): unknown =>
 /** A connection closed: its reason, for the peers' errors and logs. */
 const closedReason = (reason: unknown): Error =>
   reason instanceof Error ? reason : new Error(String(reason ?? "closed"));
+
+/** The id a response carries. */
+const idOf = (response: Response): Id | null => (response._tag === "Right" ? response.right.id : response.left.id);
+
+/** A first-in, first-out queue that takes from the front without moving the rest (`shift` does). */
+class Fifo<T> {
+  private items: T[] = [];
+  private head = 0;
+
+  get length(): number {
+    return this.items.length - this.head;
+  }
+
+  push(item: T): void {
+    this.items.push(item);
+  }
+
+  peek(): T | undefined {
+    return this.items[this.head];
+  }
+
+  shift(): T | undefined {
+    const item = this.items[this.head];
+    if (item === undefined) return undefined;
+    this.head += 1;
+    if (this.head > 1024 && this.head * 2 > this.items.length) {
+      this.items = this.items.slice(this.head);
+      this.head = 0;
+    }
+    return item;
+  }
+
+  clear(): void {
+    this.items = [];
+    this.head = 0;
+  }
+}
+
+/** "the batch has N requests; ..." (dispatch's answer to a batch over `maxBatchSize`): N. */
+const batchSizeIn = (data: unknown): number | undefined => {
+  const match = typeof data === "string" ? /^the batch has (\d+) requests/.exec(data) : null;
+  return match === null ? undefined : Number(match[1]);
+};
+
+/**
+ * The one pending message an error with `id: null` is about, when it can be told: a -32002 whose
+ * `data.length` (the peer's count, in bytes or UTF-16 units) fits one message's size, a -32600 for
+ * a batch of N fitting one batch, or else the only message pending. Otherwise none: the calls
+ * settle by their own answers, their timeouts or the close.
+ */
+const aboutWhich = (pending: ReadonlySet<Outgoing>, error: unknown): Outgoing | undefined => {
+  const code = isRecord(error) ? error["code"] : undefined;
+  const data = isRecord(error) ? error["data"] : undefined;
+  const length = code === ERROR_MESSAGE_TOO_LARGE && isRecord(data) ? data["length"] : undefined;
+  const members = code === ERROR_INVALID_REQUEST ? batchSizeIn(data) : undefined;
+  // UTF-8 takes 1 to 3 bytes per UTF-16 unit.
+  const fits =
+    typeof length === "number"
+      ? (each: Outgoing) => each.length <= length && length <= 3 * each.length
+      : members !== undefined
+        ? (each: Outgoing) => each.members === members
+        : undefined;
+  if (fits === undefined) return pending.size === 1 ? pending.values().next().value : undefined;
+  let found: Outgoing | undefined;
+  for (const each of pending) {
+    if (!fits(each)) continue;
+    if (found !== undefined) return undefined;
+    found = each;
+  }
+  return found;
+};
 
 /**
  * Makes a peer on `channel`: it serves incoming requests with `options.methods` through the
@@ -175,14 +312,19 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
     methods = {},
     cancellation = "lsp",
     maxInFlight: givenInFlight,
+    maxWaitingLength: givenWaiting,
     maxQueued: givenQueued,
+    maxOutgoing: givenOutgoing,
     maxMessageLength: givenLength,
+    maxBatchSize = DEFAULTS.maxBatchSize,
     stages = [],
     context = NOCONTEXT,
     ...rest
   } = options;
   const maxInFlight = positive("maxInFlight", givenInFlight, DEFAULTS.maxInFlight);
+  const maxWaitingLength = positive("maxWaitingLength", givenWaiting, DEFAULTS.maxWaitingLength);
   const maxQueued = positive("maxQueued", givenQueued, DEFAULTS.maxQueued);
+  const maxOutgoing = positive("maxOutgoing", givenOutgoing, DEFAULTS.maxOutgoing);
   const maxMessageLength = positive("maxMessageLength", givenLength, DEFAULTS.maxMessageLength);
   if (cancellation !== "lsp" && cancellation !== "mcp") {
     throw new TypeError(`connect: cancellation must be "lsp" or "mcp", got ${String(cancellation)}`);
@@ -198,7 +340,7 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
 
   // ------------------------------------------------------------------------------- sending
 
-  const queue: string[] = [];
+  const queue = new Fifo<string>();
   let full = false;
   const send = (text: string): void => {
     if (closed) return;
@@ -221,8 +363,12 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
   const live = new Set<Serving>();
   /** Ids of requests cancelled MCP-style: their answers are not sent. */
   const silenced = new Set<Id>();
+  /** Slots taken: requests and notifications being served. */
   let inFlight = 0;
-  const waitingIn: string[] = [];
+  const waiting = new Fifo<Incoming>();
+  let waitingLength = 0;
+  /** The waiting single requests by id, for a cancellation to find. */
+  const waitingById = new Map<Id, Incoming>();
 
   /** The first stage: registers each request, hands its signal on, and answers a cancellation. */
   const tracking: Around = owned({
@@ -234,6 +380,8 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
       (call) => {
         const { request } = call;
         const entry: Serving = {};
+        // Made before the request is registered: a context getter that throws must leave nothing behind.
+        const context = withLazySignal(call.context, entry);
         const id = request.id;
         const answered = Object.prototype.hasOwnProperty.call(request, "id") && isId(id);
         live.add(entry);
@@ -242,7 +390,13 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
           live.delete(entry);
           if (answered && serving.get(id) === entry) serving.delete(id);
         };
-        const outcome = next({ request, context: withLazySignal(call.context, entry) });
+        let outcome: Kind<F, Response>;
+        try {
+          outcome = next({ request, context });
+        } catch (thrown) {
+          finish();
+          throw thrown;
+        }
         if (!(outcome instanceof Promise)) {
           finish();
           return outcome;
@@ -266,7 +420,12 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
       },
   });
 
-  const base: JsonOptions = { ...rest, context, stages: [tracking, ...(stages as ReadonlyArray<AnyStage>)] };
+  const base: JsonOptions = {
+    ...rest,
+    maxBatchSize,
+    context,
+    stages: [tracking, ...(stages as ReadonlyArray<AnyStage>)],
+  };
   /**
    * A message `receive` has parsed (to route it) is handed to the pipeline as it is, through one
    * options object (the pipeline prepares each options object once): dispatch calls the
@@ -281,59 +440,134 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
       return value === UNPARSED ? (JSON.parse(text) as unknown) : value;
     },
   };
+  // Checked now, so that a bad option is the caller's exception rather than every message's failure.
+  const env: Env = environment(methods, parsedOptions, true);
+
+  /** The answers as sent: without those cancelled MCP-style, written by the connection's serializer. */
+  const written =
+    (given: Env) =>
+    (answer: Answer): string => {
+      if (silenced.size === 0 || answer === undefined) return writeAll(given.serializer, given.debug, answer);
+      if (!Array.isArray(answer)) {
+        return silenced.delete(idOf(answer) as Id) ? "" : writeAll(given.serializer, given.debug, answer);
+      }
+      const kept = answer.filter((response) => !silenced.delete(idOf(response) as Id));
+      return kept.length === 0 ? "" : writeAll(given.serializer, given.debug, kept);
+    };
+  const dispatchMessage = dispatcher(Async, written);
+
+  const answerCancelled = (id: Id): void =>
+    send(
+      writeAll(env.serializer, env.debug, {
+        _tag: "Left",
+        left: ErrorResponse(ERROR_REQUEST_CANCELLED, "Request cancelled", NODATA, id),
+      }),
+    );
 
   const cancel = (id: unknown): void => {
     if (!isId(id)) return;
     const entry = serving.get(id);
-    if (entry === undefined) return;
+    if (entry === undefined) {
+      // Not started yet: it never runs. LSP still answers it; MCP does not.
+      const queued = waitingById.get(id);
+      if (queued === undefined) return;
+      waitingById.delete(id);
+      queued.cancelled = true;
+      if (cancellation === "lsp") answerCancelled(id);
+      return;
+    }
     serving.delete(id);
     if (cancellation === "mcp") silenced.add(id);
     abortServing(entry, new Error("Request cancelled"));
     entry.cancel?.({ _tag: "Left", left: ErrorResponse(ERROR_REQUEST_CANCELLED, "Request cancelled", NODATA, id) });
   };
 
-  /** The answer as sent: without the members cancelled MCP-style. */
-  const withoutSilenced = (answer: string): string => {
-    if (silenced.size === 0 || answer === "") return answer;
-    const parsed: unknown = JSON.parse(answer);
-    const kept = (Array.isArray(parsed) ? parsed : [parsed]).filter((response: unknown) => {
-      const id = isRecord(response) ? response["id"] : undefined;
-      return !(isId(id) && silenced.delete(id));
-    });
-    return kept.length === 0 ? "" : Array.isArray(parsed) ? serialize(kept) : answer;
+  /** A message's answer is out (or there is none): its slots are free for the next. */
+  const done = (weight: number, text: string): void => {
+    if (closed) return;
+    if (text !== "") send(text);
+    inFlight -= weight;
+    admit();
   };
 
-  /** Serves one message: `parsed` is its value, or `UNPARSED` when it is not JSON (the pipeline answers -32700). */
-  const serve = (text: string, parsed: unknown): void => {
-    inFlight += 1;
-    if (inFlight === maxInFlight) channel.pause?.();
-    current = parsed;
-    const answer = asyncDispatch(text, methods as never, parsedOptions as never);
+  const serve = (message: Incoming): void => {
+    inFlight += message.weight;
+    current = message.parsed;
+    let answer: string | Promise<string>;
+    try {
+      answer = dispatchMessage(message.text, methods, parsedOptions);
+    } catch (thrown) {
+      // Dispatch throws only for a bad option, which `environment` refused already: still, the slot is freed.
+      logSafely("rpcserver: a connection could not answer a message", thrown);
+      answer = "";
+    }
     current = UNPARSED;
-    answer
-      .then(
-        (answer) => {
-          const sent = withoutSilenced(answer);
-          if (sent !== "") send(sent);
-        },
-        (thrown: unknown) => logSafely("rpcserver: a connection could not answer a message", thrown),
-      )
-      .finally(() => {
-        inFlight -= 1;
-        const next = waitingIn.shift();
-        if (next !== undefined) receive(next);
-        else if (inFlight === maxInFlight - 1) channel.resume?.();
-      });
+    if (isThenable(answer)) void answer.then((text) => done(message.weight, text));
+    else done(message.weight, answer);
+  };
+
+  /** Whether a message of `weight` slots may start now (one larger than the limit starts alone). */
+  const fits = (weight: number): boolean => inFlight === 0 || inFlight + weight <= maxInFlight;
+
+  let admitting = false;
+  /** Starts waiting messages while slots allow (a loop, not a recursion: a long queue of quick methods). */
+  const admit = (): void => {
+    if (admitting) return;
+    admitting = true;
+    for (let next = waiting.peek(); next !== undefined && !closed; next = waiting.peek()) {
+      if (next.cancelled !== true && !fits(next.weight)) break;
+      waiting.shift();
+      waitingLength -= next.text.length;
+      if (next.cancelled === true) continue;
+      if (next.id !== undefined && waitingById.get(next.id) === next) waitingById.delete(next.id);
+      serve(next);
+    }
+    admitting = false;
+    flow();
+  };
+
+  let paused = false;
+  /**
+   * Reading pauses while messages wait, unless one of this side's calls awaits its answer: its
+   * answer, and any cancellation, must be read whatever the incoming requests are doing.
+   */
+  const flow = (): void => {
+    const pause = !closed && waiting.length > 0 && outgoing.size === 0;
+    if (pause === paused) return;
+    paused = pause;
+    if (pause) channel.pause?.();
+    else channel.resume?.();
+  };
+
+  const enqueue = (text: string, parsed: unknown): void => {
+    const weight = Array.isArray(parsed) && parsed.length <= env.maxBatchSize ? Math.max(parsed.length, 1) : 1;
+    if (waiting.length === 0 && fits(weight)) return serve({ text, parsed, weight });
+    const id = isRecord(parsed) && "method" in parsed && isId(parsed["id"]) ? parsed["id"] : undefined;
+    const message: Incoming =
+      id === undefined ? { text, parsed: UNPARSED, weight } : { text, parsed: UNPARSED, weight, id };
+    waiting.push(message);
+    waitingLength += text.length;
+    if (id !== undefined) waitingById.set(id, message);
+    if (waitingLength > maxWaitingLength) {
+      return close(
+        new Error(
+          `the peer sends past the in-flight limit: ${waitingLength} units of messages wait, over maxWaitingLength (${maxWaitingLength})`,
+        ),
+      );
+    }
+    flow();
   };
 
   // ------------------------------------------------------------------------------- calling
 
-  const outgoing = new Map<string | number, Waiting>();
-  let lastId = 0;
-  const nextId = (): number => (lastId = lastId >= Number.MAX_SAFE_INTEGER ? 1 : lastId + 1);
+  const outgoing = new Map<string | number, Outgoing>();
 
   const answered = (response: Json): void => {
     const id = response["id"];
+    if (id === null && "error" in response) {
+      const about = aboutWhich(new Set(outgoing.values()), response["error"]);
+      return about?.whole(response);
+    }
     if (!isId(id)) return;
     const waiting = outgoing.get(id);
     if (waiting === undefined) return; // an answer to a call that was cancelled, timed out, or never made
@@ -350,47 +584,85 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
       .filter(isId);
   };
 
-  const transport: Transport = Object.assign(
+  /** Why a message with these ids cannot be sent now, or undefined. */
+  const refusal = (ids: ReadonlyArray<string | number>): TransportError | undefined => {
+    if (outgoing.size + ids.length > maxOutgoing) {
+      return { _tag: "TransportError", reason: "overloaded", limit: maxOutgoing };
+    }
+    const seen = new Set<string | number>();
+    for (const id of ids) {
+      if (outgoing.has(id) || seen.has(id)) {
+        const cause = new Error(`id ${JSON.stringify(id)} is already awaiting an answer on this connection`);
+        return { _tag: "TransportError", reason: "network", cause };
+      }
+      seen.add(id);
+    }
+    return undefined;
+  };
+
+  const transport: Transport =
     (body: string, { signal, ids: given }: TransportOptions) =>
-      () =>
-        new Promise<E.Either<TransportError, ParsedAnswer | string>>((settle) => {
-          if (closed)
-            return settle(E.left({ _tag: "TransportError", reason: "closed", cause: closedReason(undefined) }));
-          const batch = body.charCodeAt(0) === 0x5b; // "["
-          const ids = idsIn(body, given);
+    () =>
+      new Promise<E.Either<TransportError, ParsedAnswer | string>>((settle) => {
+        if (closed) return settle(E.left({ _tag: "TransportError", reason: "closed", cause: closedReason(undefined) }));
+        if (signal.aborted) return settle(E.left({ _tag: "TransportError", reason: "aborted", cause: signal.reason }));
+        let ids: Array<string | number>;
+        try {
+          ids = idsIn(body, given);
+        } catch (cause) {
+          return settle(E.left({ _tag: "TransportError", reason: "network", cause }));
+        }
+        if (ids.length === 0) {
           send(body);
-          if (ids.length === 0) return settle(E.right(""));
-          const responses = new Map<string | number, Json>();
-          const onAbort = (): void => {
-            for (const id of ids) {
-              if (outgoing.get(id) !== waiting) continue;
-              outgoing.delete(id);
-              send(serialize({ jsonrpc: "2.0", method: cancelMethod, params: cancelParams(id) }));
+          return settle(E.right(""));
+        }
+        const refused = refusal(ids);
+        if (refused !== undefined) return settle(E.left(refused));
+        const batch = body.charCodeAt(0) === 0x5b; // "["
+        const responses = new Map<string | number, Json>();
+        const release = (): void => {
+          for (const id of ids) if (outgoing.get(id) === message) outgoing.delete(id);
+          if (signal !== NEVER) signal.removeEventListener("abort", onAbort);
+          flow();
+        };
+        const onAbort = (): void => {
+          for (const id of ids) {
+            if (outgoing.get(id) !== message) continue;
+            send(serialize({ jsonrpc: "2.0", method: cancelMethod, params: cancelParams(id) }));
+          }
+          release();
+          settle(E.left({ _tag: "TransportError", reason: "aborted", cause: signal.reason }));
+        };
+        const message: Outgoing = {
+          length: body.length,
+          members: batch ? (given?.length ?? (JSON.parse(body) as unknown[]).length) : 0,
+          answer: (id, response) => {
+            if (!batch) {
+              release();
+              return settle(E.right({ json: response }));
             }
-            settle(E.left({ _tag: "TransportError", reason: "aborted", cause: signal.reason }));
-          };
-          const waiting: Waiting = {
-            answer: (id, response) => {
-              if (!batch) {
-                signal.removeEventListener("abort", onAbort);
-                return settle(E.right({ json: response }));
-              }
-              responses.set(id, response);
-              if (responses.size < ids.length) return;
-              signal.removeEventListener("abort", onAbort);
-              settle(E.right({ json: ids.map((each) => responses.get(each)) }));
-            },
-            fail: (error) => {
-              signal.removeEventListener("abort", onAbort);
-              settle(E.left(error));
-            },
-          };
-          for (const id of ids) outgoing.set(id, waiting);
-          // A call that nothing can abort needs no listener (the shared NEVER signal).
-          if (signal !== NEVER) signal.addEventListener("abort", onAbort, { once: true });
-        }),
-    { nextId },
-  );
+            responses.set(id, response);
+            if (responses.size < ids.length) return;
+            release();
+            settle(E.right({ json: ids.map((each) => responses.get(each)) }));
+          },
+          whole: (response) => {
+            release();
+            settle(E.right({ json: response }));
+          },
+          fail: (error) => {
+            release();
+            settle(E.left(error));
+          },
+        };
+        // Registered before it is sent: sending may close the connection (a peer that does not
+        // read), and the close must find this call to fail it.
+        for (const id of ids) outgoing.set(id, message);
+        flow();
+        // A call that nothing can abort needs no listener (the shared NEVER signal).
+        if (signal !== NEVER) signal.addEventListener("abort", onAbort, { once: true });
+        send(body);
+      });
 
   // ------------------------------------------------------------------------------- receiving
 
@@ -419,14 +691,7 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
     }
     if (isRecord(parsed) && parsed["method"] === cancelMethod && !("id" in parsed))
       return cancel(cancelledId(parsed["params"]));
-    if (inFlight >= maxInFlight) {
-      // A channel that cannot pause: the message waits its turn, in a queue as long as the limit.
-      if (waitingIn.length >= maxInFlight)
-        return close(new Error(`the peer sends past the in-flight limit (${maxInFlight})`));
-      waitingIn.push(text);
-      return;
-    }
-    serve(text, parsed);
+    enqueue(text, parsed);
   };
 
   // ------------------------------------------------------------------------------- closing
@@ -454,11 +719,14 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
     live.clear();
     serving.clear();
     silenced.clear();
-    queue.length = 0;
-    waitingIn.length = 0;
-    const waiting = new Set(outgoing.values());
+    queue.clear();
+    waiting.clear();
+    waitingById.clear();
+    waitingLength = 0;
+    inFlight = 0;
+    const pending = new Set(outgoing.values());
     outgoing.clear();
-    for (const each of waiting) each.fail({ _tag: "TransportError", reason: "closed", cause });
+    for (const each of pending) each.fail({ _tag: "TransportError", reason: "closed", cause });
     settleClosed(reason);
   };
 
@@ -468,6 +736,6 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
     transport,
     closed: whenClosed,
     close,
-    load: () => ({ incoming: inFlight + waitingIn.length, outgoing: outgoing.size, queued: queue.length }),
+    load: () => ({ incoming: inFlight + waiting.length, outgoing: outgoing.size, queued: queue.length }),
   };
 };

@@ -39,6 +39,11 @@ const request = (method: string, params: unknown, id?: number | string): string 
 
 const answers = (sent: string[]): unknown[] => sent.map((text) => JSON.parse(text) as unknown);
 
+/** Waits until `check` holds, for at most about two seconds (the test then fails on what it asserts). */
+const until = async (check: () => boolean): Promise<void> => {
+  for (let i = 0; i < 400 && !check(); i++) await settle(5);
+};
+
 afterEach(() => {
   signals.length = 0;
 });
@@ -232,27 +237,72 @@ describe("closing", () => {
 });
 
 describe("flow control", () => {
-  test("past maxInFlight the channel pauses, and resumes as requests finish", async () => {
+  test("past maxInFlight messages wait in order and the channel pauses; it resumes once they are served", async () => {
     const end = lone();
-    connect(end, { ...serving, maxInFlight: 2 });
-    end.inject(request("sleep", [10], 1));
-    end.inject(request("sleep", [10], 2));
+    const peer = connect(end, { ...serving, maxInFlight: 2 });
+    for (let id = 1; id <= 4; id++) end.inject(request("sleep", [5], id));
     expect(end.flow).toEqual({ paused: 1, resumed: 0 });
-    await settle(30);
-    expect(end.flow.resumed).toBe(1);
-    expect(end.sent).toHaveLength(2);
+    expect(peer.load().incoming).toBe(4);
+    await until(() => end.sent.length === 4);
+    expect(answers(end.sent).map((answer) => (answer as { id: number }).id)).toEqual([1, 2, 3, 4]);
+    expect(end.flow).toEqual({ paused: 1, resumed: 1 });
+    expect(end.isClosed()).toBe(false);
   });
 
-  test("a channel that cannot pause queues up to the limit, then the connection closes", async () => {
+  test("a burst on a channel that cannot pause waits its turn: all answered, never closed", async () => {
     const end = lone({ pausable: false });
     const peer: Connection = connect(end, { ...serving, maxInFlight: 2 });
-    for (let id = 1; id <= 4; id++) end.inject(request("sleep", [5], id));
-    expect(peer.load().incoming).toBe(4);
-    await settle(40);
-    expect(end.sent).toHaveLength(4);
-    for (let id = 1; id <= 5; id++) end.inject(request("sleep", [50], id));
+    for (let id = 1; id <= 200; id++) end.inject(request("sleep", [1], id));
+    expect(peer.load().incoming).toBe(200);
+    await until(() => end.sent.length === 200);
+    expect(new Set(answers(end.sent).map((answer) => (answer as { id: number }).id)).size).toBe(200);
+    expect(end.isClosed()).toBe(false);
+    expect(peer.load()).toEqual({ incoming: 0, outgoing: 0, queued: 0 });
+  });
+
+  test("130 notifications in one burst slow the peer down; nothing is lost and the connection stays", async () => {
+    const end = lone();
+    const heard: number[] = [];
+    const peer = connect(end, {
+      methods: { note: (n: number) => (heard.push(n), Success(null)), ping: () => Success("pong") },
+      maxInFlight: 4,
+    });
+    for (let n = 0; n < 130; n++) end.inject(JSON.stringify({ jsonrpc: "2.0", method: "note", params: [n] }));
+    end.inject(request("ping", [], 1));
+    await until(() => end.sent.length === 1);
+    expect(heard).toEqual(Array.from({ length: 130 }, (_, n) => n));
+    expect(answers(end.sent)).toEqual([{ jsonrpc: "2.0", result: "pong", id: 1 }]);
+    expect(peer.load().incoming).toBe(0);
+  });
+
+  test("past maxWaitingLength the peer is hostile: the connection closes with the bound in its reason", async () => {
+    const end = lone();
+    const peer = connect(end, { ...serving, maxInFlight: 1, maxWaitingLength: 200 });
+    for (let id = 1; id <= 10; id++) end.inject(request("sleep", [1000], id));
     expect(end.isClosed()).toBe(true);
-    await expect(peer.closed).resolves.toEqual(new Error("the peer sends past the in-flight limit (2)"));
+    await expect(peer.closed).resolves.toEqual(
+      new Error("the peer sends past the in-flight limit: 228 units of messages wait, over maxWaitingLength (200)"),
+    );
+    expect(peer.load()).toEqual({ incoming: 0, outgoing: 0, queued: 0 });
+  });
+
+  test("a batch counts each of its requests, and a connection bounds batches (1024) by default", async () => {
+    const end = lone();
+    const peer = connect(end, { ...serving, maxInFlight: 4 });
+    end.inject(`[${Array.from({ length: 10 }, (_, i) => request("sleep", [5], i + 1)).join(",")}]`);
+    end.inject(request("add", [1, 1], "after"));
+    // The batch takes 10 slots (it starts alone, past the limit), and the request after it waits.
+    expect(peer.load().incoming).toBe(11);
+    expect(end.flow.paused).toBe(1);
+    await until(() => end.sent.length === 2);
+    expect((answers(end.sent)[0] as unknown[]).length).toBe(10);
+    end.inject(`[${Array.from({ length: 1025 }, (_, i) => request("add", [i, 1], i)).join(",")}]`);
+    await until(() => end.sent.length === 3);
+    expect(answers(end.sent)[2]).toEqual({
+      jsonrpc: "2.0",
+      error: { code: -32600, message: "Invalid Request", data: "the batch has 1025 requests; the limit is 1024" },
+      id: null,
+    });
   });
 
   test("a peer that never reads: past maxQueued the connection closes with the reason", async () => {
@@ -267,6 +317,9 @@ describe("flow control", () => {
   test("bad limits are RangeErrors, a bad convention a TypeError", () => {
     expect(() => connect(lone(), { maxInFlight: 0 })).toThrow(RangeError);
     expect(() => connect(lone(), { maxQueued: 1.5 })).toThrow(RangeError);
+    expect(() => connect(lone(), { maxWaitingLength: -1 })).toThrow(RangeError);
+    expect(() => connect(lone(), { maxOutgoing: Number.NaN })).toThrow(RangeError);
+    expect(() => connect(lone(), { maxBatchSize: 0 })).toThrow(RangeError);
     expect(() => connect(lone(), { cancellation: "x" as never })).toThrow(TypeError);
   });
 });

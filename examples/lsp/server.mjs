@@ -15,7 +15,7 @@ import * as TE from "fp-ts/lib/TaskEither.js";
 import { pipe } from "fp-ts/lib/function.js";
 import * as t from "io-ts";
 import { contract, server } from "rpcserver";
-import { client, notify } from "rpcserver/client";
+import { client, notify, withOptions } from "rpcserver/client";
 import { connect, contentLength, streams } from "rpcserver/connection";
 
 /** What this server serves. */
@@ -67,9 +67,12 @@ const app = server(lsp)
             process.stderr.write(`example/slow(${ms}) cancelled\n`);
           });
         }),
-    "example/configured": (_ctx, { section }) =>
+    // The call-back carries the request's signal: when the editor cancels this request (or the
+    // connection closes), the call to the editor is cancelled too, and holds nothing.
+    "example/configured": ({ signal }, { section }) =>
       pipe(
         toEditor["workspace/configuration"]({ items: [{ section }] }),
+        withOptions({ signal }),
         TE.mapLeft((error) => ({ code: -32603, message: `the editor did not answer: ${error._tag}`, data: undefined })),
         TE.chainFirst(() =>
           pipe(

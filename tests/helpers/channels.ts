@@ -21,11 +21,20 @@ export interface PairOptions {
   readonly pausable?: boolean;
   /** `send` says "full" from this many messages on, and never drains (a peer that does not read). */
   readonly fullAfter?: number;
+  /** Whether a paused end really stops receiving (what it is sent waits until it resumes), as a stream does. Default false: pausing is only counted. */
+  readonly holds?: boolean;
 }
 
 export const pair = (options: PairOptions = {}): [End, End] => {
   const events: Array<ChannelEvents | undefined> = [undefined, undefined];
   const closed = [false, false];
+  const paused = [false, false];
+  const held: string[][] = [[], []];
+  const deliver = (side: 0 | 1, text: string): void => {
+    if (closed[side]) return;
+    if (options.holds === true && paused[side]) held[side]?.push(text);
+    else events[side]?.message(text);
+  };
   const end = (me: 0 | 1): End => {
     const other = (1 - me) as 0 | 1;
     const sent: string[] = [];
@@ -45,9 +54,7 @@ export const pair = (options: PairOptions = {}): [End, End] => {
       send: (text) => {
         if (closed[me]) return false;
         sent.push(text);
-        queueMicrotask(() => {
-          if (!closed[other]) events[other]?.message(text);
-        });
+        queueMicrotask(() => deliver(other, text));
         return options.fullAfter === undefined || sent.length < options.fullAfter;
       },
       start: (given) => {
@@ -55,7 +62,17 @@ export const pair = (options: PairOptions = {}): [End, End] => {
       },
       ...(options.pausable === false
         ? {}
-        : { pause: () => void (flow.paused += 1), resume: () => void (flow.resumed += 1) }),
+        : {
+            pause: () => {
+              flow.paused += 1;
+              paused[me] = true;
+            },
+            resume: () => {
+              flow.resumed += 1;
+              paused[me] = false;
+              for (const text of (held[me] ?? []).splice(0)) deliver(me, text);
+            },
+          }),
       close: (reason) => finish(reason),
     };
   };
