@@ -61,7 +61,10 @@ export interface Channel {
   readonly close: (reason?: unknown) => void;
 }
 
-/** A readable byte stream, as Node's streams (and `process.stdin`) are. */
+/**
+ * A readable byte stream, as Node's streams (and `process.stdin`) are. The state members are
+ * optional: where present, a stream already over when the channel starts ends the channel at once.
+ */
 export interface ReadableBytes {
   /** Delivers each chunk read. */
   on(event: "data", listener: (chunk: Uint8Array | string) => void): unknown;
@@ -69,15 +72,26 @@ export interface ReadableBytes {
   on(event: "end" | "close", listener: () => void): unknown;
   /** Says the stream failed. */
   on(event: "error", listener: (error: unknown) => void): unknown;
-  /** Removes a listener (the channel removes its own when it ends). */
+  /** Removes a listener (the channel removes its own when it ends, all but its error sink). */
   removeListener(event: string, listener: (...args: never[]) => void): unknown;
   /** Stops delivering chunks (flow control). */
   pause(): unknown;
   /** Delivers chunks again. */
   resume(): unknown;
+  /** Whether the stream is destroyed. */
+  readonly destroyed?: boolean;
+  /** Whether `end` has been emitted. */
+  readonly readableEnded?: boolean;
+  /** Whether `close` has been emitted. */
+  readonly closed?: boolean;
+  /** The error the stream failed with, if it did (`null` or absent if not). */
+  readonly errored?: unknown;
 }
 
-/** A writable byte stream, as Node's streams (and `process.stdout`) are. */
+/**
+ * A writable byte stream, as Node's streams (and `process.stdout`) are. The state members are
+ * optional: where present, a stream already over when the channel starts ends the channel at once.
+ */
 export interface WritableBytes {
   /** Writes text as UTF-8 (Node's streams' default encoding); `false` when its buffer is full. */
   write(chunk: string): boolean;
@@ -85,11 +99,31 @@ export interface WritableBytes {
   on(event: "drain" | "close", listener: () => void): unknown;
   /** Says the stream failed. */
   on(event: "error", listener: (error: unknown) => void): unknown;
-  /** Removes a listener (the channel removes its own when it ends). */
+  /** Removes a listener (the channel removes its own when it ends, all but its error sink). */
   removeListener(event: string, listener: (...args: never[]) => void): unknown;
   /** Ends the stream. */
   end(): unknown;
+  /** Whether the stream is destroyed. */
+  readonly destroyed?: boolean;
+  /** Whether `end()` has been called. */
+  readonly writableEnded?: boolean;
+  /** Whether `close` has been emitted. */
+  readonly closed?: boolean;
+  /** The error the stream failed with, if it did (`null` or absent if not). */
+  readonly errored?: unknown;
 }
+
+/** Why a stream can carry nothing more, if so: its error, or that it is over. */
+const over = (
+  stream: { readonly destroyed?: boolean; readonly closed?: boolean; readonly errored?: unknown },
+  ended: boolean | undefined,
+): unknown => {
+  if (stream.errored !== undefined && stream.errored !== null) return stream.errored;
+  if (stream.destroyed === true || stream.closed === true || ended === true) {
+    return new Error("the stream was already closed when the channel started");
+  }
+  return undefined;
+};
 
 const text = new TextEncoder();
 
@@ -97,8 +131,13 @@ const text = new TextEncoder();
  * A channel over a pair of byte streams with a framing: stdio (`process.stdin`, `process.stdout`),
  * a socket (the same stream twice), a child process (`child.stdout`, `child.stdin`). Default
  * framing: newline-delimited JSON; LSP uses `contentLength()`. The channel ends when the readable
- * ends or either stream fails; closing it ends the writable (the readable is left to its owner:
+ * ends or either stream fails, or at once when it starts if either is already over (destroyed,
+ * ended, closed or failed); closing it ends the writable (the readable is left to its owner:
  * `process.stdin` must not be destroyed).
+ *
+ * An error of either stream, at any time from this call on (before the connection starts, while
+ * it runs, or after it has closed, as a reset socket or a pipe to a child that exited does), only
+ * ends the channel with that error as the reason: it never becomes an uncaught exception.
  *
  * @example
  * import { contentLength, streams } from "rpcserver/connection";
@@ -114,6 +153,17 @@ export const streams = (
 ): Channel => {
   let ended = false;
   let events: ChannelEvents | undefined;
+  /** The first error of either stream before `start`: the channel ends with it once started. */
+  let failed: { readonly error: unknown } | undefined;
+  // Node throws an `error` that no listener takes, and a stream outlives its channel (a socket
+  // still open after the connection closed, a pipe to a child that flushes after it exits). So an
+  // error sink is on both streams from now on, and never removed.
+  const sink = (error: unknown): void => {
+    if (events === undefined) failed ??= { error };
+    else end(error);
+  };
+  readable.on("error", sink);
+  if ((writable as unknown) !== readable) writable.on("error", sink);
   const listeners: Array<[ReadableBytes | WritableBytes, string, (...args: never[]) => void]> = [];
   const listen = (stream: ReadableBytes | WritableBytes, event: string, listener: (...args: never[]) => void): void => {
     (stream.on as (event: string, listener: (...args: never[]) => void) => unknown)(event, listener);
@@ -129,6 +179,8 @@ export const streams = (
     send: (message) => (ended ? false : writable.write(framing.encode(message))),
     start: (given) => {
       events = given;
+      const before = failed?.error ?? over(readable, readable.readableEnded) ?? over(writable, writable.writableEnded);
+      if (before !== undefined) return end(before);
       const feed = framing.decoder({
         message: given.message,
         oversize: given.oversize,
@@ -142,8 +194,6 @@ export const streams = (
       );
       listen(readable, "end", () => end(new Error("the stream ended")));
       listen(readable, "close", () => end(new Error("the stream closed")));
-      listen(readable, "error", (error: unknown) => end(error));
-      listen(writable, "error", (error: unknown) => end(error));
       listen(writable, "close", () => end(new Error("the stream closed")));
       listen(writable, "drain", () => given.drain());
       readable.resume();
@@ -161,6 +211,8 @@ export const streams = (
 export interface WebSocketLike {
   readonly readyState: number;
   readonly bufferedAmount?: number;
+  /** How binary frames are delivered: the standard WebSocket's default, `"blob"`, is set to `"arraybuffer"`. */
+  binaryType?: string;
   /** Sends one text frame. */
   send(data: string): void;
   /** Closes the socket. */
@@ -189,7 +241,9 @@ const HIGH_WATER = 1024 * 1024;
 
 /**
  * A channel over a WebSocket: the `ws` package's on Node, the standard `WebSocket` in browsers,
- * Deno and Bun. One text frame is one message (binary frames are read as UTF-8). A socket still
+ * Deno and Bun. One text frame is one message (binary frames are read as UTF-8: the channel sets a
+ * `binaryType` of `"blob"` to `"arraybuffer"`, since a Blob can only be read asynchronously, out of
+ * order; data that is neither text nor bytes closes the channel with the reason). A socket still
  * connecting holds messages until it opens. `send` says "full" past 1 MiB buffered; since a
  * WebSocket has no drain event, the channel polls `bufferedAmount` while full. Reading pauses only
  * where the socket can (`ws`'s `pause`).
@@ -216,7 +270,7 @@ export const webSocket = (socket: WebSocketLike): Channel => {
     events?.closed(reason);
   };
   const full = (): boolean => (socket.bufferedAmount ?? 0) > HIGH_WATER;
-  return {
+  const channel: Channel = {
     send: (message) => {
       if (ended) return false;
       if (socket.readyState === CONNECTING) {
@@ -235,13 +289,23 @@ export const webSocket = (socket: WebSocketLike): Channel => {
     },
     start: (given) => {
       events = given;
+      if (socket.binaryType === "blob") socket.binaryType = "arraybuffer";
       socket.addEventListener("open", () => {
         for (const message of waiting.splice(0)) socket.send(message);
       });
       const deliver = (data: unknown): void => {
+        if (ended) return;
         if (typeof data === "string") given.message(data);
         else if (data instanceof ArrayBuffer || ArrayBuffer.isView(data)) {
           given.message(decoder.decode(data as ArrayBuffer));
+        } else {
+          // Dropping it would leave a call waiting for its answer forever.
+          const kind = Object.prototype.toString.call(data).slice(8, -1);
+          channel.close(
+            new Error(
+              `the WebSocket delivered a message that is neither text nor bytes (${kind}): set binaryType to "arraybuffer"`,
+            ),
+          );
         }
       };
       // The `ws` package's own listeners skip the event object its addEventListener makes per
@@ -265,6 +329,7 @@ export const webSocket = (socket: WebSocketLike): Channel => {
       if (socket.readyState <= OPEN) socket.close(1000);
     },
   };
+  return channel;
 };
 
 /** A message port, as `MessagePort`, a `Worker` and a worker's `self` (or Node's `parentPort`) are. */
@@ -277,6 +342,10 @@ export interface PortLike {
   on?(event: "message", listener: (data: unknown) => void): unknown;
   /** Node's ports: says the port closed. */
   on?(event: "close", listener: () => void): unknown;
+  /** Node's `worker_threads` `Worker`: says the worker ended (it emits no `close`). */
+  on?(event: "exit", listener: (code: number) => void): unknown;
+  /** Node's `worker_threads` `Worker`: says the worker threw (`exit` follows). */
+  on?(event: "error", listener: (error: unknown) => void): unknown;
   /** A `MessagePort` delivers messages once started. */
   start?(): void;
   /** Closes the port. */
@@ -287,8 +356,10 @@ export interface PortLike {
 
 /**
  * A channel over a message port: a `MessagePort` (from a `MessageChannel`), a `Worker`, a
- * worker's `self`, or Node's `worker_threads` ports. One posted string is one message. A port has
- * no flow control and (on the web) no close event: close the connection yourself when done.
+ * worker's `self`, or Node's `worker_threads` ports and `Worker`s. One posted string is one
+ * message. On Node the channel ends when the port closes, or when the `Worker` exits or throws. A
+ * port has no flow control and (on the web) no close event: close the connection yourself when
+ * done.
  *
  * @example
  * import { connect, messagePort } from "rpcserver/connection";
@@ -321,6 +392,9 @@ export const messagePort = (port: PortLike): Channel => {
       if (typeof port.on === "function") {
         port.on("message", deliver);
         port.on("close", () => end(new Error("the port closed")));
+        // A `Worker` ends by `exit` (after `error` if it threw), never by `close`.
+        port.on("exit", (code: number) => end(new Error(`the worker exited (${String(code)})`)));
+        port.on("error", (error: unknown) => end(error));
       } else {
         port.addEventListener?.("message", (event) => deliver((event as { readonly data?: unknown }).data));
       }

@@ -34,6 +34,53 @@ const feedCut = (feed: (chunk: Uint8Array) => void, data: Uint8Array, cuts: numb
   }
 };
 
+/** `data` cut into chunks of `size` bytes. */
+const slices = (data: Uint8Array, size: number): Uint8Array[] => {
+  const out: Uint8Array[] = [];
+  for (let at = 0; at < data.length; at += size) out.push(data.subarray(at, at + size));
+  return out;
+};
+
+/**
+ * The bytes that `run` scans, copies and decodes: what `indexOf` passes over, what `set` and
+ * `slice` copy, what a TextDecoder reads. Counted by wrapping those methods for the run (nothing
+ * is kept of the arrays, so a quadratic run costs time, not memory).
+ */
+const work = (run: () => void): number => {
+  let touched = 0;
+  const own = Uint8Array.prototype as unknown as Record<string, unknown>;
+  const typed = Object.getPrototypeOf(Uint8Array.prototype) as Uint8Array;
+  const { indexOf, set, slice } = typed;
+  const { decode } = TextDecoder.prototype;
+  own["indexOf"] = function (this: Uint8Array, value: number, from = 0): number {
+    const at = indexOf.call(this, value, from);
+    touched += (at === -1 ? this.length : at + 1) - (from < 0 ? Math.max(0, this.length + from) : from);
+    return at;
+  };
+  own["set"] = function (this: Uint8Array, source: ArrayLike<number>, offset?: number): void {
+    touched += source.length;
+    set.call(this, source, offset);
+  };
+  own["slice"] = function (this: Uint8Array, start?: number, end?: number): Uint8Array {
+    const out = slice.call(this, start, end);
+    touched += out.length;
+    return out;
+  };
+  TextDecoder.prototype.decode = function (this: unknown, ...args: Parameters<typeof decode>): string {
+    touched += args[0]?.byteLength ?? 0;
+    return decode.apply(this, args);
+  };
+  try {
+    run();
+  } finally {
+    delete own["indexOf"];
+    delete own["set"];
+    delete own["slice"];
+    TextDecoder.prototype.decode = decode;
+  }
+  return touched;
+};
+
 const messages = fc.array(
   fc.jsonValue().map((value) => JSON.stringify({ jsonrpc: "2.0", method: "m", params: [value], id: 1 })),
   { maxLength: 8 },
@@ -83,6 +130,52 @@ describe.each([
     expect(seen.broken).toEqual([]);
   });
 
+  test("several messages split at every byte boundary, byte by byte, and coalesced in one chunk come out whole", () => {
+    const framing = make();
+    const texts = [
+      '{"jsonrpc":"2.0","method":"a","id":1}',
+      JSON.stringify({ jsonrpc: "2.0", method: "héllo €𝄞", params: ["\u00e9\r\n"], id: 2 }),
+      "[]",
+      JSON.stringify({ jsonrpc: "2.0", result: "x".repeat(40), id: "three" }),
+    ];
+    const all = bytes(texts.map((text) => framing.encode(text)).join(""));
+    const read = (chunks: Uint8Array[]): Seen => {
+      const [feed, seen] = reader(framing);
+      for (const chunk of chunks) feed(chunk);
+      return seen;
+    };
+    const whole: Seen = { messages: texts, oversize: [], broken: [] };
+    expect(read([all])).toEqual(whole);
+    expect(read([...all].map((byte) => Uint8Array.of(byte)))).toEqual(whole);
+    for (let i = 0; i <= all.length; i++) {
+      expect(read([all.subarray(0, i), all.subarray(i)])).toEqual(whole);
+      for (let j = i; j <= all.length; j += 7) {
+        expect(read([all.subarray(0, i), all.subarray(i, j), all.subarray(j)])).toEqual(whole);
+      }
+    }
+  });
+
+  test("linear in bytes: a 4 MiB message in 1 KiB chunks costs about what it costs at once", () => {
+    const framing = make();
+    const text = JSON.stringify({ jsonrpc: "2.0", method: "m", params: ["x".repeat(4 * 1024 * 1024)] });
+    const all = bytes(framing.encode(text));
+    const cost = (chunks: Uint8Array[]): number =>
+      work(() => {
+        const [feed, seen] = reader(framing);
+        for (const chunk of chunks) feed(chunk);
+        expect(seen.messages).toHaveLength(1);
+        expect(seen.messages[0]?.length).toBe(text.length);
+      });
+    const atOnce = cost([all]);
+    const trickled = cost(slices(all, 1024));
+    // The instruments see the work (the message is at least decoded), and a trickle costs at most
+    // a scan, a copy and a decode of each byte, where joining each chunk to the bytes pending and
+    // scanning them again cost about 2,000 times that.
+    expect(atOnce).toBeGreaterThanOrEqual(all.length);
+    expect(trickled).toBeLessThan(4 * all.length);
+    expect(trickled).toBeLessThanOrEqual(2 * atOnce);
+  });
+
   test("a bad maxBytes is a RangeError", () => {
     expect(() => make(0)).toThrow(RangeError);
     expect(() => make(1.5)).toThrow(RangeError);
@@ -103,6 +196,15 @@ describe("newlineDelimited", () => {
     feed(bytes("\n{}\n"));
     expect(seen.oversize).toEqual([100_000]);
     expect(seen.messages).toEqual(["{}"]);
+  });
+
+  test("an oversize line's length leaves out its CR, trickled or at once", () => {
+    const line = bytes(`${"x".repeat(100)}\r\n{}\n`);
+    const [feed, seen] = reader(newlineDelimited(16));
+    feed(line);
+    for (const chunk of slices(line, 10)) feed(chunk);
+    expect(seen.oversize).toEqual([100, 100]);
+    expect(seen.messages).toEqual(["{}", "{}"]);
   });
 
   test("a truncated last line waits for the rest", () => {
@@ -152,6 +254,28 @@ describe("contentLength", () => {
     feed(bytes("Content-Length: 2\r\n\r\n{}"));
     expect(seen.messages).toEqual(["{}Content-Length: 2\r\n\r\n{}Conte"]);
     expect(seen.broken).toHaveLength(1);
+  });
+
+  test("a header block over 8 KiB breaks the framing, in one chunk as in many", () => {
+    const block = bytes(`Content-Length: 2\r\n${"X-Pad: 0123456789\r\n".repeat(500)}\r\n{}`);
+    const [feed, seen] = reader(contentLength());
+    feed(block);
+    expect(seen.messages).toEqual([]);
+    expect(seen.broken).toEqual([expect.stringMatching(/header block longer than 8192/)]);
+  });
+
+  test("linear in bytes: a header block of nearly 8 KiB sent byte by byte is scanned once", () => {
+    const framing = contentLength();
+    const block = bytes(`Content-Length: 2\r\n${"X-Pad: 0123456789\r\n".repeat(400)}\r\n{}`);
+    expect(block.length).toBeLessThan(8192);
+    let seen: Seen | undefined;
+    const touched = work(() => {
+      const [feed, got] = reader(framing);
+      for (const byte of block) feed(Uint8Array.of(byte));
+      seen = got;
+    });
+    expect(seen?.messages).toEqual(["{}"]);
+    expect(touched).toBeLessThan(4 * block.length);
   });
 
   test("endless header bytes break the framing past 8 KiB instead of growing", () => {
