@@ -72,8 +72,14 @@ export interface ReadableBytes {
   on(event: "end" | "close", listener: () => void): unknown;
   /** Says the stream failed. */
   on(event: "error", listener: (error: unknown) => void): unknown;
-  /** Removes a listener (the channel removes its own when it ends, all but its error sink). */
-  removeListener(event: string, listener: (...args: never[]) => void): unknown;
+  /**
+   * Removes a listener (the channel removes its own when it ends, all but its error sink). Typed
+   * event by event, as `on` is: `@types/node` 25 and later type `removeListener` by event map, and
+   * a catch-all `(...args: never[])` listener no longer accepts theirs.
+   */
+  removeListener(event: "data", listener: (chunk: Uint8Array | string) => void): unknown;
+  /** Removes an `end` or `close` listener. */
+  removeListener(event: "end" | "close", listener: () => void): unknown;
   /** Stops delivering chunks (flow control). */
   pause(): unknown;
   /** Delivers chunks again. */
@@ -99,8 +105,8 @@ export interface WritableBytes {
   on(event: "drain" | "close", listener: () => void): unknown;
   /** Says the stream failed. */
   on(event: "error", listener: (error: unknown) => void): unknown;
-  /** Removes a listener (the channel removes its own when it ends, all but its error sink). */
-  removeListener(event: string, listener: (...args: never[]) => void): unknown;
+  /** Removes a listener (the channel removes its own when it ends, all but its error sink); typed as `on` is. */
+  removeListener(event: "drain" | "close", listener: () => void): unknown;
   /** Ends the stream. */
   end(): unknown;
   /** Whether the stream is destroyed. */
@@ -164,15 +170,12 @@ export const streams = (
   };
   readable.on("error", sink);
   if ((writable as unknown) !== readable) writable.on("error", sink);
-  const listeners: Array<[ReadableBytes | WritableBytes, string, (...args: never[]) => void]> = [];
-  const listen = (stream: ReadableBytes | WritableBytes, event: string, listener: (...args: never[]) => void): void => {
-    (stream.on as (event: string, listener: (...args: never[]) => void) => unknown)(event, listener);
-    listeners.push([stream, event, listener]);
-  };
+  /** How to take off each listener the channel put on (all but the error sink). */
+  const removals: Array<() => void> = [];
   const end = (reason: unknown): void => {
     if (ended) return;
     ended = true;
-    for (const [stream, event, listener] of listeners) stream.removeListener(event, listener);
+    for (const remove of removals) remove();
     events?.closed(reason);
   };
   return {
@@ -189,13 +192,22 @@ export const streams = (
           writable.end();
         },
       });
-      listen(readable, "data", (chunk: Uint8Array | string) =>
-        feed(typeof chunk === "string" ? text.encode(chunk) : chunk),
+      const onData = (chunk: Uint8Array | string): void => feed(typeof chunk === "string" ? text.encode(chunk) : chunk);
+      const onEnd = (): void => end(new Error("the stream ended"));
+      const onClose = (): void => end(new Error("the stream closed"));
+      const onDrain = (): void => given.drain();
+      readable.on("data", onData);
+      readable.on("end", onEnd);
+      readable.on("close", onClose);
+      writable.on("close", onClose);
+      writable.on("drain", onDrain);
+      removals.push(
+        () => readable.removeListener("data", onData),
+        () => readable.removeListener("end", onEnd),
+        () => readable.removeListener("close", onClose),
+        () => writable.removeListener("close", onClose),
+        () => writable.removeListener("drain", onDrain),
       );
-      listen(readable, "end", () => end(new Error("the stream ended")));
-      listen(readable, "close", () => end(new Error("the stream closed")));
-      listen(writable, "close", () => end(new Error("the stream closed")));
-      listen(writable, "drain", () => given.drain());
       readable.resume();
     },
     pause: () => void readable.pause(),
