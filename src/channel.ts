@@ -21,8 +21,8 @@ import { newlineDelimited, type Framing } from "./framing";
 export interface ChannelEvents {
   /** One whole message received. */
   readonly message: (text: string) => void;
-  /** A message skipped for its size (the channel goes on). */
-  readonly oversize: (bytes: number) => void;
+  /** A message skipped for its size, and the limit it passed (a framing's own), if the channel has one (the channel goes on). */
+  readonly oversize: (bytes: number, max?: number) => void;
   /** The channel can take more after `send` said it was full. */
   readonly drain: () => void;
   /** The channel has ended (closed by either side, or failed); called once. */
@@ -414,7 +414,9 @@ export const messagePort = (port: PortLike): Channel => {
     },
     close: (reason) => {
       end(reason ?? new Error("closed"));
-      port.close?.();
+      // A Worker has no `close`: it ends by `terminate` (else it, and the process, live on).
+      if (typeof port.close === "function") port.close();
+      else void port.terminate?.();
     },
   };
 };

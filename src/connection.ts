@@ -20,4 +20,4 @@ export {
   type WritableBytes,
 } from "./channel";
 export { contentLength, newlineDelimited, type FrameEvents, type Framing } from "./framing";
-export { connect, type Cancellation, type ConnectOptions, type Connection } from "./peer";
+export { connect, type Cancellation, type ConnectOptions, type Connection, type ConnectionContext } from "./peer";

@@ -96,7 +96,30 @@ export interface AddsSignal {
  * @since 5.0.10
  * @category context
  */
-export type MethodsFor<C> = { readonly [name: string]: Method & Expects<C> } | ReadonlyMap<string, Method & Expects<C>>;
+export type MethodsFor<C> = 0 extends 1 & C
+  ? Table<C>
+  : [C] extends [NoContext]
+    ? MethodsWithoutContext | ReadonlyMap<string, Method & Expects<NoContext>>
+    : Table<C>;
+
+/** A table (an object or a Map) of methods that accept context `C`. */
+type Table<C> = { readonly [name: string]: Method & Expects<C> } | ReadonlyMap<string, Method & Expects<C>>;
+
+/**
+ * A table dispatched without a `context` option: none of its methods may take a context. A compile
+ * error naming this type means a method takes one: pass it as the `context` option. (An interface,
+ * so that the error's first line names it.)
+ *
+ * @example
+ * import { Success, type MethodsWithoutContext } from "rpcserver";
+ * const methods: MethodsWithoutContext = { ping: () => Success("pong") };
+ *
+ * @since 5.0.10
+ * @category context
+ */
+export interface MethodsWithoutContext {
+  readonly [name: string]: Method & Expects<NoContext>;
+}
 
 /**
  * What a stage says, while the context is not typed there: anything goes (an `any` is the
@@ -169,7 +192,7 @@ type Through<S, C> =
         : Unchecked;
 
 /** The context a dispatch is given as its `context` option's type: none for `undefined`, unchecked for `unknown`. */
-type GivenContext<C> = unknown extends C
+export type GivenContext<C> = unknown extends C
   ? Unchecked
   : [Exclude<C, undefined>] extends [never]
     ? NoContext

@@ -19,8 +19,8 @@
 export interface FrameEvents {
   /** One whole message, as text. */
   readonly message: (text: string) => void;
-  /** A message of `bytes` bytes, over the limit, skipped: the stream is still in step. */
-  readonly oversize: (bytes: number) => void;
+  /** A message of `bytes` bytes, over the limit of `max` bytes, skipped: the stream is still in step. */
+  readonly oversize: (bytes: number, max: number) => void;
   /** The stream is out of step (why): nothing more is read. */
   readonly broken: (reason: string) => void;
 }
@@ -151,7 +151,7 @@ export const newlineDelimited = (maxBytes: number = DEFAULT_MAX_BYTES): Framing 
       const line = (tail: Uint8Array): void => {
         if (skipped >= 0) {
           const last = tail.length > 0 ? tail[tail.length - 1] : lastSkipped;
-          events.oversize(skipped + tail.length - (last === CR ? 1 : 0));
+          events.oversize(skipped + tail.length - (last === CR ? 1 : 0), maxBytes);
           skipped = -1;
           return;
         }
@@ -159,7 +159,7 @@ export const newlineDelimited = (maxBytes: number = DEFAULT_MAX_BYTES): Framing 
         const length = parts.length + tail.length - (last === CR ? 1 : 0);
         if (length > maxBytes || length === 0) {
           parts.clear();
-          if (length > 0) events.oversize(length);
+          if (length > 0) events.oversize(length, maxBytes);
           return;
         }
         const bytes = parts.length === 0 ? tail : parts.join(tail);
@@ -272,7 +272,7 @@ export const contentLength = (maxBytes: number = DEFAULT_MAX_BYTES): Framing => 
             }
             const bytes = Number(length[1]);
             if (bytes > maxBytes) {
-              events.oversize(bytes);
+              events.oversize(bytes, maxBytes);
               skipping = bytes;
               continue;
             }

@@ -21,11 +21,13 @@ import type { Kind, URIS } from "fp-ts/HKT";
 import type { Channel } from "./channel";
 import type { TransportError } from "./clienterror";
 import type { ParsedAnswer, Transport, TransportOptions } from "./clienttransport";
+import type { GivenContext, MethodsFor, NoContext } from "./context";
 import { ERROR_INVALID_REQUEST, ERROR_MESSAGE_TOO_LARGE, ERROR_REQUEST_CANCELLED } from "./codes";
 import { Async } from "./effect";
 import { NEVER } from "./calls";
 import { isPlainObject, isThenable } from "./guards";
 import { logSafely } from "./logger";
+import type { Server } from "./implement";
 import type { Methods } from "./methods";
 import { environment, type Env, type JsonOptions } from "./options";
 import { dispatcher, type Answer } from "./pipeline";
@@ -34,6 +36,7 @@ import { ErrorResponse, type Response } from "./response";
 import { NOCONTEXT, NODATA } from "./sentinels";
 import { serialize, writeAll } from "./serializer";
 import { abortGuarded, signalController } from "./signal";
+import { utf8Length } from "./framing";
 import { owned, type AnyStage, type Around, type Handler } from "./stages";
 
 /**
@@ -66,6 +69,11 @@ export type Cancellation = "lsp" | "mcp";
 export interface ConnectOptions extends Omit<JsonOptions, "deserializer"> {
   /** What this side serves. Default: nothing (every request -32601): a connection that only calls. */
   readonly methods?: Methods | undefined;
+  /**
+   * A `server(...)` app to serve, as it is: its methods and stages (any `stages` given here run
+   * after its own), and its context type, which `context` is checked against. Instead of `methods`.
+   */
+  readonly server?: AnyServer | undefined;
   /**
    * The context of every incoming request (this connection's: who is on the other side). A
    * plain-object context gains the request's `signal`, which aborts when the request is cancelled
@@ -100,6 +108,89 @@ export interface ConnectOptions extends Omit<JsonOptions, "deserializer"> {
 }
 
 /**
+ * What a connection adds to a plain-object context, for every request: `peer`, the connection
+ * itself (to call the other side back: `client(api, ctx.peer.transport)`), and `signal`, which
+ * aborts when the request is cancelled (with the reason the other side gave) or the connection
+ * closes. Declare it as a server's context; `connect`'s `context` then leaves both out.
+ *
+ * @example
+ * import * as TE from "fp-ts/TaskEither";
+ * import * as t from "io-ts";
+ * import { contract, server } from "rpcserver";
+ * import { client } from "rpcserver/client";
+ * import { connect, messagePort, type ConnectionContext } from "rpcserver/connection";
+ * const editor = contract({ config: { result: t.string } });
+ * const api = contract({ configured: { result: t.string } });
+ * const app = server(api)
+ *   .context<ConnectionContext<{ user: string }>>()
+ *   .implement({ configured: (ctx) => client(editor, ctx.peer.transport).config() });
+ * connect(messagePort(new MessageChannel().port1), { server: app, context: { user: "ada" } });
+ *
+ * @since 5.0.10
+ * @category connection
+ */
+export type ConnectionContext<C extends object = Record<never, never>> = C & {
+  readonly peer: Connection;
+  readonly signal: AbortSignal;
+};
+
+/** Any `server(...)` app: only its context type is read. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type AnyServer = Server<any, any, any>;
+
+/** The context a server's app is dispatched with. */
+type InOf<S> = S extends Server<infer _M, infer In, infer _Cur> ? In : NoContext;
+
+/**
+ * What `connect`'s `context` must be for methods expecting `In`: `In` less what the connection
+ * adds itself (`peer`, `signal`).
+ */
+type GivenFor<In> = In extends object ? { [K in keyof In as K extends "peer" | "signal" ? never : K]: In[K] } : In;
+
+/** What the methods receive for a `context` option `C`: a plain object gains `peer` and `signal`. */
+type Served<C> = WithPeer<GivenContext<C>>;
+type WithPeer<G> = 0 extends 1 & G
+  ? G
+  : [G] extends [NoContext]
+    ? NoContext
+    : G extends object
+      ? ConnectionContext<G>
+      : G;
+
+/** Names, in a compile error's first line, what `connect` was not given. */
+interface MissingContext<C> {
+  /** The context the served methods expect (less `peer` and `signal`, which the connection adds). */
+  readonly context: C;
+}
+
+/** A server's context checked against the `context` option `C`: required when it takes one, and fitting. */
+type ServerCheck<C, S> = [S] extends [never]
+  ? unknown
+  : [InOf<S>] extends [NoContext]
+    ? unknown
+    : [C] extends [NoContext]
+      ? MissingContext<GivenFor<InOf<S>>>
+      : { readonly context: GivenFor<InOf<S>> };
+
+/**
+ * `connect`'s options as it types them: `C` is the `context` given, `S` the server. Methods are
+ * typed by the context they will receive, so a table whose methods take a context that was not
+ * given (or another) does not compile; a server's context is checked the same way.
+ *
+ * @example
+ * import type { ConnectOptionsFor } from "rpcserver/connection";
+ * const options: ConnectOptionsFor<{ user: string }, never> = { context: { user: "ada" }, maxInFlight: 8 };
+ *
+ * @since 5.0.10
+ * @category connection
+ */
+export type ConnectOptionsFor<C, S> = Omit<ConnectOptions, "methods" | "server" | "context"> & {
+  readonly context?: C;
+  readonly server?: S | undefined;
+  readonly methods?: MethodsFor<Served<NoInfer<C>>> | undefined;
+};
+
+/**
  * A peer on a connection.
  *
  * @example
@@ -124,6 +215,11 @@ export interface Connection {
 
 /** A message that is not JSON. */
 const UNPARSED = Symbol("unparsed");
+
+/** Waiting text (UTF-16 units) past which reading pauses. */
+const HIGH_WATER = 1024 * 1024;
+/** How long a pause may see nothing served before it reads on (answers or cancellations may be behind). */
+const STALL_MS = 1000;
 
 const DEFAULTS = {
   maxInFlight: 64,
@@ -153,8 +249,10 @@ const isId = (value: unknown): value is string | number => typeof value === "str
 
 /** An outgoing message awaiting its answers: one call, or a batch. */
 interface Outgoing {
-  /** The length of its text, to tell which message a peer's -32002 (with the length it read) is about. */
-  readonly length: number;
+  /** Its text, to tell which message a peer's -32002 (with the length it read) is about. */
+  readonly body: string;
+  /** The count of messages sent when it was: an error "about the only message pending" must not be about a later one. */
+  readonly sentAt: number;
   /** Its members, for a batch (a peer's "the batch has N requests"); 0 for a single request. */
   readonly members: number;
   /** One response to one of its requests. */
@@ -185,7 +283,9 @@ interface Incoming {
   /** The slots it takes: one, or a batch's members. */
   readonly weight: number;
   /** A waiting single request's id, by which a cancellation finds it. */
-  readonly id?: Id;
+  readonly id?: Id | undefined;
+  /** A waiting batch's request ids, by which a cancellation finds them. */
+  readonly members?: ReadonlyArray<Id> | undefined;
   /** Cancelled while it waited: it is skipped, never run. */
   cancelled?: boolean;
 }
@@ -205,10 +305,13 @@ const signalOf = (entry: Serving): AbortSignal => {
   return entry.controller.signal;
 };
 
-/** The context a method receives: a plain-object context gains the request's `signal` (made when read). */
-const withLazySignal = (context: unknown, entry: Serving): unknown =>
+/**
+ * The context a method receives: a plain-object context gains the connection (`peer`, to call the
+ * other side back) and the request's `signal` (made when read).
+ */
+const withPeer = (context: unknown, peer: Connection, entry: Serving): unknown =>
   isPlainObject(context)
-    ? Object.defineProperty({ ...context }, "signal", {
+    ? Object.defineProperty({ ...context, peer }, "signal", {
         get: () => signalOf(entry),
         enumerable: true,
         configurable: true,
@@ -256,6 +359,15 @@ class Fifo<T> {
   }
 }
 
+/** The ids of the requests in a batch. */
+const requestIds = (batch: readonly unknown[]): Id[] => {
+  const ids: Id[] = [];
+  for (const member of batch) {
+    if (isRecord(member) && "method" in member && isId(member["id"])) ids.push(member["id"]);
+  }
+  return ids;
+};
+
 /** "the batch has N requests; ..." (dispatch's answer to a batch over `maxBatchSize`): N. */
 const batchSizeIn = (data: unknown): number | undefined => {
   const match = typeof data === "string" ? /^the batch has (\d+) requests/.exec(data) : null;
@@ -264,23 +376,27 @@ const batchSizeIn = (data: unknown): number | undefined => {
 
 /**
  * The one pending message an error with `id: null` is about, when it can be told: a -32002 whose
- * `data.length` (the peer's count, in bytes or UTF-16 units) fits one message's size, a -32600 for
- * a batch of N fitting one batch, or else the only message pending. Otherwise none: the calls
- * settle by their own answers, their timeouts or the close.
+ * `data.length` is exactly one pending message's length (in UTF-16 units, or UTF-8 bytes, as a
+ * framing counts), a -32600 for a batch of N fitting one pending batch, or else the only message
+ * pending when nothing was sent after it (the error could otherwise be about an answer or a
+ * notification of ours). Otherwise none: the calls settle by their own answers, their timeouts or
+ * the close.
  */
-const aboutWhich = (pending: ReadonlySet<Outgoing>, error: unknown): Outgoing | undefined => {
+const aboutWhich = (pending: ReadonlySet<Outgoing>, error: unknown, sent: number): Outgoing | undefined => {
   const code = isRecord(error) ? error["code"] : undefined;
   const data = isRecord(error) ? error["data"] : undefined;
   const length = code === ERROR_MESSAGE_TOO_LARGE && isRecord(data) ? data["length"] : undefined;
   const members = code === ERROR_INVALID_REQUEST ? batchSizeIn(data) : undefined;
-  // UTF-8 takes 1 to 3 bytes per UTF-16 unit.
   const fits =
     typeof length === "number"
-      ? (each: Outgoing) => each.length <= length && length <= 3 * each.length
+      ? (each: Outgoing) => each.body.length === length || utf8Length(each.body) === length
       : members !== undefined
         ? (each: Outgoing) => each.members === members
         : undefined;
-  if (fits === undefined) return pending.size === 1 ? pending.values().next().value : undefined;
+  if (fits === undefined) {
+    const only = pending.size === 1 ? pending.values().next().value : undefined;
+    return only !== undefined && only.sentAt === sent ? only : undefined;
+  }
   let found: Outgoing | undefined;
   for (const each of pending) {
     if (!fits(each)) continue;
@@ -307,9 +423,18 @@ const aboutWhich = (pending: ReadonlySet<Outgoing>, error: unknown): Outgoing | 
  * @since 5.0.10
  * @category connection
  */
-export const connect = (channel: Channel, options: ConnectOptions = {}): Connection => {
+export const connect = <C = NoContext, S extends AnyServer = never>(
+  channel: Channel,
+  // The check is written out here, not in the alias, so that a compile error's first line names it.
+  options?: ConnectOptionsFor<C, S> & ServerCheck<C, S>,
+): Connection => {
+  const given = (options ?? {}) as ConnectOptions;
+  if (given.server !== undefined && given.methods !== undefined) {
+    throw new TypeError("connect: give `server` or `methods`, not both");
+  }
   const {
-    methods = {},
+    server: app,
+    methods = app?.methods ?? {},
     cancellation = "lsp",
     maxInFlight: givenInFlight,
     maxWaitingLength: givenWaiting,
@@ -320,7 +445,7 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
     stages = [],
     context = NOCONTEXT,
     ...rest
-  } = options;
+  } = given;
   const maxInFlight = positive("maxInFlight", givenInFlight, DEFAULTS.maxInFlight);
   const maxWaitingLength = positive("maxWaitingLength", givenWaiting, DEFAULTS.maxWaitingLength);
   const maxQueued = positive("maxQueued", givenQueued, DEFAULTS.maxQueued);
@@ -333,6 +458,11 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
   const cancelParams = cancellation === "lsp" ? (id: Id) => ({ id }) : (id: Id) => ({ requestId: id });
   const cancelledId = (params: unknown): unknown =>
     isRecord(params) ? (cancellation === "lsp" ? params["id"] : params["requestId"]) : undefined;
+  /** What the method's `signal.reason` becomes: an Error with the reason the peer gave (MCP's `reason`), if any. */
+  const cancelReason = (params: unknown): Error => {
+    const given = isRecord(params) ? params["reason"] : undefined;
+    return new Error(typeof given === "string" && given !== "" ? given : "Request cancelled");
+  };
 
   let closed = false;
   let settleClosed: (reason: unknown) => void = () => undefined;
@@ -342,18 +472,31 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
 
   const queue = new Fifo<string>();
   let full = false;
+  /** Messages sent (or queued to be), to tell which came last. */
+  let sent = 0;
+  /**
+   * Answers are bounded by what is served (nothing more starts while the channel is full), and
+   * this side's own messages by `maxQueued` (refused past it): a queue past both is a peer that
+   * does not read, and the only case that closes.
+   */
   const send = (text: string): void => {
     if (closed) return;
+    sent += 1;
     if (full) {
       queue.push(text);
-      if (queue.length > maxQueued) close(new Error(`the peer does not read: ${queue.length} messages queued`));
+      if (queue.length > maxQueued + maxInFlight + maxOutgoing) {
+        close(new Error(`the peer does not read: ${queue.length} messages queued`));
+      }
       return;
     }
     full = !channel.send(text);
   };
+  /** Whether this side may send a message of its own now (a call or notification): not past `maxQueued`. */
+  const roomForOwn = (): boolean => !full || queue.length < maxQueued;
   const drain = (): void => {
     full = false;
     while (!full && queue.length > 0) full = !channel.send(queue.shift() as string);
+    if (!full) admit();
   };
 
   // ------------------------------------------------------------------------------- serving
@@ -369,6 +512,10 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
   let waitingLength = 0;
   /** The waiting single requests by id, for a cancellation to find. */
   const waitingById = new Map<Id, Incoming>();
+  /** The ids of requests in waiting batches, for a cancellation to find. */
+  const waitingInBatch = new Map<Id, Incoming>();
+  /** Requests cancelled while they waited in a batch: answered -32800 (LSP) or left out (MCP) when the batch runs. */
+  const precancelled = new Set<Id>();
 
   /** The first stage: registers each request, hands its signal on, and answers a cancellation. */
   const tracking: Around = owned({
@@ -379,9 +526,15 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
       (next: Handler<F>): Handler<F> =>
       (call) => {
         const { request } = call;
+        if (precancelled.size > 0 && isId(request.id) && precancelled.delete(request.id)) {
+          return {
+            _tag: "Left",
+            left: ErrorResponse(ERROR_REQUEST_CANCELLED, "Request cancelled", NODATA, request.id),
+          } as Kind<F, Response>;
+        }
         const entry: Serving = {};
         // Made before the request is registered: a context getter that throws must leave nothing behind.
-        const context = withLazySignal(call.context, entry);
+        const context = withPeer(call.context, connection, entry);
         const id = request.id;
         const answered = Object.prototype.hasOwnProperty.call(request, "id") && isId(id);
         live.add(entry);
@@ -424,7 +577,7 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
     ...rest,
     maxBatchSize,
     context,
-    stages: [tracking, ...(stages as ReadonlyArray<AnyStage>)],
+    stages: [tracking, ...(app?.stages ?? []), ...(stages as ReadonlyArray<AnyStage>)],
   };
   /**
    * A message `receive` has parsed (to route it) is handed to the pipeline as it is, through one
@@ -464,21 +617,28 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
       }),
     );
 
-  const cancel = (id: unknown): void => {
+  const cancel = (params: unknown): void => {
+    const id = cancelledId(params);
     if (!isId(id)) return;
     const entry = serving.get(id);
     if (entry === undefined) {
       // Not started yet: it never runs. LSP still answers it; MCP does not.
       const queued = waitingById.get(id);
-      if (queued === undefined) return;
-      waitingById.delete(id);
-      queued.cancelled = true;
-      if (cancellation === "lsp") answerCancelled(id);
+      if (queued !== undefined) {
+        waitingById.delete(id);
+        queued.cancelled = true;
+        if (cancellation === "lsp") answerCancelled(id);
+        return;
+      }
+      // A member of a waiting batch: answered in the batch's answer when it runs (LSP), or left out (MCP).
+      if (!waitingInBatch.delete(id)) return;
+      precancelled.add(id);
+      if (cancellation === "mcp") silenced.add(id);
       return;
     }
     serving.delete(id);
     if (cancellation === "mcp") silenced.add(id);
-    abortServing(entry, new Error("Request cancelled"));
+    abortServing(entry, cancelReason(params));
     entry.cancel?.({ _tag: "Left", left: ErrorResponse(ERROR_REQUEST_CANCELLED, "Request cancelled", NODATA, id) });
   };
 
@@ -487,6 +647,7 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
     if (closed) return;
     if (text !== "") send(text);
     inFlight -= weight;
+    progressed = true;
     admit();
   };
 
@@ -506,8 +667,15 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
     else done(message.weight, answer);
   };
 
-  /** Whether a message of `weight` slots may start now (one larger than the limit starts alone). */
-  const fits = (weight: number): boolean => inFlight === 0 || inFlight + weight <= maxInFlight;
+  /**
+   * Whether a message of `weight` slots may start now: not while the channel is full (its answer
+   * would only queue), and within the limit, to which each of this side's calls awaiting an answer
+   * lends a slot (up to the limit again): a method waiting on the other side computes nothing, and
+   * without the loan, methods calling back in both directions would hold every slot and wait on
+   * each other. (One larger than the limit starts alone.)
+   */
+  const fits = (weight: number): boolean =>
+    !full && (inFlight === 0 || inFlight + weight <= maxInFlight + Math.min(outgoing.size, maxInFlight));
 
   let admitting = false;
   /** Starts waiting messages while slots allow (a loop, not a recursion: a long queue of quick methods). */
@@ -520,6 +688,9 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
       waitingLength -= next.text.length;
       if (next.cancelled === true) continue;
       if (next.id !== undefined && waitingById.get(next.id) === next) waitingById.delete(next.id);
+      if (next.members !== undefined) {
+        for (const id of next.members) if (waitingInBatch.get(id) === next) waitingInBatch.delete(id);
+      }
       serve(next);
     }
     admitting = false;
@@ -527,27 +698,58 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
   };
 
   let paused = false;
+  /** While paused: whether a message was served since the last look (see `stalled`). */
+  let progressed = false;
+  /** A pause that saw nothing served: reading goes on until what waits is served. */
+  let stuck = false;
+  let watch: ReturnType<typeof setTimeout> | undefined;
+  /** Reading pauses at this much waiting text, and resumes at half of it. */
+  const highWater = Math.min(HIGH_WATER, Math.floor(maxWaitingLength / 2));
+  const look = (): void => {
+    watch = setTimeout(stalled, STALL_MS);
+    (watch as { unref?: () => void }).unref?.();
+  };
   /**
-   * Reading pauses while messages wait, unless one of this side's calls awaits its answer: its
-   * answer, and any cancellation, must be read whatever the incoming requests are doing.
+   * Reading pauses while much waits (back-pressure: the other side's writes slow down), and goes on
+   * once half of it is served. Answers to this side's calls and cancellations may be behind what
+   * waits: a pause that sees nothing served for a while (every method in flight waiting on such a
+   * message) reads on, up to `maxWaitingLength`, so that they are read.
    */
   const flow = (): void => {
-    const pause = !closed && waiting.length > 0 && outgoing.size === 0;
+    const pause = !closed && !stuck && waitingLength > (paused ? highWater / 2 : highWater);
     if (pause === paused) return;
     paused = pause;
-    if (pause) channel.pause?.();
-    else channel.resume?.();
+    if (pause) {
+      progressed = false;
+      look();
+      channel.pause?.();
+    } else {
+      if (watch !== undefined) clearTimeout(watch);
+      watch = undefined;
+      channel.resume?.();
+    }
+  };
+  const stalled = (): void => {
+    watch = undefined;
+    if (!paused || closed) return;
+    if (progressed) {
+      progressed = false;
+      return look();
+    }
+    stuck = true;
+    flow();
   };
 
   const enqueue = (text: string, parsed: unknown): void => {
     const weight = Array.isArray(parsed) && parsed.length <= env.maxBatchSize ? Math.max(parsed.length, 1) : 1;
     if (waiting.length === 0 && fits(weight)) return serve({ text, parsed, weight });
     const id = isRecord(parsed) && "method" in parsed && isId(parsed["id"]) ? parsed["id"] : undefined;
-    const message: Incoming =
-      id === undefined ? { text, parsed: UNPARSED, weight } : { text, parsed: UNPARSED, weight, id };
+    const members = Array.isArray(parsed) ? requestIds(parsed) : undefined;
+    const message: Incoming = { text, parsed: UNPARSED, weight, id, members };
     waiting.push(message);
     waitingLength += text.length;
     if (id !== undefined) waitingById.set(id, message);
+    if (members !== undefined) for (const member of members) waitingInBatch.set(member, message);
     if (waitingLength > maxWaitingLength) {
       return close(
         new Error(
@@ -565,7 +767,7 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
   const answered = (response: Json): void => {
     const id = response["id"];
     if (id === null && "error" in response) {
-      const about = aboutWhich(new Set(outgoing.values()), response["error"]);
+      const about = aboutWhich(new Set(outgoing.values()), response["error"], sent);
       return about?.whole(response);
     }
     if (!isId(id)) return;
@@ -612,6 +814,7 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
         } catch (cause) {
           return settle(E.left({ _tag: "TransportError", reason: "network", cause }));
         }
+        if (!roomForOwn()) return settle(E.left({ _tag: "TransportError", reason: "overloaded", limit: maxQueued }));
         if (ids.length === 0) {
           send(body);
           return settle(E.right(""));
@@ -623,7 +826,6 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
         const release = (): void => {
           for (const id of ids) if (outgoing.get(id) === message) outgoing.delete(id);
           if (signal !== NEVER) signal.removeEventListener("abort", onAbort);
-          flow();
         };
         const onAbort = (): void => {
           for (const id of ids) {
@@ -634,7 +836,8 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
           settle(E.left({ _tag: "TransportError", reason: "aborted", cause: signal.reason }));
         };
         const message: Outgoing = {
-          length: body.length,
+          body,
+          sentAt: sent + 1,
           members: batch ? (given?.length ?? (JSON.parse(body) as unknown[]).length) : 0,
           answer: (id, response) => {
             if (!batch) {
@@ -658,19 +861,20 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
         // Registered before it is sent: sending may close the connection (a peer that does not
         // read), and the close must find this call to fail it.
         for (const id of ids) outgoing.set(id, message);
-        flow();
         // A call that nothing can abort needs no listener (the shared NEVER signal).
         if (signal !== NEVER) signal.addEventListener("abort", onAbort, { once: true });
         send(body);
+        // Its slot is lent to what waits (see `fits`).
+        if (waiting.length > 0) admit();
       });
 
   // ------------------------------------------------------------------------------- receiving
 
-  const tooLarge = (length: number): void =>
+  const tooLarge = (length: number, max: number = maxMessageLength): void =>
     send(
       serialize({
         jsonrpc: "2.0",
-        error: { code: ERROR_MESSAGE_TOO_LARGE, message: "Message too large", data: { length, max: maxMessageLength } },
+        error: { code: ERROR_MESSAGE_TOO_LARGE, message: "Message too large", data: { length, max } },
         id: null,
       }),
     );
@@ -689,8 +893,7 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
       for (const response of parsed) answered(response);
       return;
     }
-    if (isRecord(parsed) && parsed["method"] === cancelMethod && !("id" in parsed))
-      return cancel(cancelledId(parsed["params"]));
+    if (isRecord(parsed) && parsed["method"] === cancelMethod && !("id" in parsed)) return cancel(parsed["params"]);
     enqueue(text, parsed);
   };
 
@@ -722,6 +925,10 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
     queue.clear();
     waiting.clear();
     waitingById.clear();
+    waitingInBatch.clear();
+    precancelled.clear();
+    if (watch !== undefined) clearTimeout(watch);
+    watch = undefined;
     waitingLength = 0;
     inFlight = 0;
     const pending = new Set(outgoing.values());
@@ -730,12 +937,12 @@ export const connect = (channel: Channel, options: ConnectOptions = {}): Connect
     settleClosed(reason);
   };
 
-  channel.start({ message: receive, oversize: tooLarge, drain, closed: ended });
-
-  return {
+  const connection: Connection = {
     transport,
     closed: whenClosed,
     close,
     load: () => ({ incoming: inFlight + waiting.length, outgoing: outgoing.size, queued: queue.length }),
   };
+  channel.start({ message: receive, oversize: tooLarge, drain, closed: ended });
+  return connection;
 };

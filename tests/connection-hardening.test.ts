@@ -9,7 +9,7 @@ import { pipe } from "fp-ts/function";
 import * as TE from "fp-ts/TaskEither";
 import * as t from "io-ts";
 import { contract, server, Success } from "../src";
-import { batch, client, withOptions, type Transport } from "../src/client";
+import { batch, client, notify, withOptions, type Transport } from "../src/client";
 import { connect, type Connection } from "../src/connection";
 import { lone, pair, settle } from "./helpers/channels";
 
@@ -296,15 +296,16 @@ describe("ids on a connection", () => {
 });
 
 describe("bounds on the outgoing side", () => {
-  test("the call whose send closes the connection (maxQueued) settles closed, as the others do", async () => {
+  test("a burst of our own notifications on a full channel: past maxQueued each fails overloaded, the connection stays", async () => {
     const end = lone({ fullAfter: 1 });
-    const peer = connect(end, { maxQueued: 1 });
+    const peer = connect(end, { maxQueued: 100 });
     const other = client(loose, peer.transport);
-    const calls = [1, 2, 3].map((n) => other.ping(n)());
-    expect(await settles(Promise.all(calls))).toBe(true);
-    for (const answer of await Promise.all(calls)) {
-      expect(E.isLeft(answer) && answer.left._tag === "TransportError" && answer.left.reason).toBe("closed");
-    }
+    const sent = await Promise.all(Array.from({ length: 150 }, (_, n) => notify(other.ping(n))()));
+    expect(sent.filter(E.isRight)).toHaveLength(101);
+    expect(sent.filter(E.isLeft)[0]).toEqual(E.left({ _tag: "TransportError", reason: "overloaded", limit: 100 }));
+    expect(end.isClosed()).toBe(false);
+    expect(peer.load().queued).toBe(100);
+    peer.close();
   });
 
   test("past maxOutgoing a call fails overloaded at once, and nothing is sent", async () => {
@@ -372,5 +373,175 @@ describe("the rest", () => {
     expect(peer.load()).toEqual({ incoming: 0, outgoing: 0, queued: 0 });
     await settle(5);
     expect(peer.load()).toEqual({ incoming: 0, outgoing: 0, queued: 0 });
+  });
+});
+
+describe("what the hostile review found", () => {
+  const both = contract({
+    outer: { params: t.tuple([t.number]), result: t.number },
+    leaf: { params: t.tuple([t.number]), result: t.number },
+  });
+  const bothClient = (transport: Transport) => client(both, transport);
+
+  test("call-backs in both directions with every slot busy: each side's waiting calls borrow the slots", async () => {
+    const [a, b] = pair({ holds: true });
+    const late: Array<ReturnType<typeof bothClient>> = [];
+    const side = (me: 0 | 1) =>
+      server(both)
+        .context<object>()
+        .implement({
+          outer: (_ctx, n) =>
+            pipe(
+              (late[1 - me] as ReturnType<typeof bothClient>).leaf(n),
+              TE.mapLeft((error) => ({ code: -32603, message: error._tag, data: undefined })),
+            ),
+          leaf: (_ctx, n) => TE.right(n * 10),
+        }).methods;
+    const peers = [
+      connect(a, { methods: side(0), context: {}, maxInFlight: 4 }),
+      connect(b, { methods: side(1), context: {}, maxInFlight: 4 }),
+    ];
+    late[0] = bothClient(peers[1]!.transport);
+    late[1] = bothClient(peers[0]!.transport);
+    const calls = [0, 1].flatMap((me) =>
+      Array.from({ length: 4 }, (_, n) => (late[me] as ReturnType<typeof bothClient>).outer(n)()),
+    );
+    expect(await settles(Promise.all(calls))).toBe(true);
+    expect(await Promise.all(calls)).toEqual(
+      [0, 1].flatMap(() => Array.from({ length: 4 }, (_, n) => E.right(n * 10))),
+    );
+    peers[0]?.close();
+  });
+
+  test("a flood while one of our calls awaits its answer still pauses reading (back-pressure), and is served", async () => {
+    const end = lone();
+    const peer = connect(end, {
+      methods: { quick: () => Promise.resolve(Success(1)) },
+      maxInFlight: 1,
+      maxWaitingLength: 4000,
+    });
+    const pending = client(loose, peer.transport).ping(0)();
+    // A well-behaved peer: it writes while this side reads, and waits while it is paused.
+    for (let id = 1; id <= 300;) {
+      if (end.flow.paused > end.flow.resumed) await settle(1);
+      else end.inject(request("quick", [], id++));
+    }
+    expect(end.flow.paused).toBeGreaterThan(0);
+    // The call, and an answer to each of the 300.
+    await until(() => end.sent.length === 301);
+    expect(end.sent).toHaveLength(301);
+    expect(end.isClosed()).toBe(false);
+    peer.close();
+    await pending;
+  });
+
+  test("an id-null -32002 about one of our answers does not settle an unrelated call of ours", async () => {
+    const [a, b] = pair();
+    const big = contract({ big: { result: t.string }, slow: { params: t.tuple([t.string]), result: t.number } });
+    const strict = connect(a, {
+      methods: server(big).implement({
+        big: () => E.right(""),
+        slow: (text) => () => new Promise((r) => setTimeout(() => r(E.right(text.length)), 30)),
+      }).methods,
+      maxMessageLength: 1000,
+    });
+    const loose_ = connect(b, {
+      methods: server(big).implement({ big: () => E.right("x".repeat(1500)), slow: () => E.right(0) }).methods,
+    });
+    const slow = client(big, loose_.transport).slow("y".repeat(600))();
+    // Its answer is too long for this side, which says so (-32002, id null): the call itself times out.
+    const refused = await pipe(client(big, strict.transport).big(), withOptions({ timeoutMs: 100 }))();
+    expect(refused).toEqual(E.left({ _tag: "TransportError", reason: "timeout", timeoutMs: 100 }));
+    // The other side's pending call, of another length, still gets its own answer.
+    expect(await slow).toEqual(E.right(600));
+    strict.close();
+  });
+
+  test.each(["lsp", "mcp"] as const)(
+    "%s: a request cancelled while it waits inside a batch never runs",
+    async (cancellation) => {
+      const end = lone();
+      const ran: number[] = [];
+      connect(end, {
+        methods: { slow: (n: number) => (ran.push(n), new Promise((r) => setTimeout(() => r(Success(n)), 10))) },
+        maxInFlight: 1,
+        cancellation,
+      });
+      end.inject(request("slow", [1], 1));
+      end.inject(`[${request("slow", [2], 2)},${request("slow", [3], 3)}]`);
+      end.inject(
+        cancellation === "lsp"
+          ? JSON.stringify({ jsonrpc: "2.0", method: "$/cancelRequest", params: { id: 2 } })
+          : JSON.stringify({
+              jsonrpc: "2.0",
+              method: "notifications/cancelled",
+              params: { requestId: 2, reason: "no" },
+            }),
+      );
+      await until(() => end.sent.length === 2);
+      await settle(20);
+      expect(ran).toEqual([1, 3]);
+      expect(parsed(end.sent)[1]).toEqual(
+        cancellation === "lsp"
+          ? [
+              { jsonrpc: "2.0", error: { code: -32800, message: "Request cancelled" }, id: 2 },
+              { jsonrpc: "2.0", result: 3, id: 3 },
+            ]
+          : [{ jsonrpc: "2.0", result: 3, id: 3 }],
+      );
+    },
+  );
+
+  test("MCP's cancel reason reaches the method's signal.reason", async () => {
+    const end = lone();
+    const reasons: unknown[] = [];
+    connect(end, {
+      methods: {
+        hang: (ctx: { signal: AbortSignal }) =>
+          new Promise(() => ctx.signal.addEventListener("abort", () => reasons.push(ctx.signal.reason))),
+      } as never,
+      context: {},
+      cancellation: "mcp",
+    });
+    end.inject(request("hang", [], 1));
+    await settle(5);
+    end.inject(
+      JSON.stringify({
+        jsonrpc: "2.0",
+        method: "notifications/cancelled",
+        params: { requestId: 1, reason: "user pressed stop" },
+      }),
+    );
+    expect(reasons).toEqual([new Error("user pressed stop")]);
+  });
+});
+
+describe("channels, from the hostile review", () => {
+  test("a framing's own limit is the max a -32002 reports", async () => {
+    const { PassThrough } = await import("node:stream");
+    const { newlineDelimited, streams } = await import("../src/connection");
+    const input = new PassThrough();
+    const output = new PassThrough();
+    const written: string[] = [];
+    output.on("data", (chunk: Buffer) => written.push(chunk.toString()));
+    const peer = connect(streams(input, output, newlineDelimited(100)));
+    input.write(`${request("x", ["y".repeat(200)], 1)}\n`);
+    await until(() => written.length === 1);
+    expect(JSON.parse(written.join(""))).toEqual({
+      jsonrpc: "2.0",
+      error: { code: -32002, message: "Message too large", data: { length: 251, max: 100 } },
+      id: null,
+    });
+    peer.close();
+  });
+
+  test("closing a connection over a Worker ends the worker", async () => {
+    const { Worker } = await import("node:worker_threads");
+    const { messagePort } = await import("../src/connection");
+    const worker = new Worker("setInterval(() => {}, 1000)", { eval: true });
+    const exited = new Promise<number>((resolve) => worker.once("exit", resolve));
+    const peer = connect(messagePort(worker as never));
+    peer.close();
+    expect(await settles(exited)).toBe(true);
   });
 });

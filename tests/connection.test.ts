@@ -237,14 +237,15 @@ describe("closing", () => {
 });
 
 describe("flow control", () => {
-  test("past maxInFlight messages wait in order and the channel pauses; it resumes once they are served", async () => {
+  test("past maxInFlight messages wait in order; past half of maxWaitingLength reading pauses, and resumes as they are served", async () => {
     const end = lone();
-    const peer = connect(end, { ...serving, maxInFlight: 2 });
-    for (let id = 1; id <= 4; id++) end.inject(request("sleep", [5], id));
+    const peer = connect(end, { ...serving, maxInFlight: 2, maxWaitingLength: 400 });
+    // Each request is 57 units: two run, and the fourth waiting one passes the high water (200).
+    for (let id = 1; id <= 8; id++) end.inject(request("sleep", [5], id));
     expect(end.flow).toEqual({ paused: 1, resumed: 0 });
-    expect(peer.load().incoming).toBe(4);
-    await until(() => end.sent.length === 4);
-    expect(answers(end.sent).map((answer) => (answer as { id: number }).id)).toEqual([1, 2, 3, 4]);
+    expect(peer.load().incoming).toBe(8);
+    await until(() => end.sent.length === 8);
+    expect(answers(end.sent).map((answer) => (answer as { id: number }).id)).toEqual([1, 2, 3, 4, 5, 6, 7, 8]);
     expect(end.flow).toEqual({ paused: 1, resumed: 1 });
     expect(end.isClosed()).toBe(false);
   });
@@ -293,7 +294,6 @@ describe("flow control", () => {
     end.inject(request("add", [1, 1], "after"));
     // The batch takes 10 slots (it starts alone, past the limit), and the request after it waits.
     expect(peer.load().incoming).toBe(11);
-    expect(end.flow.paused).toBe(1);
     await until(() => end.sent.length === 2);
     expect((answers(end.sent)[0] as unknown[]).length).toBe(10);
     end.inject(`[${Array.from({ length: 1025 }, (_, i) => request("add", [i, 1], i)).join(",")}]`);
@@ -305,11 +305,30 @@ describe("flow control", () => {
     });
   });
 
-  test("a peer that never reads: past maxQueued the connection closes with the reason", async () => {
+  test("a peer that never reads: serving stops while the channel is full, and nothing grows; our own calls past maxQueued fail overloaded", async () => {
     const end = lone({ fullAfter: 1 });
     const peer = connect(end, { ...serving, maxQueued: 3 });
     for (let id = 1; id <= 6; id++) end.inject(request("add", [1, id], id));
     await settle(5);
+    // The first answer filled the channel: the rest wait, unserved, and the connection stays.
+    expect(end.sent).toHaveLength(1);
+    expect(peer.load()).toEqual({ incoming: 5, outgoing: 0, queued: 0 });
+    const other = client(api, peer.transport);
+    const queued = [other.add(1, 1)(), other.add(2, 2)(), other.add(3, 3)()];
+    expect(await other.add(4, 4)()).toEqual(E.left({ _tag: "TransportError", reason: "overloaded", limit: 3 }));
+    expect(peer.load()).toEqual({ incoming: 5, outgoing: 3, queued: 3 });
+    expect(end.isClosed()).toBe(false);
+    peer.close();
+    for (const answer of await Promise.all(queued)) {
+      expect(E.isLeft(answer) && answer.left._tag === "TransportError" && answer.left.reason).toBe("closed");
+    }
+  });
+
+  test("the last bound: a peer that never reads yet keeps sending what must be answered is closed", async () => {
+    const end = lone({ fullAfter: 1 });
+    const peer = connect(end, { ...serving, maxQueued: 1, maxInFlight: 1, maxOutgoing: 1, maxMessageLength: 10 });
+    // Each too-long message is answered -32002 at once (nothing to serve): only the bound stops them.
+    for (let n = 0; n < 6; n++) end.inject(request("add", [1, n], n));
     expect(end.isClosed()).toBe(true);
     await expect(peer.closed).resolves.toEqual(new Error("the peer does not read: 4 messages queued"));
   });
