@@ -8,7 +8,7 @@
 import * as E from "fp-ts/Either";
 import type { Task } from "fp-ts/Task";
 import type { TaskEither } from "fp-ts/TaskEither";
-import type { ClientError, InvalidAnswer, TransportError } from "./clienterror";
+import type { ClientError, DeclaredError, InvalidAnswer, TransportError } from "./clienterror";
 import type { ParsedAnswer, Transport, TransportOptions } from "./clienttransport";
 
 /**
@@ -42,7 +42,15 @@ export interface Spec<A> {
   /** The params as sent (already encoded), or `undefined` for none; `encode` runs when the call does. */
   readonly params: () => unknown;
   readonly decode: (result: unknown) => E.Either<InvalidAnswer, A>;
-  readonly decodeError: (code: number, data: unknown) => unknown;
+  /**
+   * The error as one the call's contract entry declares (its data decoded), or `undefined` when it
+   * is none of them. `error` is the response's `error` object, its `code` and `message` checked.
+   */
+  readonly declared: (
+    code: number,
+    message: string,
+    error: Readonly<Record<string, unknown>>,
+  ) => DeclaredError | undefined;
   readonly transport: Transport;
   readonly options: CallOptions;
   readonly nextId: () => number;
@@ -50,8 +58,9 @@ export interface Spec<A> {
 
 /**
  * A call not yet sent: run it (`await call()`) to send it and get its `Either`. It is a
- * `TaskEither<ClientError, A>`, so `pipe(call, TE.map(...))` works; `withOptions`, `notify` and
- * `batch` read the request it carries.
+ * `TaskEither<L, A>`, so `pipe(call, TE.map(...))` works; `withOptions`, `notify` and `batch` read
+ * the request it carries. `L` is `ClientError`, or for a contract entry that declares errors a
+ * `CallError` of them (a `DeclaredError` per code, to narrow by `declared` and `code`).
  *
  * @example
  * import * as TE from "fp-ts/TaskEither";
@@ -63,7 +72,7 @@ export interface Spec<A> {
  * @since 5.0.10
  * @category client
  */
-export interface RpcCall<A> extends TaskEither<ClientError, A> {
+export interface RpcCall<A, L extends ClientError = ClientError> extends TaskEither<L, A> {
   readonly [CALL]: Spec<A>;
   readonly notification: false;
 }
@@ -203,12 +212,17 @@ const decoded = <A>(spec: Spec<A>, result: unknown): E.Either<ClientError, A> =>
   }
 };
 
-/** An error's data decoded by the call's codec for its code; one that throws refuses it, and it is kept as sent. */
-const decodedData = (spec: Spec<unknown>, code: number, data: unknown): unknown => {
+/** The error as a declared one, if it is; a user's codec that throws refuses it (the error is then as sent). */
+const declaredError = (
+  spec: Spec<unknown>,
+  code: number,
+  message: string,
+  error: Record<string, unknown>,
+): DeclaredError | undefined => {
   try {
-    return spec.decodeError(code, data);
+    return spec.declared(code, message, error);
   } catch {
-    return data;
+    return undefined;
   }
 };
 
@@ -223,11 +237,15 @@ const read = <A>(spec: Spec<A>, response: unknown): E.Either<ClientError, A> => 
   const code = error["code"];
   const message = error["message"];
   return E.left(
-    "data" in error
-      ? { _tag: "ServerError", code, message, data: decodedData(spec as Spec<unknown>, code, error["data"]) }
-      : { _tag: "ServerError", code, message },
+    declaredError(spec as Spec<unknown>, code, message, error) ??
+      ("data" in error
+        ? { _tag: "ServerError", code, message, data: error["data"] }
+        : { _tag: "ServerError", code, message }),
   );
 };
+
+/** The `declared` of a call whose entry declares no errors (a table's client, a batch's whole error). @internal */
+export const notDeclared = (): undefined => undefined;
 
 /** The start of the request text of a call to `method`: its `jsonrpc` and `method` members. @internal */
 export const requestHead = (method: string): string => `{"jsonrpc":"2.0","method":${JSON.stringify(method)}`;
@@ -427,8 +445,8 @@ export type BatchMember = RpcCall<unknown> | RpcNotification;
 
 type Answer<T> = T extends RpcNotification
   ? E.Either<ClientError, void>
-  : T extends RpcCall<infer A>
-    ? E.Either<ClientError, A>
+  : T extends RpcCall<infer A, infer L>
+    ? E.Either<L, A>
     : never;
 
 /**
@@ -534,7 +552,8 @@ const byId = (
   if (typeof id === "number" && ids.includes(id)) return E.right(new Map([[id, list]]));
   if (!Array.isArray(list)) {
     // One error for the whole batch (-32700, -32600 for too large a batch): every member's answer.
-    const whole = read(first, list);
+    // A member's declared errors are its own: the whole batch's error is declared by none of them.
+    const whole = read({ ...first, declared: notDeclared }, list);
     return E.left(E.isLeft(whole) ? whole.left : notJsonRpc(list));
   }
   const answers = new Map<unknown, unknown>();

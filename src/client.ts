@@ -23,11 +23,14 @@ export {
 } from "./calls";
 export {
   matchClientError,
+  type CallError,
   type ClientError,
+  type DeclaredError,
   type InvalidAnswer,
   type InvalidCall,
   type ServerError,
   type TransportError,
+  type UndeclaredError,
 } from "./clienterror";
 export {
   http,
@@ -37,4 +40,11 @@ export {
   type Transport,
   type TransportOptions,
 } from "./clienttransport";
-export { client, type ClientOptions, type ContractClient, type Json, type TableClient } from "./stubs";
+export {
+  client,
+  type ClientOptions,
+  type ContractClient,
+  type DeclaredErrorsOf,
+  type Json,
+  type TableClient,
+} from "./stubs";

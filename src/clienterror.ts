@@ -5,9 +5,11 @@
  */
 
 /**
- * The server answered with a JSON-RPC error. `data` is absent when the error has none, and decoded
- * by the contract's `errors[].data` codec for that code when there is one (kept as sent if the
- * codec refuses it).
+ * The server answered with a JSON-RPC error. `data` is absent when the error has none. When the
+ * call's contract entry declares the error (its `errors` list an entry of this `code`, and that
+ * entry's `data` schema, if it has one, accepts the data), the error is a {@link DeclaredError}:
+ * `declared` is `true` and `data` is decoded by that schema. Any other server error has no
+ * `declared` member and its `data` as sent (also when the declared schema refuses it).
  *
  * @example
  * import type { ServerError } from "rpcserver/client";
@@ -21,6 +23,55 @@ export interface ServerError {
   readonly code: number;
   readonly message: string;
   readonly data?: unknown;
+  /** `true` for an error the call's contract entry declares (see {@link DeclaredError}); absent otherwise. */
+  readonly declared?: boolean;
+}
+
+/**
+ * A server error that the call's contract entry declares in its `errors`: `declared` is `true`,
+ * `code` is the declared code (a literal type), and `data` is decoded by the declared `data`
+ * schema (io-ts codec or Standard Schema), typed by it. A call's Left narrows to one: check
+ * `declared`, then `code`, as oRPC's typed errors do (a server may answer any code, with any data:
+ * `declared` is what says the data passed the schema).
+ *
+ * @example
+ * import * as E from "fp-ts/Either";
+ * import * as t from "io-ts";
+ * import { contract } from "rpcserver";
+ * import { client, local } from "rpcserver/client";
+ * const api = contract({
+ *   greet: { params: t.type({ name: t.string }), errors: [{ code: 404, message: "No such person", data: t.type({ name: t.string }) }] },
+ * });
+ * const answer = await client(api, local({}))["greet"]({ name: "Ann" })();
+ * if (E.isLeft(answer) && answer.left._tag === "ServerError" && answer.left.declared && answer.left.code === 404) {
+ *   answer.left.data.name; // string
+ * }
+ *
+ * @since 5.0.10
+ * @category client
+ */
+export interface DeclaredError<Code extends number = number, Data = unknown> {
+  readonly _tag: "ServerError";
+  readonly declared: true;
+  readonly code: Code;
+  readonly message: string;
+  readonly data: Data;
+}
+
+/**
+ * A server error that is none of the errors the call's contract entry declares: a
+ * {@link ServerError} whose `declared` is not `true`, so that checking `declared` leaves the
+ * declared ones.
+ *
+ * @example
+ * import type { UndeclaredError } from "rpcserver/client";
+ * const e: UndeclaredError = { _tag: "ServerError", code: -32603, message: "Internal error" };
+ *
+ * @since 5.0.10
+ * @category client
+ */
+export interface UndeclaredError extends ServerError {
+  readonly declared?: false;
 }
 
 /**
@@ -120,8 +171,27 @@ export interface InvalidCall {
 export type ClientError = ServerError | TransportError | InvalidAnswer | InvalidCall;
 
 /**
+ * What a call fails with when its contract entry declares errors `D` (a union of
+ * {@link DeclaredError}s): one of them, or any other {@link ClientError} (its server errors
+ * {@link UndeclaredError}s). With no declared errors, `ClientError`.
+ *
+ * @example
+ * import type { CallError, DeclaredError } from "rpcserver/client";
+ * type E404 = CallError<DeclaredError<404, { name: string }>>;
+ * const e: E404 = { _tag: "ServerError", declared: true, code: 404, message: "No such person", data: { name: "Ann" } };
+ *
+ * @since 5.0.10
+ * @category client
+ */
+export type CallError<D extends DeclaredError = never> = [D] extends [never]
+  ? ClientError
+  : D | UndeclaredError | TransportError | InvalidAnswer | InvalidCall;
+
+/**
  * Folds a {@link ClientError} by its `_tag`, one case per kind (exhaustive: a missing case is a
- * compile error). Pipeable: `pipe(error, matchClientError({ ... }))`, or with `TE.mapLeft`.
+ * compile error). Pipeable: `pipe(error, matchClientError({ ... }))`, or with `TE.mapLeft`. The
+ * error's type is inferred from where the fold is used, so the `ServerError` case of a call whose
+ * entry declares errors gets them ({@link CallError}), to narrow by `declared` and `code`.
  *
  * @example
  * import { matchClientError } from "rpcserver/client";
@@ -137,6 +207,8 @@ export type ClientError = ServerError | TransportError | InvalidAnswer | Invalid
  * @category client
  */
 export const matchClientError =
-  <B>(cases: { readonly [K in ClientError["_tag"]]: (error: Extract<ClientError, { readonly _tag: K }>) => B }) =>
-  (error: ClientError): B =>
-    (cases[error._tag] as (error: ClientError) => B)(error);
+  <B, Err extends ClientError = ClientError>(cases: {
+    readonly [K in ClientError["_tag"]]: (error: Extract<Err, { readonly _tag: K }>) => B;
+  }) =>
+  (error: Err): B =>
+    (cases[error._tag] as (error: Err) => B)(error);

@@ -126,26 +126,45 @@ type WireResult<E> = E extends { readonly result: infer R extends Schema }
 export type Checked<M> = {
   readonly [K in keyof M]: K extends "then" | `rpc.${string}`
     ? never
-    : { readonly examples?: ReadonlyArray<MethodExample<WireParams<M[K]>, WireResult<M[K]>>> } & ResultChecked<M[K]>;
+    : { readonly examples?: ReadonlyArray<MethodExample<WireParams<M[K]>, WireResult<M[K]>>> };
 };
 
-type Same<A, B> = (<T>() => T extends A ? 1 : 2) extends <T>() => T extends B ? 1 : 2 ? true : false;
+/**
+ * Why a contract's result Standard Schema cannot be one, or `never`. The server sends the schema's
+ * output and the client checks that output with the same schema, so the schema must accept its
+ * own output and give it back unchanged. The type-level rule: its output type is assignable to its
+ * input type. Defaults pass (`.default()` makes a key optional in the input and present in the
+ * output: the client's check fills in nothing), as do refinements and brands; a transform to
+ * another type does not. A transform within one type (`n => n * 2`) passes this rule but runs
+ * twice: keep result schemas free of such transforms. (A params schema may transform: the client
+ * sends its input.) An io-ts codec, which encodes and decodes, is the way to a result whose wire
+ * form differs.
+ */
+type ResultRefusal<K, E> = E extends { readonly result: infer R }
+  ? R extends t.Any
+    ? never
+    : R extends StandardSchemaV1
+      ? [StandardSchemaV1.InferOutput<R>] extends [StandardSchemaV1.InferInput<R>]
+        ? never
+        : `contract: the result schema of "${K & string}" gives a type it does not take (a transform), and the client checks the server's output with it again; use an io-ts codec (encode on the server, decode on the client) or a schema that accepts its own output (defaults and refinements do)`
+      : never
+  : never;
 
 /**
- * A contract's result Standard Schema must give the type it takes: the server sends its output and
- * the client checks that with the same schema, so a transform would run twice. (A params schema
- * may transform: the client sends its input.) An io-ts codec, which encodes and decodes, is the
- * way to a result whose wire form differs.
+ * Why `contract` refuses entries `M`, as a message, or `never` when it takes them. When there is
+ * a reason, `contract`'s parameter type is that message, so the compiler's error names it in its
+ * first line ("...is not assignable to parameter of type 'contract: the result schema of...'").
+ *
+ * @example
+ * import type { z } from "zod";
+ * import type { ContractRefusal } from "rpcserver";
+ * type Ok = ContractRefusal<{ n: { result: z.ZodDefault<z.ZodNumber> } }>; // never: a default is fine
+ * type No = ContractRefusal<{ len: { result: z.ZodPipe<z.ZodString, z.ZodTransform<number, string>> } }>; // the message
+ *
+ * @since 5.0.10
+ * @category contract
  */
-type ResultChecked<E> = E extends { readonly result: infer R }
-  ? R extends t.Any
-    ? unknown
-    : R extends StandardSchemaV1
-      ? Same<StandardSchemaV1.InferInput<R>, StandardSchemaV1.InferOutput<R>> extends true
-        ? unknown
-        : { readonly result: "a contract's result schema must not transform: both ends run it (an io-ts codec can)" }
-      : unknown
-  : unknown;
+export type ContractRefusal<M> = { readonly [K in keyof M]: ResultRefusal<K, M[K]> }[keyof M];
 
 /** Both ends use a codec whole: the server decodes params and encodes results, the client the reverse, and `is` tells it how to pass arguments. */
 const isCodec = (value: unknown): boolean => hasFunctions(value, "decode", "encode", "is");
@@ -167,7 +186,9 @@ const isCodec = (value: unknown): boolean => hasFunctions(value, "decode", "enco
  * @since 5.0.10
  * @category contract
  */
-export const contract = <const M extends Entries>(methods: M & Checked<M>): Contract<M> => {
+export const contract = <const M extends Entries>(
+  methods: [ContractRefusal<M>] extends [never] ? M & Checked<M> : ContractRefusal<M>,
+): Contract<M> => {
   if (typeof methods !== "object" || methods === null) {
     throw new TypeError(`contract: expected an object of methods, got ${String(methods)}`);
   }

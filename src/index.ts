@@ -41,6 +41,7 @@ export {
   type ArgsOf,
   type CallArgsOf,
   type Checked,
+  type ContractRefusal,
   type Contract,
   type Entries,
   type Entry,
@@ -128,7 +129,7 @@ export {
   type Serializable,
   type SuccessDict,
 } from "./response";
-export { Error, InvalidParams, Success, type ErrorResult, type Result, type SuccessResult } from "./result";
+export { Error, InvalidParams, RpcError, Success, type ErrorResult, type Result, type SuccessResult } from "./result";
 export { NOCONTEXT, NODATA } from "./sentinels";
 export { serialize } from "./serializer";
 export { serve, type DevServer, type DevServerAddress, type ServeOptions } from "./devserver";

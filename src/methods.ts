@@ -10,7 +10,14 @@ import type * as t from "io-ts";
 import type { Expects, NoContext } from "./context";
 import type { Result } from "./result";
 import { hasFunctions } from "./guards";
-import { toCodec, type ResultOfSchema, type Schema, type TypeOfSchema, type WireOfSchema } from "./schema";
+import {
+  toCodec,
+  type ResultOfSchema,
+  type Schema,
+  type StandardSchemaV1,
+  type TypeOfSchema,
+  type WireOfSchema,
+} from "./schema";
 import { warn } from "./warnings";
 
 /**
@@ -97,7 +104,9 @@ export type MethodTag = string | { readonly name: string; readonly description?:
 
 /**
  * An application error a method may answer with, as its OpenRPC document lists it: `code`,
- * `message`, and optionally an io-ts codec for its `data`, described as a JSON Schema.
+ * `message`, and optionally a schema for its `data` (an io-ts codec or a Standard Schema),
+ * described as a JSON Schema. A contract's client decodes the `data` of an error of that code with
+ * it, and types the error by it (see `DeclaredError` in `rpcserver/client`).
  *
  * @example
  * import * as t from "io-ts";
@@ -109,7 +118,7 @@ export type MethodTag = string | { readonly name: string; readonly description?:
 export interface MethodError {
   readonly code: number;
   readonly message: string;
-  readonly data?: t.Decoder<unknown, unknown> | t.Any;
+  readonly data?: t.Decoder<unknown, unknown> | t.Any | StandardSchemaV1;
 }
 
 /**

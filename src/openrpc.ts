@@ -354,7 +354,8 @@ const errorsOf = (
   errors.filter(isObject).map(({ code, message, data }) => ({
     code,
     message,
-    ...(data === undefined ? {} : { data: schemaIn(data, components) }),
+    // A Standard Schema is described from its own JSON Schema, as a params or result schema is.
+    ...(data === undefined ? {} : { data: schemaIn(data as Parameters<typeof schemaIn>[0], components) }),
   }));
 
 /** One method's entry in the document. */

@@ -73,7 +73,7 @@ import {
   type Methods,
 } from "./methods";
 import { environment, type Env, type JsonOptions, type ResponseOptions } from "./options";
-import { arityProblem, paramsToDecode, report } from "./params";
+import { arityProblem, decodeAbsent, report } from "./params";
 import { failureLines, isSchemaRefused, standardOf } from "./schema";
 import type { Id, Request } from "./request";
 import { ErrorResponse, SuccessResponse, toSerializable, type Response, type Serializable } from "./response";
@@ -298,7 +298,8 @@ const resolved = (env: Env, call: Call): E.Either<ErrorResponse, Invocation> => 
       ? E.right({ request, context, method, params: request.params })
       : E.right({ request, context, method: () => describes(env.methods, context !== NOCONTEXT), params: undefined });
   }
-  const decoded: unknown = codec.decode(paramsToDecode(request.params));
+  const decoded: unknown =
+    request.params === undefined ? decodeAbsent((params) => codec.decode(params)) : codec.decode(request.params);
   if (!isValidation(decoded)) {
     // A Standard Schema whose `validate` answers a Promise: the call waits for it (async dispatch)
     // or is refused (sync dispatch), as a method's own Promise is.

@@ -22,8 +22,15 @@ export interface SuccessResult<A = unknown> {
 }
 
 /**
- * The value inside a failed Result: the response's `error` object. `data` is `NODATA` when the
- * error has no `data` member.
+ * The value inside a failed Result: the response's `error` object. An error without a `data`
+ * member has `data` left out (what a handler or stage may write: `E.left({ code, message })`),
+ * `undefined`, or `NODATA` (what `Error` and `InvalidParams` put there): all three send no `data`.
+ *
+ * @example
+ * import * as E from "fp-ts/Either";
+ * import type { ErrorResult } from "rpcserver";
+ * const gone: ErrorResult = { code: 410, message: "Gone" };
+ * const refused = E.left(gone);
  *
  * @since 5.0.10
  * @category model
@@ -31,7 +38,7 @@ export interface SuccessResult<A = unknown> {
 export interface ErrorResult {
   readonly code: number;
   readonly message: string;
-  readonly data: unknown;
+  readonly data?: unknown;
 }
 
 /**
@@ -96,6 +103,22 @@ export const Error = (code: number, message: string, data: unknown = NODATA): Ei
   checkError(code, message);
   return left({ code, message, data });
 };
+
+/**
+ * {@link Error} under a name that does not shadow the global `Error` in the module that imports
+ * it: the same function (`RpcError === Error`). The docs use it; `Error` stays, the
+ * specification's name.
+ *
+ * @example
+ * import { RpcError, Success } from "rpcserver";
+ * const divide = (a: number, b: number) => (b === 0 ? RpcError(1, "Division by zero") : Success(a / b));
+ * divide(1, 0); // { _tag: "Left", left: { code: 1, message: "Division by zero", data: NODATA } }
+ * new Error("still the global Error"); // not shadowed
+ *
+ * @since 5.0.10
+ * @category constructors
+ */
+export const RpcError: typeof Error = Error;
 
 /**
  * `Error(-32602, "Invalid params", data)`: for params of the right shape but a bad value.

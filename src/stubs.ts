@@ -6,10 +6,11 @@
 import * as E from "fp-ts/Either";
 import type * as t from "io-ts";
 import type { CallOptions, RpcCall } from "./calls";
-import { makeCall, nextCallId, requestHead } from "./calls";
-import type { InvalidAnswer } from "./clienterror";
+import { makeCall, nextCallId, notDeclared, requestHead } from "./calls";
+import type { CallError, DeclaredError, InvalidAnswer } from "./clienterror";
 import type { Transport } from "./clienttransport";
 import type { ExpectedContext, NoContext } from "./context";
+import { isObject, isThenable } from "./guards";
 import {
   isContract,
   spreadsArguments,
@@ -19,6 +20,7 @@ import {
   type Entry,
   type ResultOf,
 } from "./contract";
+import type { MethodError } from "./methods";
 import {
   failureLines,
   isStandardSchema,
@@ -29,15 +31,44 @@ import {
   type StandardSchemaV1,
 } from "./schema";
 
+/** What a declared error's `data` schema decodes to: a Standard Schema's output, an io-ts decoder's type. */
+type ErrorDataOf<S> = S extends StandardSchemaV1
+  ? StandardSchemaV1.InferOutput<S>
+  : S extends t.Decoder<never, infer A>
+    ? A
+    : unknown;
+
+/** One declared error of an entry's `errors` as the client gets it: its code, its data decoded. */
+type DeclaredOf<X> = X extends { readonly code: infer C extends number }
+  ? DeclaredError<C, X extends { readonly data: infer S } ? ErrorDataOf<S> : unknown>
+  : never;
+
+/**
+ * The errors a contract entry declares, as the client gets them: one {@link DeclaredError} per
+ * entry of its `errors` (its code a literal type when the contract is written inline, its `data`
+ * the decoded type of its schema), `never` when it declares none.
+ *
+ * @example
+ * import * as t from "io-ts";
+ * import type { DeclaredErrorsOf } from "rpcserver/client";
+ * type E = DeclaredErrorsOf<{ errors: readonly [{ code: 404; message: string; data: t.TypeC<{ id: t.NumberC }> }] }>;
+ * // DeclaredError<404, { id: number }>
+ *
+ * @since 5.0.10
+ * @category client
+ */
+export type DeclaredErrorsOf<E> = E extends { readonly errors: ReadonlyArray<infer X> } ? DeclaredOf<X> : never;
+
 /**
  * The client of a contract: one function per method, taking the method's arguments (decoded
- * form: a `Date` where the codec makes one) and making an {@link RpcCall} of its decoded result.
+ * form: a `Date` where the codec makes one) and making an {@link RpcCall} of its decoded result,
+ * whose Left is a `CallError` of the errors its entry declares (a `ClientError` when none).
  *
  * @since 5.0.10
  * @category client
  */
 export type ContractClient<M extends Entries> = {
-  readonly [K in keyof M]: (...args: CallArgsOf<M[K]>) => RpcCall<ResultOf<M[K]>>;
+  readonly [K in keyof M]: (...args: CallArgsOf<M[K]>) => RpcCall<ResultOf<M[K]>, CallError<DeclaredErrorsOf<M[K]>>>;
 };
 
 /**
@@ -133,17 +164,47 @@ const resultDecoder =
         });
   };
 
-/** An error's data, decoded by the contract's codec for its code when it has one (as sent if it refuses it). */
-const errorDecoder =
-  (entry: Entry) =>
-  (code: number, data: unknown): unknown => {
-    const codec = entry.errors?.find((error) => error.code === code)?.data;
-    if (codec === undefined) return data;
-    const decoded = codec.decode(data);
-    return E.isRight(decoded) ? decoded.right : data;
-  };
+/** What a declared error's data schema answers: an Either, or (an async Standard Schema) a Promise of one. */
+type DataDecoder = (data: unknown) => unknown;
 
-const asSent = (_code: number, data: unknown): unknown => data;
+/**
+ * The errors an entry declares, as a function from a server error to the declared error it is, or
+ * `undefined`: the first declaration of its code whose data schema (io-ts codec or Standard
+ * Schema, made once) accepts the data (absent data is `undefined` to the schema); a declaration
+ * without one accepts any. A schema that answers a Promise accepts nothing: errors are read at once.
+ */
+const errorDecoder = (entry: Entry) => {
+  const declarations = (Array.isArray(entry.errors) ? entry.errors : [])
+    .filter((error: MethodError) => isObject(error))
+    .map((error) => ({
+      code: error.code,
+      decode: error.data === undefined ? undefined : (toCodec(error.data).decode as DataDecoder),
+    }));
+  if (declarations.length === 0) return notDeclared;
+  return (code: number, message: string, error: Readonly<Record<string, unknown>>): DeclaredError | undefined => {
+    const has = "data" in error;
+    for (const declaration of declarations) {
+      if (declaration.code !== code) continue;
+      if (declaration.decode === undefined) {
+        return has
+          ? { _tag: "ServerError", declared: true, code, message, data: error["data"] }
+          : ({ _tag: "ServerError", declared: true, code, message } as DeclaredError);
+      }
+      const decoded = declaration.decode(error["data"]);
+      if (isThenable(decoded)) {
+        decoded.then(undefined, () => undefined);
+        continue;
+      }
+      if (E.isRight(decoded as E.Either<unknown, unknown>)) {
+        const data = (decoded as E.Right<unknown>).right;
+        return has || data !== undefined
+          ? { _tag: "ServerError", declared: true, code, message, data }
+          : ({ _tag: "ServerError", declared: true, code, message } as DeclaredError);
+      }
+    }
+    return undefined;
+  };
+};
 
 /**
  * Whether a Standard Schema takes its params as a list, from the `type` of its input JSON Schema
@@ -180,10 +241,10 @@ const contractClient = (c: Contract<Entries>, transport: Transport, options: Cal
   for (const [method, entry] of Object.entries(c.methods)) {
     const encode = paramsEncoder(entry.params);
     const decode = resultDecoder(toCodec(entry.result) as t.Any | StandardCodec | undefined);
-    const decodeError = errorDecoder(entry);
+    const declared = errorDecoder(entry);
     const head = requestHead(method);
     stubs[method] = (...args: unknown[]) =>
-      makeCall({ method, head, params: () => encode(args), decode, decodeError, transport, options, nextId });
+      makeCall({ method, head, params: () => encode(args), decode, declared, transport, options, nextId });
   }
   return Object.freeze(stubs);
 };
@@ -209,7 +270,7 @@ const tableClient = (transport: Transport, options: CallOptions, nextId: () => n
             params: () =>
               args.length === 0 ? undefined : args.length === 1 && isPlainObject(args[0]) ? args[0] : args,
             decode: E.right,
-            decodeError: asSent,
+            declared: notDeclared,
             transport,
             options,
             nextId,

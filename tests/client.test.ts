@@ -203,6 +203,7 @@ describe.each([
     expect(await rpc.greet({ name: "ghost" })()).toStrictEqual(
       E.left({
         _tag: "ServerError",
+        declared: true,
         code: 404,
         message: "No such person",
         data: { name: "ghost", since: new Date(0) },
@@ -239,6 +240,7 @@ describe.each([
       E.right(3),
       E.left({
         _tag: "ServerError",
+        declared: true,
         code: 404,
         message: "No such person",
         data: { name: "ghost", since: new Date(0) },

@@ -46,7 +46,9 @@ import {
   matchClientError,
   notify,
   withOptions,
+  type CallError,
   type ClientError,
+  type DeclaredError,
   type Json,
   type RpcCall,
   type RpcNotification,
@@ -641,7 +643,14 @@ describe("client", () => {
       T.Task<[E.Either<ClientError, number>, E.Either<ClientError, Date>, E.Either<ClientError, void>]>
     >(true);
     const record = batch({ sum: rpc.add(1, 2), hello: rpc.greet({ name: "b" }) }, { timeoutMs: 1000 });
-    same<typeof record, T.Task<{ sum: E.Either<ClientError, number>; hello: E.Either<ClientError, string> }>>(true);
+    // greet declares a 404 with data: its Left is a CallError of it (issue 22), a ClientError too.
+    same<
+      typeof record,
+      T.Task<{
+        sum: E.Either<ClientError, number>;
+        hello: E.Either<CallError<DeclaredError<404, { name: string }>>, string>;
+      }>
+    >(true);
     // All or nothing, sequenceT-style, from the members' own Eithers.
     const both = pipe(
       tuple,

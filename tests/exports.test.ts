@@ -79,6 +79,7 @@ describe("the package's own names", () => {
     "method",
     "Success",
     "Error",
+    "RpcError",
     "InvalidParams",
     "JsonRpcError",
     "dispatch",
@@ -112,6 +113,9 @@ describe("the package's own names", () => {
     expect(index.method).toBe(methods.method);
     expect(index.Success).toBe(result.Success);
     expect(index.Error).toBe(result.Error);
+    // The non-shadowing name (issue 22) is the same function.
+    expect(index.RpcError).toBe(result.Error);
+    expect(result.RpcError).toBe(result.Error);
     expect(index.InvalidParams).toBe(result.InvalidParams);
     expect(index.dispatch).toBe(main.dispatch);
     expect(index.dispatchToSerializable).toBe(main.dispatchToSerializable);

@@ -181,7 +181,7 @@ describe.each([
 
   test("a server error with data: a ServerError, its data decoded by the contract's codec", async () => {
     expect(await api$.greet({ name: "" })()).toEqual(
-      E.left({ _tag: "ServerError", code: 404, message: "No such person", data: { name: "" } }),
+      E.left({ _tag: "ServerError", declared: true, code: 404, message: "No such person", data: { name: "" } }),
     );
   });
 
@@ -206,7 +206,7 @@ describe.each([
       E.right(3),
       E.right("Hello, Bo!"),
       E.right(undefined),
-      E.left({ _tag: "ServerError", code: 404, message: "No such person", data: { name: "" } }),
+      E.left({ _tag: "ServerError", declared: true, code: 404, message: "No such person", data: { name: "" } }),
       E.left({ _tag: "ServerError", code: -32601, message: "Method not found" }),
     ]);
     expect(foreign.logged).toContain("in a batch");
@@ -282,7 +282,7 @@ describe("what differs between the foreign servers", () => {
     try {
       const c = client(api, httpTransport(foreign.url));
       expect(await c.greet({ name: "" })()).toEqual(
-        E.left({ _tag: "ServerError", code: 404, message: "No such person", data: { name: "" } }),
+        E.left({ _tag: "ServerError", declared: true, code: 404, message: "No such person", data: { name: "" } }),
       );
       expect(await c.add(1, 2)()).toEqual(E.right(3));
       const [ok, missing] = await batch([c.add(1, 2), c.missing()])();
