@@ -42,3 +42,7 @@ for (const cli of ["dist/esm/cli.js", "dist/cjs/cli.cjs"]) {
   if (!text.startsWith("#!")) writeFileSync(cli, `#!/usr/bin/env node\n${text}`);
   chmodSync(cli, 0o755);
 }
+
+// The browser build of the entries that reach a `node:` module (the main entry, through `serve`):
+// what the exports map's `browser` condition names (scripts/build-browser.mjs says why).
+run(process.execPath, ["scripts/build-browser.mjs"]);

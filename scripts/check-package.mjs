@@ -9,11 +9,17 @@
 //    browser loads): dist/esm/index.js and dist/esm/client.js each bundled with rollup (fp-ts,
 //    io-ts and `node:` modules left external, as a user's bundler would share them), minified
 //    with terser, gzipped at level 9.
+// 4. `npm pack` never ships a half-built package: in a copy of the sources with no dist/, `npm pack
+//    --dry-run` builds first (the `prepack` script) and lists every file the exports map names.
+//
+// The checks pack with --ignore-scripts (the package is built already): only check 4 runs prepack,
+// and in its copy, never on the dist/ that the rest of the suite reads.
 //
 // Exits 1 if any check fails, after running them all.
 import { execFileSync } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
 import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
@@ -80,10 +86,28 @@ if (!existsSync(join(ROOT, "dist/esm/index.js")) || !existsSync(join(ROOT, "dist
     console.log("  note: node10 resolution not checked (package.json has no typesVersions for the subpaths)");
   }
   const attw = require.resolve("@arethetypeswrong/cli/package.json").replace(/package\.json$/, "dist/index.js");
+  // attw's own --pack runs `npm pack`, and so prepack's build: it is given a tarball packed without scripts.
+  const packDir = mkdtempSync(join(tmpdir(), "rpcserver-attw-"));
   try {
+    const [{ filename }] = JSON.parse(
+      execFileSync("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", packDir], {
+        cwd: ROOT,
+        encoding: "utf8",
+        stdio: ["ignore", "pipe", "pipe"],
+      }),
+    );
     const out = execFileSync(
       process.execPath,
-      [attw, "--pack", ".", "--profile", ATTW_PROFILE, "--format", "table-flipped", "--no-color", "--no-emoji"],
+      [
+        attw,
+        join(packDir, filename),
+        "--profile",
+        ATTW_PROFILE,
+        "--format",
+        "table-flipped",
+        "--no-color",
+        "--no-emoji",
+      ],
       { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] },
     );
     console.log(out.trimEnd().replace(/^/gm, "  "));
@@ -99,6 +123,8 @@ if (!existsSync(join(ROOT, "dist/esm/index.js")) || !existsSync(join(ROOT, "dist
         .replace(/^/gm, "  "),
     );
     failures.push("attw: problems found (above)");
+  } finally {
+    rmSync(packDir, { recursive: true, force: true });
   }
 }
 
@@ -125,6 +151,51 @@ for (const [entry, ceiling] of [
   console.log(`  min+gzip  ${kib(minGzip)} (${minGzip} bytes; ceiling ${kib(ceiling)})`);
   if (minGzip > ceiling) {
     failures.push(`bundle size: ${entry} is ${kib(minGzip)} min+gzip, over the ${kib(ceiling)} ceiling`);
+  }
+}
+
+// 4. prepack: a pack of sources that were never built still ships the build
+{
+  console.log("\nnpm pack of the sources with no dist/ (prepack builds first):");
+  const copy = mkdtempSync(join(tmpdir(), "rpcserver-prepack-"));
+  try {
+    // The files of a fresh clone (tracked, or new and not ignored): no dist/, no node_modules.
+    const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+      cwd: ROOT,
+      encoding: "utf8",
+    });
+    for (const file of files.split("\0").filter((name) => name !== "" && existsSync(join(ROOT, name)))) {
+      cpSync(join(ROOT, file), join(copy, file));
+    }
+    symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"), "junction");
+    const out = execFileSync("npm", ["pack", "--dry-run", "--json"], {
+      cwd: copy,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    const listed = new Set(JSON.parse(out.slice(out.indexOf("[")))[0].files.map((file) => file.path));
+    const targets = (value) =>
+      typeof value === "string" ? [value] : Object.values(value ?? {}).flatMap((inner) => targets(inner));
+    const named = [
+      ...new Set([pkg.main, pkg.module, pkg.types, ...Object.values(pkg.bin ?? {}), ...targets(pkg.exports)]),
+    ]
+      .map((target) => target.replace(/^\.\//, ""))
+      .sort();
+    const missing = named.filter((file) => !listed.has(file));
+    console.log(
+      `  ${listed.size} files, ${named.length - missing.length} of the ${named.length} the package.json names`,
+    );
+    for (const file of missing) console.log(`  missing: ${file}`);
+    if (missing.length > 0) failures.push(`prepack: npm pack of unbuilt sources ships without ${missing.join(", ")}`);
+  } catch (thrown) {
+    console.log(
+      String(thrown.stderr ?? thrown)
+        .trimEnd()
+        .replace(/^/gm, "  "),
+    );
+    failures.push("prepack: npm pack of unbuilt sources failed (above)");
+  } finally {
+    rmSync(copy, { recursive: true, force: true });
   }
 }
 

@@ -4,15 +4,23 @@
 // The client's http cases call one development server (the built `serve`) that this process starts
 // on 127.0.0.1 and hands to every run in RPCSERVER_URL. The runtimes come from npm packages that
 // carry their binaries (runtimes/package.json, installed here with npm ci); Chromium is Debian's,
-// installed with apt-get when missing and root.
+// installed with apt-get when missing and root. Beside the runtimes, on the Node that runs this: the
+// type matrix (tests/runtime/types-matrix.mjs: TypeScript 5, 6 and 7 against @types/node 20 to the
+// newest) and the browser bundles (tests/runtime/bundlers.mjs: esbuild, Vite and webpack, run in
+// Chromium), whose compilers and bundlers runtimes/package.json installs too.
 // Ends with "runtimes: N passed, N failed"; exits non-zero when any runtime failed.
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 
 const bin = "runtimes/node_modules";
+// Installed when any package runtimes/package.json names is missing (a clone, or a list grown since).
 const install = () => {
-  if (existsSync(`${bin}/.package-lock.json`)) return;
-  console.log("runtimes: installing Node.js 18/22/24/26, Bun and Deno (npm ci --prefix runtimes)");
+  const wanted = Object.keys(JSON.parse(readFileSync("runtimes/package.json", "utf8")).devDependencies);
+  if (existsSync(`${bin}/.package-lock.json`) && wanted.every((name) => existsSync(`${bin}/${name}`))) return;
+  console.log(
+    "runtimes: installing Node.js 18/22/24/26, Bun, Deno, TypeScript 5/6/7, @types/node, esbuild, Vite and webpack " +
+      "(npm ci --prefix runtimes)",
+  );
   execFileSync("npm", ["ci", "--prefix", "runtimes", "--no-audit", "--no-fund"], { stdio: "inherit" });
 };
 
@@ -46,6 +54,12 @@ const runs = [
   ["bun: built package conformance", `${bin}/@oven/bun-linux-x64/bin/bun`, conformance],
   ["deno: built package conformance", `${bin}/@deno/linux-x64-glibc/deno`, ["run", "-A", ...conformance]],
   ["chromium: built package conformance", process.execPath, ["tests/runtime/browser.mjs"]],
+  ["chromium: browser bundles (esbuild, vite, webpack)", process.execPath, ["tests/runtime/bundlers.mjs"]],
+  [
+    "typescript: types matrix (5/6/7 x @types/node 20/22/24/newest)",
+    process.execPath,
+    ["tests/runtime/types-matrix.mjs"],
+  ],
 ].filter(([name]) => only.length === 0 || only.some((word) => name.startsWith(word)));
 
 install();

@@ -26,6 +26,9 @@
  *   on stderr says which forms it found (registrations, a methods, named or default export).
  * - The default host is `localhost` (the command is for trying things out on your own machine;
  *   `--host ""` or `--host 0.0.0.0` listens on every interface), the default port 5000.
+ * - Browsers: the server refuses a request whose `Host` or `Origin` is not this machine's (see
+ *   `serve`); `--allowed-host` and `--allowed-origin` (each repeatable) are its `allowedHosts` and
+ *   `allowedOrigins`, and `--cors` its `cors: true`. A bad one is a usage error.
  * - The server answers `rpc.discover` with the OpenRPC document of the methods it serves;
  *   `--openrpc` prints that document (JSON) on stdout and exits 0 instead of serving, for CI
  *   pipelines that generate clients. Stdout then holds the document only: whatever the module
@@ -48,7 +51,7 @@ import { messageOf } from "./describe";
 import { isObject } from "./guards";
 import { globalMethods, isContextual, isMethodMap, method, methodEntries, type Method, type Methods } from "./methods";
 import { DEFAULT_TITLE, DISCOVER, openRpcDocument, type OpenRpcInfo } from "./openrpc";
-import { DEFAULT_PORT, serve } from "./server";
+import { browserGuard, DEFAULT_PORT, serve } from "./server";
 import { VERSION } from "./version";
 
 /** The command's default host: local connections only (unlike `serve`, whose default is every interface). */
@@ -83,6 +86,17 @@ Options:
   --openrpc         print the OpenRPC document of the module's methods (JSON) and exit;
                     the module's own output goes to stderr, so stdout is the document only;
                     the server answers rpc.discover with the same document
+  --allowed-host NAME
+                    also answer requests addressed to NAME (the Host header; repeatable;
+                    ".example" takes example and every name under it). By default, bound to
+                    localhost, only localhost, 127.0.0.1 and [::1] are answered, so that a web
+                    page whose name points here (DNS rebinding) cannot call the methods
+  --allowed-origin ORIGIN
+                    also answer calls from web pages of ORIGIN (the Origin header, as in
+                    https://app.example:8443; repeatable). By default only pages on
+                    localhost, 127.0.0.1 or [::1] may call
+  --cors            send CORS headers to the origins allowed (loopback pages and
+                    --allowed-origin), and answer their preflights, so they can read answers
   --title TITLE     the document's title (default: ${DEFAULT_TITLE})
   --api-version V   the document's version (default: ${VERSION}, this package's)
   -h, --help        print this help and exit
@@ -116,6 +130,9 @@ interface Command {
   readonly host: string;
   readonly port: number;
   readonly info: OpenRpcInfo;
+  readonly allowedHosts: readonly string[];
+  readonly allowedOrigins: readonly string[];
+  readonly cors: boolean;
 }
 
 const parsePort = (text: string): number => {
@@ -140,6 +157,9 @@ const parse = (argv: readonly string[]): Command | { readonly kind: "help" } | {
         version: { type: "boolean", short: "v" },
         openrpc: { type: "boolean" },
         title: { type: "string" },
+        "allowed-host": { type: "string", multiple: true },
+        "allowed-origin": { type: "string", multiple: true },
+        cors: { type: "boolean" },
         "api-version": { type: "string" },
       },
     });
@@ -156,7 +176,19 @@ const parse = (argv: readonly string[]): Command | { readonly kind: "help" } | {
   const port = values.port === undefined ? DEFAULT_PORT : parsePort(values.port);
   const info = { title: values.title ?? DEFAULT_TITLE, version: values["api-version"] ?? VERSION };
   const kind = values.openrpc === true ? "openrpc" : "serve";
-  return { kind, module, host: values.host ?? CLI_DEFAULT_HOST, port, info };
+  const allowedHosts = values["allowed-host"] ?? [];
+  const allowedOrigins = values["allowed-origin"] ?? [];
+  try {
+    browserGuard({ listening: "", allowedHosts, allowedOrigins });
+  } catch (thrown) {
+    throw usageError(
+      messageOf(thrown)
+        .replace(/^allowedHosts/, "--allowed-host")
+        .replace(/^allowedOrigins/, "--allowed-origin"),
+    );
+  }
+  const host = values.host ?? CLI_DEFAULT_HOST;
+  return { kind, module, host, port, info, allowedHosts, allowedOrigins, cors: values.cors === true };
 };
 
 /** The name of the export that is the methods' context rather than a method. */
@@ -349,7 +381,14 @@ const main = async (argv: readonly string[]): Promise<number | undefined> => {
   let server: Server;
   try {
     const given = context === undefined ? {} : { context: context.value };
-    server = await serve(command.host, command.port, { openrpc: command.info, ...given });
+    const { allowedHosts, allowedOrigins, cors } = command;
+    server = await serve(command.host, command.port, {
+      openrpc: command.info,
+      allowedHosts,
+      allowedOrigins,
+      cors,
+      ...given,
+    });
   } catch (thrown) {
     throw new CliError(messageOf(thrown), EXIT_FAILURE);
   }

@@ -19,7 +19,12 @@ import { serve as nodeServe } from "./server";
  *
  * @example
  * import { serve, type ServeOptions } from "rpcserver";
- * const options: ServeOptions = { context: { user: "dev" }, debug: true, openrpc: { title: "My API" } };
+ * const options: ServeOptions = {
+ *   context: { user: "dev" },
+ *   debug: true,
+ *   openrpc: { title: "My API" },
+ *   cors: { origins: ["http://app.example:8080"] }, // a page served elsewhere may call it and read the answers
+ * };
  * const server = await serve("localhost", 0, options);
  * server.close();
  *
@@ -42,6 +47,32 @@ export interface ServeOptions {
    * server's URL in `servers`.
    */
   readonly openrpc?: Partial<OpenRpcInfo> | false;
+  /**
+   * More names a request's `Host` may give (any case, the port ignored; `".example"` takes
+   * `example` and every name under it), or `true` not to check `Host`. Default: bound to a loopback
+   * address (`"localhost"`, `127.0.0.0/8`, `"::1"`), loopback names only (`localhost`, `127.x.x.x`,
+   * `[::1]`); bound elsewhere (`""`, `"0.0.0.0"`, a LAN address), any IP address too. The `name`
+   * given to `serve`, when it is a host name, is always accepted. Any other `Host` is refused (403):
+   * a web page whose name an attacker points at this machine (DNS rebinding) reaches no method.
+   */
+  readonly allowedHosts?: readonly string[] | true;
+  /**
+   * More origins a request's `Origin` may give, as browsers send them (`"https://app.example:8443"`;
+   * `"null"` for a sandboxed page or a `file:` URL). Default: pages on a loopback host
+   * (`http://localhost:5173`, `http://127.0.0.1:3000`, any port). A request from any other page is
+   * refused (403), so a site one visits cannot call the methods. A request without `Origin` (curl, a
+   * Node client) is not a browser's and is not checked.
+   */
+  readonly allowedOrigins?: readonly string[];
+  /**
+   * CORS, so that a page served from another origin can read the answers: `true` for the origins
+   * already allowed (loopback pages and `allowedOrigins`), or `{ origins }` to allow these too. A
+   * preflight (OPTIONS) from an allowed origin is answered 204 with `Access-Control-Allow-Methods:
+   * POST`, the headers it asks for, and `Access-Control-Max-Age: 600`; every answer to it carries
+   * `Access-Control-Allow-Origin` (that origin, never `*`). Default `false`: no CORS headers, and an
+   * OPTIONS is 405.
+   */
+  readonly cors?: boolean | { readonly origins?: readonly string[] };
 }
 
 /**
@@ -139,6 +170,12 @@ export interface DevServer {
  *   `openRpcDocument`), unless they have a method of that name; `openrpc` sets the document's
  *   info, or `false` turns this off. With a `context`, the document leaves it out: a method
  *   without a params codec does not list its first parameter.
+ * - Browsers: a request whose `Host` is not a loopback name (when bound to a loopback address; when
+ *   bound elsewhere, not an IP address either) or whose `Origin` is not a loopback page gets 403 and
+ *   a text saying which header and how to allow it (`allowedHosts`, `allowedOrigins`): no web page
+ *   the developer visits, rebound to 127.0.0.1 (DNS rebinding) or not, can call the methods. curl
+ *   and Node clients send no `Origin` and pass. `cors` (opt-in) answers preflights and marks the
+ *   answers for the allowed origins. The check is `browserGuard` of `rpcserver/server`.
  *
  * Gotchas (the risk of using it anywhere but your own machine):
  * - No TLS, no authentication: anyone who can reach the port can call every method. The default

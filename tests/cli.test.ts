@@ -25,6 +25,9 @@ describe("rpcserver --help, --version", () => {
     expect(exit.code).toBe(0);
     expect(exit.stdout).toMatch(/^Usage: rpcserver <module> \[--host HOST\] \[--port PORT\]/);
     expect(exit.stdout).toContain("--port PORT");
+    expect(exit.stdout).toContain("--allowed-host NAME");
+    expect(exit.stdout).toContain("--allowed-origin ORIGIN");
+    expect(exit.stdout).toContain("--cors");
     expect(exit.stdout).toContain("development only");
     expect(exit.stderr).toBe("");
   });
@@ -57,6 +60,15 @@ describe("usage errors: a message on stderr, exit status 2", () => {
     const two = await runCli(["examples/methods.mjs", "examples/methods.cjs"]);
     expect(two.code).toBe(2);
     expect(two.stderr).toContain("one module only");
+  });
+
+  test("a bad --allowed-origin or --allowed-host", async () => {
+    const origin = await runCli(["examples/methods.mjs", "--allowed-origin", "https://app.example/path"]);
+    expect(origin.code).toBe(2);
+    expect(origin.stderr).toContain('rpcserver: --allowed-origin: "https://app.example/path" is not an origin');
+    const host = await runCli(["examples/methods.mjs", "--allowed-host", ""]);
+    expect(host.code).toBe(2);
+    expect(host.stderr).toContain('rpcserver: --allowed-host: "" is not a host name');
   });
 });
 

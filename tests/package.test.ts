@@ -178,6 +178,65 @@ describe("rpcserver/client and rpcserver/connection reach no Node-only module (b
   test("the check can fail: rpcserver/server's graph reaches node:http", () => {
     expect(reached(join(__dirname, "..", "dist", "esm", "server.js"))).toContain("node:http");
   });
+
+  test("the main entry's browser build (the `browser` condition) reaches only fp-ts and io-ts, and dist/esm's modules", () => {
+    const pkg = JSON.parse(readFileSync(join(__dirname, "..", "package.json"), "utf8")) as {
+      exports: Record<string, { browser?: { import?: { default?: string } } }>;
+    };
+    expect(pkg.exports["."]?.browser?.import?.default).toBe("./dist/browser/index.js");
+    const entry = join(__dirname, "..", "dist", "browser", "index.js");
+    expect(reached(entry).filter((specifier) => !/^(fp-ts|io-ts)(\/|$)/.test(specifier))).toEqual([]);
+    // Only the modules on the way to node:http are its own: the rest is dist/esm's, one copy for both.
+    const own = readFileSync(entry, "utf8").match(/from '\.\/[^']+'/g);
+    expect(own).toEqual(["from './devserver.js'"]);
+  });
+});
+
+describe("the docs reachable from the installed package", () => {
+  // What `npm pack` ships, and every relative link of the README and of the docs it ships: each must
+  // name a shipped file, so that it resolves in node_modules/rpcserver (the package.json names no
+  // repository that links could point to instead).
+  const repo = join(__dirname, "..");
+  const shipped = new Set(
+    (
+      JSON.parse(
+        execFileSync("npm", ["pack", "--dry-run", "--json", "--ignore-scripts"], {
+          cwd: repo,
+          encoding: "utf8",
+          stdio: ["ignore", "pipe", "pipe"],
+        }),
+      ) as Array<{ files: Array<{ path: string }> }>
+    )[0]!.files.map((file) => file.path),
+  );
+  /** The relative link targets of a shipped Markdown file, as paths inside the package. */
+  const links = (file: string): string[] =>
+    [...readFileSync(join(repo, file), "utf8").matchAll(/\]\(([^)\s]+)\)/g)]
+      .map((match) => (match[1] ?? "").replace(/#.*$/, ""))
+      .filter((target) => target !== "" && !/^[a-z]+:/i.test(target))
+      .map((target) => join(file, "..", target).replace(/\/$/, ""));
+  const resolves = (target: string): boolean =>
+    shipped.has(target) || [...shipped].some((path) => path.startsWith(`${target}/`));
+  /** Links from the docs to the repository's tests, which the package does not ship: these only. */
+  const intoTests = ["tests/integrations.test.ts", "tests/load/load.mjs", "tests/recipes.test.ts"];
+
+  test("the README, the docs and the examples are shipped", () => {
+    for (const file of ["README.md", "docs/README.md", "docs/getting-started.md", "examples/README.md"]) {
+      expect(shipped).toContain(file);
+    }
+    expect([...shipped].filter((path) => path.startsWith("docs/api/"))).toEqual([]);
+  });
+
+  test("every relative link of the README names a shipped file", () => {
+    const targets = links("README.md");
+    expect(targets.length).toBeGreaterThan(10);
+    expect(targets.filter((target) => !resolves(target))).toEqual([]);
+  });
+
+  test("every relative link of the shipped docs names a shipped file, but for the few into tests/", () => {
+    const markdown = [...shipped].filter((path) => path.endsWith(".md") && path !== "README.md");
+    const broken = [...new Set(markdown.flatMap(links).filter((target) => !resolves(target)))].sort();
+    expect(broken).toEqual(intoTests);
+  });
 });
 
 describe("the packed package's types", () => {
@@ -215,7 +274,8 @@ describe("the packed package's types", () => {
   beforeAll(() => {
     work = mkdtempSync(join(tmpdir(), "rpcserver-types-"));
     const packed = JSON.parse(
-      execFileSync("npm", ["pack", "--json", "--pack-destination", work], {
+      // --ignore-scripts: built already; prepack would rebuild dist/ under the rest of the suite.
+      execFileSync("npm", ["pack", "--json", "--ignore-scripts", "--pack-destination", work], {
         cwd: repo,
         encoding: "utf8",
         stdio: ["ignore", "pipe", "pipe"],

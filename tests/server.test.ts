@@ -326,13 +326,13 @@ describe("the server in a child process (rpcserver examples/methods.mjs)", () =>
 
     test("no Content-Length: an empty body (parse error); a body sent anyway is a bad request", async () => {
       const empty = await rawExchange(server.port, (socket) =>
-        socket.end("POST / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n"),
+        socket.end("POST / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n"),
       );
       expect(firstStatus(empty)).toBe(200);
       expect(JSON.parse(firstBody(empty))).toMatchObject({ error: { code: -32700 }, id: null });
 
       const withBody = await rawExchange(server.port, (socket) =>
-        socket.write(`POST / HTTP/1.1\r\nHost: x\r\n\r\n${call("ping")}`),
+        socket.write(`POST / HTTP/1.1\r\nHost: localhost\r\n\r\n${call("ping")}`),
       );
       expect(firstStatus(withBody)).toBe(400);
       await expectHealthy();
@@ -340,7 +340,9 @@ describe("the server in a child process (rpcserver examples/methods.mjs)", () =>
 
     test("a client that disconnects in the middle of the body", async () => {
       const reply = await rawExchange(server.port, (socket) => {
-        socket.write("POST / HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n");
+        socket.write(
+          "POST / HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\nContent-Length: 1000\r\n\r\n",
+        );
         socket.write('{"jsonrpc":"2.0","method":"add",', () => socket.destroy());
       });
       expect(reply.text).toBe("");
@@ -349,7 +351,7 @@ describe("the server in a child process (rpcserver examples/methods.mjs)", () =>
 
     test("a half-open connection after a partial request", async () => {
       const reply = await rawExchange(server.port, (socket) => {
-        socket.end("POST / HTTP/1.1\r\nHost: x\r\nContent-Length: 1000\r\n\r\n" + '{"jsonrpc":"2.0"');
+        socket.end("POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: 1000\r\n\r\n" + '{"jsonrpc":"2.0"');
       });
       expect(reply.error).toBeUndefined();
       expect([undefined, 400]).toContain(firstStatus(reply));
@@ -359,7 +361,7 @@ describe("the server in a child process (rpcserver examples/methods.mjs)", () =>
     test("a half-open connection after a whole request still gets its answer", async () => {
       const body = call("sleep", [10], 9);
       const reply = await rawExchange(server.port, (socket) => {
-        socket.end(`POST / HTTP/1.1\r\nHost: x\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+        socket.end(`POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
       });
       expect(firstStatus(reply)).toBe(200);
       expect(JSON.parse(firstBody(reply))).toEqual({ jsonrpc: "2.0", result: 10, id: 9 });
@@ -367,7 +369,7 @@ describe("the server in a child process (rpcserver examples/methods.mjs)", () =>
     });
 
     test("headers cut short, garbage instead of HTTP", async () => {
-      await rawExchange(server.port, (socket) => socket.end("POST / HTTP/1.1\r\nHost: x\r\nContent-Le"));
+      await rawExchange(server.port, (socket) => socket.end("POST / HTTP/1.1\r\nHost: localhost\r\nContent-Le"));
       const garbage = await rawExchange(server.port, (socket) => socket.end("\x00\x01\x02 hello\r\n\r\n"));
       expect(firstStatus(garbage)).toBe(400);
       await expectHealthy();
@@ -376,7 +378,7 @@ describe("the server in a child process (rpcserver examples/methods.mjs)", () =>
     test("a client that goes away before a slow answer", async () => {
       const body = call("sleep", [200], 1);
       await rawExchange(server.port, (socket) => {
-        socket.write(`POST / HTTP/1.1\r\nHost: x\r\nContent-Length: ${body.length}\r\n\r\n${body}`, () =>
+        socket.write(`POST / HTTP/1.1\r\nHost: localhost\r\nContent-Length: ${body.length}\r\n\r\n${body}`, () =>
           socket.destroy(),
         );
       });

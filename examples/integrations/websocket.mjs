@@ -14,9 +14,15 @@
  *   WebSocket: there, send the token in a cookie or as the first message.)
  * - `maxPayload` refuses a message over 1 MiB by closing the connection (code 1009), and batches
  *   hold at most 100 requests.
+ * - The upgrade is refused (403) when it comes from a web page of another site (`Origin`) or is
+ *   addressed to a name that is not this machine's (`Host`, DNS rebinding), with the development
+ *   server's own check (`browserGuard`): browsers apply no same-origin rule to WebSockets, so any
+ *   page a developer visits could otherwise connect. `allowedOrigins` lists the pages allowed
+ *   beyond those on localhost.
  */
 import { pathToFileURL } from "node:url";
 import { asyncDispatch, Success } from "rpcserver";
+import { browserGuard } from "rpcserver/server";
 import { WebSocket, WebSocketServer } from "ws";
 import { BODY_LIMIT, listenOn, MAX_BATCH_SIZE, methods, userFromAuthorization } from "./methods.mjs";
 
@@ -24,9 +30,15 @@ import { BODY_LIMIT, listenOn, MAX_BATCH_SIZE, methods, userFromAuthorization } 
 const notification = (method, params) => JSON.stringify({ jsonrpc: "2.0", method, params });
 
 /** Starts a WebSocket JSON-RPC server; resolves, once listening, to the `WebSocketServer`. */
-export const startServer = ({ host, port }) =>
+export const startServer = ({ host, port, allowedHosts, allowedOrigins }) =>
   new Promise((resolve, reject) => {
-    const wss = new WebSocketServer({ host, port, maxPayload: BODY_LIMIT });
+    const guard = browserGuard({ listening: host ?? "", allowedHosts, allowedOrigins });
+    const verifyClient = ({ req }, done) => {
+      const refusal = guard(req.headers);
+      if (refusal === undefined) done(true);
+      else done(false, 403, refusal.message);
+    };
+    const wss = new WebSocketServer({ host, port, maxPayload: BODY_LIMIT, verifyClient });
 
     const broadcast = (text) => {
       for (const client of wss.clients) if (client.readyState === WebSocket.OPEN) client.send(text);

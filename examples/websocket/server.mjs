@@ -6,17 +6,32 @@
  *
  * tests/runtime/browser-websocket.mjs opens a page in headless Chromium that calls it
  * (examples/websocket/page.mjs).
+ *
+ * Any web page can open a WebSocket to localhost (browsers apply no same-origin rule to it), so the
+ * upgrade is checked as the development server checks its requests (`browserGuard`): a page of
+ * another site (its `Origin`), or one whose name was pointed at this machine (DNS rebinding: its
+ * `Host`), gets 403 and no connection. Pages on localhost pass; list others in `allowedOrigins`.
  */
 import * as E from "fp-ts/lib/Either.js";
 import { WebSocketServer } from "ws";
 import { implement } from "rpcserver";
+import { browserGuard } from "rpcserver/server";
 import { client, notify } from "rpcserver/client";
 import { connect, webSocket } from "rpcserver/connection";
 import { app, page } from "./api.mjs";
 
-/** Serves one WebSocket server; resolves to it and its port. */
-export const start = async (port = 0, host = "127.0.0.1") => {
-  const wss = new WebSocketServer({ port, host });
+/**
+ * Serves one WebSocket server; resolves to it and its port. `allowed`: more `allowedHosts` and
+ * `allowedOrigins` to accept, as `serve` takes them.
+ */
+export const start = async (port = 0, host = "127.0.0.1", allowed = {}) => {
+  const guard = browserGuard({ listening: host, ...allowed });
+  const verifyClient = ({ req }, done) => {
+    const refusal = guard(req.headers);
+    if (refusal === undefined) done(true);
+    else done(false, 403, refusal.message);
+  };
+  const wss = new WebSocketServer({ port, host, verifyClient });
   await new Promise((resolve) => wss.once("listening", resolve));
   wss.on("connection", (socket) => {
     const peer = connect(webSocket(socket), { methods: methodsFor(() => toPage) });

@@ -43,7 +43,9 @@ const { output } = await bundle.generate({ format: "iife", name: "websocketPage"
 const script = output[0].code;
 if (/\brequire\(/.test(script)) throw new Error("the browser bundle still calls require()");
 
-const { wss, port } = await start();
+// The page is about:blank, an opaque origin: Chromium's WebSocket sends `Origin: null`, which the
+// example refuses unless it is listed (its DNS-rebinding guard).
+const { wss, port } = await start(0, "127.0.0.1", { allowedOrigins: ["null"] });
 const browser = await chromium.launch({ executablePath, args: ["--headless", "--no-sandbox", "--disable-gpu"] });
 try {
   const page = await browser.newPage();
