@@ -14,22 +14,10 @@
 import { readFileSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { rollup } from "@rollup/wasm-node";
+import { entries } from "../rollup.config.mjs";
 
-/** The subpaths a browser may import: every entry but the Node-only server and CLI. */
-const BROWSER_ENTRIES = [
-  "index",
-  "main",
-  "async_main",
-  "response",
-  "result",
-  "codes",
-  "methods",
-  "sentinels",
-  "transport",
-  "pipeline",
-  "client",
-  "connection",
-];
+/** The subpaths a browser may import: every entry but the Node-only server and its command. */
+const BROWSER_ENTRIES = entries.filter((entry) => entry !== "server" && entry !== "cli");
 
 const ESM = resolve("dist/esm");
 const BROWSER = resolve("dist/browser");
@@ -63,8 +51,8 @@ const reachesNode = (file, path = new Set()) => {
 
 const pkg = JSON.parse(readFileSync("package.json", "utf8"));
 const subpath = (entry) => (entry === "index" ? "." : `./${entry}`);
-const entries = BROWSER_ENTRIES.filter((entry) => reachesNode(join(ESM, `${entry}.js`)));
-for (const entry of entries) {
+const rebuilt = BROWSER_ENTRIES.filter((entry) => reachesNode(join(ESM, `${entry}.js`)));
+for (const entry of rebuilt) {
   const target = pkg.exports[subpath(entry)]?.browser?.import?.default;
   if (target !== `./dist/browser/${entry}.js`) {
     throw new Error(
@@ -76,7 +64,7 @@ for (const entry of entries) {
 
 const NODE_ONLY = "\0node-only:";
 const bundle = await rollup({
-  input: Object.fromEntries(entries.map((entry) => [entry, join(ESM, `${entry}.js`)])),
+  input: Object.fromEntries(rebuilt.map((entry) => [entry, join(ESM, `${entry}.js`)])),
   plugins: [
     {
       name: "browser-build",

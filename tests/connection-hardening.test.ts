@@ -10,7 +10,7 @@ import * as TE from "fp-ts/TaskEither";
 import * as t from "io-ts";
 import { contract, server, Success } from "../src";
 import { batch, client, notify, withOptions, type Transport } from "../src/client";
-import { connect, type Connection } from "../src/connection";
+import { connect, type Connection, type ConnectionContext } from "../src/connection";
 import { lone, pair, settle } from "./helpers/channels";
 
 const request = (method: string, params: unknown, id?: number | string): string =>
@@ -44,6 +44,18 @@ const lsp = contract({
   sleep: { params: t.tuple([t.number]), result: t.number },
 });
 
+/** A server whose `configured` calls the editor back (through its request's connection) before it answers. */
+const calling = server(lsp)
+  .context<ConnectionContext>()
+  .implement({
+    configured: (ctx, section) =>
+      pipe(
+        editorClient(ctx.peer.transport).config(section),
+        TE.mapLeft((error) => ({ code: -32603, message: error._tag })),
+      ),
+    sleep: (_ctx, ms) => TE.right(ms),
+  });
+
 describe("call-backs while every slot is busy (no deadlock)", () => {
   test("requests that each call back before answering are all answered, past maxInFlight", async () => {
     const [a, b] = pair({ holds: true });
@@ -54,22 +66,7 @@ describe("call-backs while every slot is busy (no deadlock)", () => {
         .implement({ config: (_ctx, section) => TE.right(`value of ${section}`) }).methods,
       context: {},
     });
-    const late: { toEditor?: ReturnType<typeof editorClient> } = {};
-    const serverSide = connect(b, {
-      methods: server(lsp)
-        .context<object>()
-        .implement({
-          configured: (_ctx, section) =>
-            pipe(
-              (late.toEditor as NonNullable<typeof late.toEditor>).config(section),
-              TE.mapLeft((error) => ({ code: -32603, message: error._tag, data: undefined })),
-            ),
-          sleep: (_ctx, ms) => TE.right(ms),
-        }).methods,
-      context: {},
-      maxInFlight: 2,
-    });
-    late.toEditor = editorClient(serverSide.transport);
+    connect(b, { server: calling, context: {}, maxInFlight: 2 });
     const toServer = client(lsp, editorSide.transport);
     const calls = Array.from({ length: 12 }, (_, i) => toServer.configured(`s${i}`)());
     expect(await settles(Promise.all(calls))).toBe(true);
@@ -81,22 +78,7 @@ describe("call-backs while every slot is busy (no deadlock)", () => {
     const [a, b] = pair({ holds: true });
     // The editor never answers `config`.
     const editorSide = connect(a, { methods: { config: () => new Promise(() => undefined) } });
-    const late: { toEditor?: ReturnType<typeof editorClient> } = {};
-    const serverSide = connect(b, {
-      methods: server(lsp)
-        .context<object>()
-        .implement({
-          configured: (_ctx, section) =>
-            pipe(
-              (late.toEditor as NonNullable<typeof late.toEditor>).config(section),
-              TE.mapLeft((error) => ({ code: -32603, message: error._tag, data: undefined })),
-            ),
-          sleep: (_ctx, ms) => TE.right(ms),
-        }).methods,
-      context: {},
-      maxInFlight: 2,
-    });
-    late.toEditor = editorClient(serverSide.transport);
+    connect(b, { server: calling, context: {}, maxInFlight: 2 });
     const controllers = [new AbortController(), new AbortController(), new AbortController()];
     const toServer = client(lsp, editorSide.transport);
     const calls = controllers.map((controller, i) =>
