@@ -24,6 +24,7 @@ export type {
   ExpectedContext,
   Expects,
   MethodsFor,
+  MethodsWithoutContext,
   NoContext,
   NoOptions,
   PostProcessed,
