@@ -12,7 +12,6 @@
  */
 import type { Methods } from "./methods";
 import type { OpenRpcInfo } from "./openrpc";
-import { serve as nodeServe } from "./server";
 
 /**
  * Extras of {@link serve} beyond the specification's `(name, port)`; all optional.
@@ -197,7 +196,8 @@ export interface DevServer {
  * @since 5.0.10
  * @category server
  */
-export const serve: (name?: string, port?: number, options?: ServeOptions) => Promise<DevServer> =
-  // Node's serve itself under a narrower type: this compiles only while `http.Server` is assignable
-  // to `DevServer`, so the interface cannot promise what the server lacks.
-  nodeServe;
+export const serve = (...args: [name?: string, port?: number, options?: ServeOptions]): Promise<DevServer> =>
+  // Node's serve, loaded when first called: the main entry (and a page's bundle of it) does not
+  // carry the server. Its answer is typed `DevServer`: this compiles only while `http.Server` is
+  // assignable to it, so the interface cannot promise what the server lacks.
+  import("./server").then((server) => server.serve(...args));
