@@ -6,7 +6,9 @@
  * It answers `initialize`, `ping`, `tools/list` (each tool's `inputSchema` is the JSON Schema of its
  * io-ts codec, from `toJsonSchema`) and `tools/call`, and takes MCP's `notifications/cancelled`: a
  * cancelled call's signal aborts and it is not answered. Logs go to stderr (stdout is the protocol).
- * tests/mcp.test.ts drives it with the official SDK's `Client` and `StdioClientTransport`.
+ * tests/connection-interop.test.ts drives it with the official SDK's `Client` and
+ * `StdioClientTransport` (the script tests/fixtures/mcp-client.mjs). The same server in TypeScript,
+ * typed context and all: examples/ts/mcp/server.ts.
  */
 import * as E from "fp-ts/lib/Either.js";
 import * as t from "io-ts";
