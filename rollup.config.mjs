@@ -4,7 +4,7 @@
 import { existsSync } from "node:fs";
 import typescript from "@rollup/plugin-typescript";
 
-/** The public subpaths (typescript-mapping.md), plus the development server and its CLI. */
+/** The public subpaths (typescript-mapping.md), plus the development server and its CLI. Node-only: server, node-http, cli. */
 export const entries = [
   "index",
   "main",
@@ -19,6 +19,7 @@ export const entries = [
   "pipeline",
   "client",
   "connection",
+  "node-http",
   "cli",
 ];
 

@@ -17,7 +17,6 @@
 // round runs every implementation for a fixed number of iterations, the order rotating by one each
 // round), and the reported figure is the median ns per request across rounds.
 import { spawn, spawnSync } from "node:child_process";
-import http from "node:http";
 import { createRequire } from "node:module";
 import os from "node:os";
 import { writeFileSync, mkdirSync, readFileSync, statSync } from "node:fs";
@@ -46,6 +45,7 @@ import {
   defaultLogger,
 } from "rpcserver";
 import { batch as clientBatch, client, http as clientHttp, local } from "rpcserver/client";
+import { nodeHttp } from "rpcserver/node-http";
 import { JsonRpcServer as MetaMaskServer } from "@metamask/json-rpc-engine/v2";
 import { rpcErrors } from "@metamask/rpc-errors";
 
@@ -603,30 +603,6 @@ const jsonRpc2Client = (url) => {
   return c;
 };
 
-/**
- * A `fetch` for `http(url, { fetch })` on node:http with a keep-alive agent, as jayson's client
- * sends: written here to measure what the standard fetch costs the client (not shipped:
- * rpcserver/client imports nothing of Node's). Only what the http transport uses.
- */
-const nodeHttpFetch = () => {
-  const agent = new http.Agent({ keepAlive: true });
-  return (url, init) =>
-    new Promise((resolve, reject) => {
-      const headers = { ...init.headers, "content-length": Buffer.byteLength(init.body) };
-      const request = http.request(url, { method: "POST", agent, headers }, (response) => {
-        let text = "";
-        response.setEncoding("utf8");
-        response.on("data", (chunk) => (text += chunk));
-        response.on("end", () => {
-          const status = response.statusCode;
-          resolve({ ok: status >= 200 && status < 300, status, text: () => Promise.resolve(text) });
-        });
-      });
-      request.on("error", reject);
-      request.end(init.body);
-    });
-};
-
 /** jayson's HTTP client (node:http, the global agent: keep-alive on Node 19 and later). */
 const jaysonRequest = (c, method, params) =>
   new Promise((resolve, reject) =>
@@ -881,12 +857,12 @@ const SECTIONS = [
             },
           },
           {
-            id: "http-client-nodehttp",
-            label: "rpcserver client(contract, http(url, { fetch: a node:http adapter })) (the adapter is the bench's)",
+            id: "http-client-node",
+            label: "rpcserver client(contract, nodeHttp(url)) (rpcserver/node-http)",
             kind: "async",
             read: readEither,
             make: ({ url }) => {
-              const api = client(ADD_CONTRACT, clientHttp(url, { fetch: nodeHttpFetch() }));
+              const api = client(ADD_CONTRACT, nodeHttp(url));
               return () => api.add(1, 2)();
             },
           },
@@ -941,12 +917,12 @@ const SECTIONS = [
             },
           },
           {
-            id: "http-client-nodehttp",
-            label: "rpcserver client(contract, http(url, { fetch: a node:http adapter })) (the adapter is the bench's)",
+            id: "http-client-node",
+            label: "rpcserver client(contract, nodeHttp(url)) (rpcserver/node-http)",
             kind: "async",
             read: readEither,
             make: ({ url }) => {
-              const api = client(ADD_CONTRACT, clientHttp(url, { fetch: nodeHttpFetch() }));
+              const api = client(ADD_CONTRACT, nodeHttp(url));
               return () => clientBatch(batchCalls(api))();
             },
           },
@@ -1534,14 +1510,16 @@ const evaluateTargets = (results, extras) => {
       localRatio <= 1.5,
     );
   }
+  // Issue 22: the target is Node's transport (rpcserver/node-http); the fetch-based `http` is the
+  // browsers' and has its own row in the table.
   for (const scenario of ["client-http", "client-http-batch"]) {
-    const ours = results[scenario]?.["http-client"];
+    const ours = results[scenario]?.["http-client-node"];
     const peers = ["http-json-rpc-2.0", "http-jayson"]
       .map((id) => [id, pairedRatio(ours, results[scenario]?.[id])])
       .filter(([, r]) => r !== undefined);
     if (peers.length === 0) continue;
     target(
-      `client over HTTP, ${scenario === "client-http" ? "one call" : `batch of ${BATCH_SIZE}`}: no slower than json-rpc-2.0's JSONRPCClient and jayson's HTTP client`,
+      `client over HTTP (nodeHttp), ${scenario === "client-http" ? "one call" : `batch of ${BATCH_SIZE}`}: no slower than json-rpc-2.0's JSONRPCClient and jayson's HTTP client`,
       peers
         .map(
           ([id, r]) =>
@@ -1708,7 +1686,7 @@ implementation's time (CPU profile). rpcserver and the limits spread the params 
 
 - Contract methods: the request \`{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}\` to a method with \`t.tuple([t.number, t.number])\` params and a \`t.number\` result codec, made with \`withCodecs\` (returning \`Success\`) or as a contract's handler with \`implement\` (returning an Either; under \`asyncDispatch\` a Promise of one, or a TaskEither).
 - Client over \`local\`: running the call \`api.add(1, 2)\` of \`client(contract, local(methods))\` (the params encoded, the request written, \`asyncDispatch\`, the answer parsed and its id checked, the result decoded) against \`asyncDispatch\` of the same request text with the same methods (a contract's sync handler). The batch: \`batch\` of ${BATCH_SIZE} calls made afresh each time, against \`asyncDispatch\` of the same batch text.
-- Over HTTP: the development server (\`serve\`, one method \`add\`) in a child process on 127.0.0.1; each client sends one request at a time, awaited, over keep-alive connections. rpcserver's client on \`fetch\` (undici), with the contract (its codecs) or typed from a table (no codecs); json-rpc-2.0's \`JSONRPCClient\` with the fetch-based send of its README (\`response.json()\`, \`receive\`); jayson's \`Client.http\` on \`node:http\` (the global agent, keep-alive). One more row gives rpcserver's client a \`fetch\` of the bench's own on \`node:http\` (a keep-alive agent), to show what the standard \`fetch\` costs. The batch: one request of ${BATCH_SIZE} calls through each client's batch API (\`batch\`, \`requestAdvanced\`, \`request(array)\`), the results read per call.
+- Over HTTP: the development server (\`serve\`, one method \`add\`) in a child process on 127.0.0.1; each client sends one request at a time, awaited, over keep-alive connections. rpcserver's client on \`fetch\` (undici), with the contract (its codecs) or typed from a table (no codecs); json-rpc-2.0's \`JSONRPCClient\` with the fetch-based send of its README (\`response.json()\`, \`receive\`); jayson's \`Client.http\` on \`node:http\` (the global agent, keep-alive). One more row gives rpcserver's client its Node transport, \`nodeHttp\` from \`rpcserver/node-http\` (\`node:http\`, a keep-alive agent of its own): the targets compare that row with the peers; the \`fetch\` rows show what the standard \`fetch\` costs. The batch: one request of ${BATCH_SIZE} calls through each client's batch API (\`batch\`, \`requestAdvanced\`, \`request(array)\`), the results read per call.
 
 ${sectionsText(report.results)}
 

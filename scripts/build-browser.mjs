@@ -16,8 +16,9 @@ import { dirname, join, relative, resolve } from "node:path";
 import { rollup } from "@rollup/wasm-node";
 import { entries } from "../rollup.config.mjs";
 
-/** The subpaths a browser may import: every entry but the Node-only server and its command. */
-const BROWSER_ENTRIES = entries.filter((entry) => entry !== "server" && entry !== "cli");
+/** The subpaths a browser may import: every entry but the Node-only ones (the server, its command, the client's node:http transport). */
+const NODE_ONLY_ENTRIES = new Set(["server", "cli", "node-http"]);
+const BROWSER_ENTRIES = entries.filter((entry) => !NODE_ONLY_ENTRIES.has(entry));
 
 const ESM = resolve("dist/esm");
 const BROWSER = resolve("dist/browser");

@@ -10,6 +10,7 @@ import type { Task } from "fp-ts/Task";
 import type { TaskEither } from "fp-ts/TaskEither";
 import type { ClientError, DeclaredError, InvalidAnswer, TransportError } from "./clienterror";
 import type { ParsedAnswer, Transport, TransportOptions } from "./clienttransport";
+import { isThenable } from "./guards";
 
 /**
  * Options of a call (or of every call of a client): an `AbortSignal` that cancels it, and a
@@ -257,47 +258,149 @@ export const requestHead = (method: string): string => `{"jsonrpc":"2.0","method
  * over `local`). Params with no JSON form (`undefined`, a function) are left out, as
  * `JSON.stringify` of the object would; a BigInt or a cycle throws.
  */
-const requestText = (spec: Spec<unknown>, id: number | undefined): string => {
-  const params = spec.params();
+const requestText = (spec: Spec<unknown>, id: number | undefined): string => textWith(spec, spec.params(), id);
+
+/** {@link requestText} of params encoded already. */
+const textWith = (spec: Spec<unknown>, params: unknown, id: number | undefined): string => {
   const json = params === undefined ? undefined : (JSON.stringify(params) as string | undefined);
   const withParams = json === undefined ? spec.head : `${spec.head},"params":${json}`;
   return id === undefined ? `${withParams}}` : `${withParams},"id":${id}}`;
 };
 
-/** The request text of the calls (a batch: an array), or why it cannot be sent. */
+/** What {@link jsonCopy} answers for a value it does not copy. @internal */
+export const NOT_PLAIN = Symbol("notPlain");
+
+/** Deeper than this, a value is left to `JSON.stringify` (which also finds a cycle). */
+const MAX_COPY_DEPTH = 64;
+
+/**
+ * `JSON.parse(JSON.stringify(value))` for a value made of plain JSON (finite numbers, strings,
+ * booleans, null, arrays and plain objects, no `toJSON`), without the text: a fresh copy, `-0` as
+ * `0`. Anything else, or anything deeper than 64 levels, is `NOT_PLAIN`: its JSON form is left to
+ * the text path (`undefined` members, NaN, a `Date`, a class, a BigInt, a cycle, a `__proto__`
+ * key), so that the copy is exactly what the text would have parsed to. A getter that throws
+ * throws.
+ *
+ * @internal
+ */
+export const jsonCopy = (value: unknown, depth = 0): unknown => {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return value;
+    case "number":
+      // `+ 0` turns -0 into 0, as JSON.stringify writes it.
+      return Number.isFinite(value) ? value + 0 : NOT_PLAIN;
+    case "object":
+      break;
+    default:
+      return NOT_PLAIN;
+  }
+  if (value === null) return null;
+  if (depth >= MAX_COPY_DEPTH || "toJSON" in value) return NOT_PLAIN;
+  const prototype = Object.getPrototypeOf(value) as unknown;
+  if (prototype === Array.prototype) {
+    const list = value as readonly unknown[];
+    const out: unknown[] = [];
+    for (let i = 0; i < list.length; i++) {
+      const item = jsonCopy(list[i], depth + 1);
+      if (item === NOT_PLAIN) return NOT_PLAIN;
+      out.push(item);
+    }
+    return out;
+  }
+  if (prototype !== Object.prototype && prototype !== null) return NOT_PLAIN;
+  const record = value as Readonly<Record<string, unknown>>;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(record)) {
+    if (key === "__proto__") return NOT_PLAIN;
+    const item = jsonCopy(record[key], depth + 1);
+    if (item === NOT_PLAIN) return NOT_PLAIN;
+    out[key] = item;
+  }
+  return out;
+};
+
+/**
+ * The request of a call as the value its text parses to, for a transport that takes values
+ * ({@link Direct}): the params copied by {@link jsonCopy}, or, when they are not plain JSON, the
+ * text written and parsed (so that a `Date`, a `toJSON`, an `undefined` member arrive as over the
+ * wire; a BigInt or a cycle throws, as for text).
+ */
+const requestValue = (spec: Spec<unknown>, id: number | undefined): unknown => {
+  const params = spec.params();
+  const method = spec.method;
+  if (params === undefined) return id === undefined ? { jsonrpc: "2.0", method } : { jsonrpc: "2.0", method, id };
+  const copy = jsonCopy(params);
+  if (copy === NOT_PLAIN) return JSON.parse(textWith(spec, params, id)) as unknown;
+  return id === undefined ? { jsonrpc: "2.0", method, params: copy } : { jsonrpc: "2.0", method, params: copy, id };
+};
+
+/** A call's request: its text, or for a transport with a {@link Direct} path the value the text parses to. */
+const requestOf = (spec: Spec<unknown>, id: number | undefined, direct: Direct | undefined): unknown =>
+  direct === undefined ? requestText(spec, id) : requestValue(spec, id);
+
+/** The requests of a batch: its text (an array), or its values for a {@link Direct} path; or why it cannot be sent. */
 const encode = (
   specs: ReadonlyArray<Spec<unknown>>,
   ids: ReadonlyArray<number | undefined>,
-): E.Either<ClientError, string> => {
-  let text = "[";
+  direct: Direct | undefined,
+): E.Either<ClientError, unknown> => {
+  const requests: unknown[] = [];
   for (let i = 0; i < specs.length; i++) {
     const spec = specs[i] as Spec<unknown>;
     try {
-      text += `${i === 0 ? "" : ","}${requestText(spec, ids[i])}`;
+      requests.push(requestOf(spec, ids[i], direct));
     } catch (cause) {
       return E.left({ _tag: "InvalidCall", method: spec.method, cause });
     }
   }
-  return E.right(`${text}]`);
+  return E.right(direct === undefined ? `[${requests.join(",")}]` : requests);
 };
+
+/**
+ * What a transport that runs in-process (`local`) offers beside its text path: the request as the
+ * value its text would parse to, the answer as the values its text would parse to (a
+ * {@link ParsedAnswer}, or `""` for none, or text when it took the text path after all), now or
+ * later. Never throws nor rejects. The client takes it when the transport has it, under
+ * {@link DIRECT}; a wrapper of the transport does not keep it, and sends text.
+ *
+ * @internal
+ */
+export type Direct = (
+  request: unknown,
+  options: TransportOptions,
+) => E.Either<TransportError, string | ParsedAnswer> | Promise<E.Either<TransportError, string | ParsedAnswer>>;
+
+/** Where a transport keeps its {@link Direct} path. @internal */
+export const DIRECT = Symbol("rpcserver.direct");
+
+const directOf = (transport: Transport): Direct | undefined => (transport as { readonly [DIRECT]?: Direct })[DIRECT];
 
 const networkError = (cause: unknown): TransportError => ({ _tag: "TransportError", reason: "network", cause });
 
 /**
  * Sends `body` through the call's transport and reads the answer (text, or the value a transport
- * that parsed it already hands on) with `readText`. A
- * transport that throws or rejects (which it must not) is a `network` TransportError. One
- * Promise reaction between the transport's answer and the call's.
+ * that parsed it already hands on) with `readText`: through `direct` when the transport has that
+ * path (`body` then is the request as a value), else as text. A transport that throws or rejects
+ * (which it must not) is a `network` TransportError. One Promise reaction between the transport's
+ * answer and the call's, none when the direct path answers at once.
  */
 const exchange = <A>(
   spec: Spec<unknown>,
-  body: string,
+  body: unknown,
   options: TransportOptions,
   readText: (text: string | ParsedAnswer) => E.Either<ClientError, A>,
+  direct: Direct | undefined,
 ): Promise<E.Either<ClientError, A>> => {
   let sent: Promise<E.Either<TransportError, string | ParsedAnswer>>;
   try {
-    sent = spec.transport(body, options)();
+    if (direct === undefined) sent = spec.transport(body as string, options)();
+    else {
+      const answer = direct(body, options);
+      if (!isThenable(answer)) return Promise.resolve(E.isLeft(answer) ? answer : readText(answer.right));
+      sent = Promise.resolve(answer as Promise<E.Either<TransportError, string | ParsedAnswer>>);
+    }
   } catch (cause) {
     return Promise.resolve(E.left(networkError(cause)));
   }
@@ -352,28 +455,29 @@ const answerOf = <A>(spec: Spec<A>, id: number, text: string | ParsedAnswer): E.
 
 const sentNotification = (): E.Either<ClientError, void> => E.right(undefined);
 
-const run = <A>(spec: Spec<A>): Promise<E.Either<ClientError, A>> => {
-  const id = spec.nextId();
-  let body: string;
+/** Sends one call or notification (`id` undefined) and reads its answer with `readText`. */
+const send = <A>(
+  spec: Spec<unknown>,
+  id: number | undefined,
+  readText: (text: string | ParsedAnswer) => E.Either<ClientError, A>,
+): Promise<E.Either<ClientError, A>> => {
+  const direct = directOf(spec.transport);
+  let body: unknown;
   try {
-    body = requestText(spec as Spec<unknown>, id);
+    body = requestOf(spec, id, direct);
   } catch (cause) {
     return Promise.resolve(E.left({ _tag: "InvalidCall", method: spec.method, cause }));
   }
-  return guarded(spec.options, (signal) =>
-    exchange(spec as Spec<unknown>, body, { signal, ids: [id] }, (text) => answerOf(spec, id, text)),
-  );
+  return guarded(spec.options, (signal) => exchange(spec, body, { signal, ids: [id] }, readText, direct));
 };
 
-const runNotification = (spec: Spec<unknown>): Promise<E.Either<ClientError, void>> => {
-  let body: string;
-  try {
-    body = requestText(spec, undefined);
-  } catch (cause) {
-    return Promise.resolve(E.left({ _tag: "InvalidCall", method: spec.method, cause }));
-  }
-  return guarded(spec.options, (signal) => exchange(spec, body, { signal, ids: [undefined] }, sentNotification));
+const run = <A>(spec: Spec<A>): Promise<E.Either<ClientError, A>> => {
+  const id = spec.nextId();
+  return send(spec as Spec<unknown>, id, (text) => answerOf(spec, id, text));
 };
+
+const runNotification = (spec: Spec<unknown>): Promise<E.Either<ClientError, void>> =>
+  send(spec, undefined, sentNotification);
 
 /** A call or notification under construction: its function, its members not yet set. */
 type Building<T> = (() => Promise<unknown>) & { -readonly [K in keyof T]?: T[K] };
@@ -531,9 +635,12 @@ const sendBatch = (
   ids: ReadonlyArray<number | undefined>,
   options: CallOptions,
 ): Promise<E.Either<ClientError, Map<unknown, unknown>>> => {
-  const body = encode(specs, ids);
+  const direct = directOf(first.transport);
+  const body = encode(specs, ids, direct);
   if (E.isLeft(body)) return Promise.resolve(body);
-  return guarded(options, (signal) => exchange(first, body.right, { signal, ids }, (text) => byId(first, ids, text)));
+  return guarded(options, (signal) =>
+    exchange(first, body.right, { signal, ids }, (text) => byId(first, ids, text), direct),
+  );
 };
 
 /** A batch's answer text as its responses by id, or the one failure of them all. */

@@ -11,10 +11,25 @@
 import * as E from "fp-ts/Either";
 import type { TaskEither } from "fp-ts/TaskEither";
 import { asyncDispatch } from "./async_main";
-import { NEVER } from "./calls";
+import { DIRECT, jsonCopy, NEVER, NOT_PLAIN, type Direct } from "./calls";
 import type { TransportError } from "./clienterror";
+import {
+  aborted,
+  answerLimit,
+  answerOf,
+  declaredLength,
+  extraHeaders,
+  failure,
+  headersOf,
+  network,
+  tooLarge,
+} from "./httpanswer";
 import type { Methods } from "./methods";
-import type { JsonOptions } from "./options";
+import type { Env, JsonOptions } from "./options";
+import { Async } from "./effect";
+import { dispatcher, type Answer } from "./pipeline";
+import { toDict, type Response as RpcResponse } from "./response";
+import { writeResponse } from "./serializer";
 
 /**
  * Sends one request body and answers the response body (`""` when the server sends none). Must
@@ -93,37 +108,6 @@ export interface HttpOptions {
   readonly maxAnswerBytes?: number;
 }
 
-/** The default of {@link HttpOptions.maxAnswerBytes}: 64 MiB. */
-const MAX_ANSWER_BYTES = 64 * 1024 * 1024;
-
-/** A response body that is a JSON-RPC answer whatever the status: some servers send errors with a 4xx or 5xx. */
-const looksLikeJson = (text: string): boolean => {
-  const first = text.trimStart()[0];
-  return first === "{" || first === "[";
-};
-
-const DEFAULT_HEADERS: Readonly<Record<string, string>> = {
-  "content-type": "application/json",
-  accept: "application/json",
-};
-
-/**
- * The request's headers: the defaults, each replaced by the user's header of the same name in any
- * case (spread into one object, `Content-Type` beside `content-type` would be joined by fetch into
- * `application/json, ...`).
- */
-const headersOf = (extra: Readonly<Record<string, string>> | undefined): Record<string, string> => {
-  // A fresh object each time: a `fetch` of the user's may add to the one it is given.
-  const headers: Record<string, string> = {};
-  if (extra === undefined) return Object.assign(headers, DEFAULT_HEADERS);
-  for (const [name, value] of Object.entries(DEFAULT_HEADERS)) {
-    if (!Object.keys(extra).some((key) => key.toLowerCase() === name)) headers[name] = value;
-  }
-  return Object.assign(headers, extra);
-};
-
-const aborted = (cause: unknown): TransportError => ({ _tag: "TransportError", reason: "aborted", cause });
-
 /** What {@link bodyText} answers for a body longer than the limit. */
 const TOO_LARGE = Symbol("tooLarge");
 
@@ -140,12 +124,7 @@ const TOO_LARGE = Symbol("tooLarge");
 const bodyText = async (response: Response, limit: number): Promise<string | typeof TOO_LARGE> => {
   const body = response.body as ReadableStream<Uint8Array> | null | undefined;
   const headers = response.headers as Headers | undefined;
-  const declared = headers?.get("content-length");
-  const encoding = headers?.get("content-encoding");
-  const length =
-    typeof declared === "string" && declared !== "" && (encoding == null || encoding === "identity")
-      ? Number(declared)
-      : Number.NaN;
+  const length = declaredLength(headers?.get("content-length"), headers?.get("content-encoding"));
   if (Number.isSafeInteger(length)) {
     if (length <= limit) return response.text();
     void body?.cancel().catch(() => undefined);
@@ -175,14 +154,6 @@ const bodyText = async (response: Response, limit: number): Promise<string | typ
   }
 };
 
-/** The `maxAnswerBytes` of `options`, checked when the transport is made: a positive integer, or `Infinity`. */
-const answerLimit = (options: HttpOptions): number => {
-  const limit = options.maxAnswerBytes ?? MAX_ANSWER_BYTES;
-  if (limit !== Infinity && !(Number.isSafeInteger(limit) && limit > 0))
-    throw new RangeError(`http: maxAnswerBytes must be a positive integer or Infinity, got ${String(limit)}`);
-  return limit;
-};
-
 /**
  * A transport that POSTs each request body to `url` with `content-type: application/json` and the
  * headers of `options`, on the standard `fetch`. A response whose body is JSON is the answer,
@@ -203,30 +174,69 @@ const answerLimit = (options: HttpOptions): number => {
  * @category client
  */
 export const http = (url: string | URL, options: HttpOptions = {}): Transport => {
-  const limit = answerLimit(options);
+  const limit = answerLimit("http", options.maxAnswerBytes);
   return (body, { signal }) =>
     async () => {
       try {
-        const extra = typeof options.headers === "function" ? await options.headers() : options.headers;
-        const init: RequestInit = { method: "POST", body, headers: headersOf(extra) };
+        const init: RequestInit = { method: "POST", body, headers: headersOf(await extraHeaders(options.headers)) };
         // A call that nothing can abort hands fetch no signal (see NEVER).
         if (signal !== NEVER) init.signal = signal;
         const response = await (options.fetch ?? fetch)(url, init);
         const text = await bodyText(response, limit);
-        if (text === TOO_LARGE) return E.left({ _tag: "TransportError", reason: "tooLarge", limit });
-        return response.ok || looksLikeJson(text)
-          ? E.right(text)
-          : E.left({ _tag: "TransportError", reason: "status", status: response.status, body: text });
+        return text === TOO_LARGE ? E.left(tooLarge(limit)) : answerOf(response.ok, response.status, text);
       } catch (cause) {
-        return E.left(signal.aborted ? aborted(cause) : { _tag: "TransportError", reason: "network", cause });
+        return E.left(failure(signal, cause));
       }
     };
+};
+
+/** The deserializer of `local`'s direct path: the request is a value already. */
+const given = (request: unknown): unknown => request;
+
+/** The options of `local`'s direct path when it was given none. */
+const GIVEN: JsonOptions = { deserializer: given as (request: string) => unknown };
+
+/**
+ * `local`'s answer as values: what `JSON.parse` would make of the answer's text, without the text.
+ * Each response whose result, error and id are plain JSON is copied ({@link jsonCopy}); any other
+ * is written by the default serializer, as over the wire (a NaN result is -32603, a `Date` its ISO
+ * text), and parsed back. `""` for no answer.
+ */
+const asValues =
+  (env: Env) =>
+  (answer: Answer): "" | ParsedAnswer => {
+    if (answer === undefined) return "";
+    if (!Array.isArray(answer)) return { json: responseValue(env, answer as RpcResponse) };
+    const json: unknown[] = [];
+    for (const response of answer) json.push(responseValue(env, response));
+    return { json };
+  };
+
+/**
+ * One response as the value its text parses to (see {@link asValues}): its response object (as
+ * the default serializer writes it: `result` null for none, no `data` for `NODATA`) copied when
+ * plain, else written and parsed.
+ */
+const responseValue = (env: Env, response: RpcResponse): unknown => {
+  try {
+    const copy = jsonCopy(toDict(response));
+    if (copy !== NOT_PLAIN) return copy;
+  } catch {
+    // A getter that throws: the text path below meets it as the serializer does.
+  }
+  return JSON.parse(writeResponse(undefined, env.debug, response)) as unknown;
 };
 
 /**
  * A transport that dispatches in-process with `asyncDispatch(body, methods, options)`: for tests,
  * and for a front end that embeds its server (in a worker, say). For a server made with `server`,
  * pass its `methods` and its `options(context)`.
+ *
+ * A client given this transport itself (not a wrapper of it) skips the JSON text both ways: it
+ * hands the request over as the value its text would parse to and takes the responses back as the
+ * values their text would parse to, with the same answers as through text (results still decoded
+ * by the contract's codecs; a result the serializer would refuse still -32603; a `Date` still its
+ * ISO text). With a `serializer` or a `deserializer` in `options`, every call goes through text.
  *
  * @example
  * import * as E from "fp-ts/Either";
@@ -240,13 +250,37 @@ export const http = (url: string | URL, options: HttpOptions = {}): Transport =>
  * @since 5.0.10
  * @category client
  */
-export const local =
-  (methods: Methods, options?: JsonOptions): Transport =>
-  (body, { signal }) =>
-  () => {
-    if (signal.aborted) return Promise.resolve(E.left(aborted(signal.reason)));
-    return asyncDispatch(body, methods as never, options as never).then(
-      (answer) => E.right(answer),
-      (cause: unknown) => E.left({ _tag: "TransportError", reason: "network", cause }),
-    );
+export const local = (methods: Methods, options?: JsonOptions): Transport => {
+  const transport: Transport =
+    (body, { signal }) =>
+    () => {
+      if (signal.aborted) return Promise.resolve(E.left(aborted(signal.reason)));
+      return asyncDispatch(body, methods as never, options as never).then(
+        (answer) => E.right(answer),
+        (cause: unknown) => E.left(network(cause)),
+      );
+    };
+  // A dispatcher of this transport's own: it keeps its composition while the options stay the same.
+  const run = dispatcher(Async, asValues);
+  const direct: Direct = (request, { signal }) => {
+    if (signal.aborted) return E.left(aborted(signal.reason));
+    // Options are read at each call, as asyncDispatch reads them: a serializer or a deserializer
+    // of the user's sees text (the request written again from its value: the same text).
+    if (options !== undefined && (options.serializer !== undefined || options.deserializer !== undefined)) {
+      return transport(JSON.stringify(request), { signal })();
+    }
+    try {
+      const answer = run(
+        request,
+        methods,
+        options === undefined ? GIVEN : { ...options, deserializer: given as (request: string) => unknown },
+      );
+      return answer instanceof Promise
+        ? answer.then(E.right, (cause: unknown) => E.left(network(cause)))
+        : E.right(answer);
+    } catch (cause) {
+      return E.left(network(cause));
+    }
   };
+  return Object.assign(transport, { [DIRECT]: direct });
+};
