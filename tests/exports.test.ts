@@ -125,8 +125,10 @@ describe("the package's own names", () => {
     expect(index.asyncDispatchToResponse).toBe(asyncMain.dispatchToResponse);
     expect(index.globalMethods).toBe(methods.globalMethods);
     expect(index.toDict).toBe(response.toDict);
-    // Typed DevServer here and http.Server in rpcserver/server: one function all the same.
-    expect(index.serve).toBe(server.serve);
+    // Typed DevServer here and http.Server in rpcserver/server; the main entry's loads the server
+    // module when called (tests/server.test.ts serves through both).
+    expect(typeof index.serve).toBe("function");
+    expect(typeof server.serve).toBe("function");
     expect(index.contract).toBe(contractModule.contract);
     expect(index.implement).toBe(implementModule.implement);
     expect(index.server).toBe(implementModule.server);

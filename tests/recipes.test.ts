@@ -42,6 +42,7 @@ import {
   method,
   NODATA,
   observe,
+  RpcError,
   Success,
   timeout,
   toDict,
@@ -636,7 +637,7 @@ describe("recipe: an audit log with observe", () => {
       }),
     );
   const closed: Stage<{ readonly caller: string }> = (call) =>
-    call.request.method === "shutdown" ? Error(403, "Forbidden") : E.right(call);
+    call.request.method === "shutdown" ? RpcError(403, "Forbidden") : E.right(call);
   const methods = {
     ping: () => Success("pong"),
     shutdown: () => Success("bye"),
