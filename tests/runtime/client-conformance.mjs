@@ -76,7 +76,7 @@ const cases = async (rpc, rpcClient, transport, tag, check) => {
   check(
     "a server error, its data decoded",
     await api.greet({ name: "" })(),
-    left({ _tag: "ServerError", code: 404, message: "No such person", data: { name: "" } }),
+    left({ _tag: "ServerError", declared: true, code: 404, message: "No such person", data: { name: "" } }),
   );
   const line = `${tag} ${Math.random()}`;
   check("a notification", await notify(api.log(line))(), right(undefined));
@@ -87,7 +87,7 @@ const cases = async (rpc, rpcClient, transport, tag, check) => {
     [
       right(5),
       right(undefined),
-      left({ _tag: "ServerError", code: 404, message: "No such person", data: { name: "" } }),
+      left({ _tag: "ServerError", declared: true, code: 404, message: "No such person", data: { name: "" } }),
     ],
   );
   check("the batch's notification ran", await api.seen(`${line} batch`)(), right(true));
