@@ -651,20 +651,21 @@ export const connect = <C = NoContext, S extends AnyServer = never>(
     admit();
   };
 
-  const serve = (message: Incoming): void => {
-    inFlight += message.weight;
-    current = message.parsed;
+  /** Serves one message (its text, its value or `UNPARSED`, the slots it takes): no object made for it. */
+  const serve = (text: string, parsed: unknown, weight: number): void => {
+    inFlight += weight;
+    current = parsed;
     let answer: string | Promise<string>;
     try {
-      answer = dispatchMessage(message.text, methods, parsedOptions);
+      answer = dispatchMessage(text, methods, parsedOptions);
     } catch (thrown) {
       // Dispatch throws only for a bad option, which `environment` refused already: still, the slot is freed.
       logSafely("rpcserver: a connection could not answer a message", thrown);
       answer = "";
     }
     current = UNPARSED;
-    if (isThenable(answer)) void answer.then((text) => done(message.weight, text));
-    else done(message.weight, answer);
+    if (isThenable(answer)) void answer.then((written) => done(weight, written));
+    else done(weight, answer);
   };
 
   /**
@@ -691,7 +692,7 @@ export const connect = <C = NoContext, S extends AnyServer = never>(
       if (next.members !== undefined) {
         for (const id of next.members) if (waitingInBatch.get(id) === next) waitingInBatch.delete(id);
       }
-      serve(next);
+      serve(next.text, next.parsed, next.weight);
     }
     admitting = false;
     flow();
@@ -742,7 +743,7 @@ export const connect = <C = NoContext, S extends AnyServer = never>(
 
   const enqueue = (text: string, parsed: unknown): void => {
     const weight = Array.isArray(parsed) && parsed.length <= env.maxBatchSize ? Math.max(parsed.length, 1) : 1;
-    if (waiting.length === 0 && fits(weight)) return serve({ text, parsed, weight });
+    if (waiting.length === 0 && fits(weight)) return serve(text, parsed, weight);
     const id = isRecord(parsed) && "method" in parsed && isId(parsed["id"]) ? parsed["id"] : undefined;
     const members = Array.isArray(parsed) ? requestIds(parsed) : undefined;
     const message: Incoming = { text, parsed: UNPARSED, weight, id, members };
@@ -791,13 +792,14 @@ export const connect = <C = NoContext, S extends AnyServer = never>(
     if (outgoing.size + ids.length > maxOutgoing) {
       return { _tag: "TransportError", reason: "overloaded", limit: maxOutgoing };
     }
-    const seen = new Set<string | number>();
+    // A batch's own ids must differ too: a Set only for a batch (a call is one id, checked alone).
+    const seen = ids.length > 1 ? new Set<string | number>() : undefined;
     for (const id of ids) {
-      if (outgoing.has(id) || seen.has(id)) {
+      if (outgoing.has(id) || seen?.has(id) === true) {
         const cause = new Error(`id ${JSON.stringify(id)} is already awaiting an answer on this connection`);
         return { _tag: "TransportError", reason: "network", cause };
       }
-      seen.add(id);
+      seen?.add(id);
     }
     return undefined;
   };
@@ -822,7 +824,8 @@ export const connect = <C = NoContext, S extends AnyServer = never>(
         const refused = refusal(ids);
         if (refused !== undefined) return settle(E.left(refused));
         const batch = body.charCodeAt(0) === 0x5b; // "["
-        const responses = new Map<string | number, Json>();
+        // Only a batch gathers its responses (a call settles with its one).
+        const responses = batch ? new Map<string | number, Json>() : undefined;
         const release = (): void => {
           for (const id of ids) if (outgoing.get(id) === message) outgoing.delete(id);
           if (signal !== NEVER) signal.removeEventListener("abort", onAbort);
@@ -844,10 +847,11 @@ export const connect = <C = NoContext, S extends AnyServer = never>(
               release();
               return settle(E.right({ json: response }));
             }
-            responses.set(id, response);
-            if (responses.size < ids.length) return;
+            const gathered = responses as Map<string | number, Json>;
+            gathered.set(id, response);
+            if (gathered.size < ids.length) return;
             release();
-            settle(E.right({ json: ids.map((each) => responses.get(each)) }));
+            settle(E.right({ json: ids.map((each) => gathered.get(each)) }));
           },
           whole: (response) => {
             release();
