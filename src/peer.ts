@@ -426,7 +426,7 @@ const aboutWhich = (pending: ReadonlySet<Outgoing>, error: unknown, sent: number
 export const connect = <C = NoContext, S extends AnyServer = never>(
   channel: Channel,
   // The check is written out here, not in the alias, so that a compile error's first line names it.
-  options?: ConnectOptionsFor<C, S> & ServerCheck<C, S>,
+  options?: ServerCheck<C, S> & ConnectOptionsFor<C, S>,
 ): Connection => {
   const given = (options ?? {}) as ConnectOptions;
   if (given.server !== undefined && given.methods !== undefined) {
