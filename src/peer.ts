@@ -695,6 +695,8 @@ export const connect = <C = NoContext, S extends AnyServer = never>(
       serve(next.text, next.parsed, next.weight);
     }
     admitting = false;
+    // A stalled pause read on until what waited was served: once it is, pausing works again.
+    if (waiting.length === 0) stuck = false;
     flow();
   };
 

@@ -527,3 +527,34 @@ describe("channels, from the hostile review", () => {
     expect(await settles(exited)).toBe(true);
   });
 });
+
+describe("a stalled pause", () => {
+  test("reads on after a second with nothing served, and once what waited is served, a new burst pauses again", async () => {
+    const end = lone();
+    const releases: Array<() => void> = [];
+    connect(end, {
+      methods: {
+        hold: () => new Promise((resolve) => releases.push(() => resolve(Success("held")))),
+        quick: () => Promise.resolve(Success(1)),
+      },
+      maxInFlight: 1,
+      maxWaitingLength: 400,
+    });
+    const burst = (from: number): void => {
+      end.inject(request("hold", [], from));
+      for (let id = from + 1; id <= from + 5; id++) end.inject(request("quick", [], id));
+    };
+    burst(1);
+    expect(end.flow).toEqual({ paused: 1, resumed: 0 });
+    // Nothing is served while `hold` holds the only slot: the pause reads on.
+    await until(() => end.flow.resumed === 1);
+    expect(end.flow).toEqual({ paused: 1, resumed: 1 });
+    releases.shift()?.();
+    await until(() => end.sent.length === 6);
+    burst(11);
+    expect(end.flow).toEqual({ paused: 2, resumed: 1 });
+    releases.shift()?.();
+    await until(() => end.sent.length === 12);
+    expect(end.sent).toHaveLength(12);
+  });
+});
