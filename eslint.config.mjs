@@ -1,15 +1,114 @@
-// Lint: typescript-eslint's type-aware recommended rules over the sources, tests, examples and benchmarks.
+// Lint: typescript-eslint's type-aware rules, and the architecture's one-way rule.
+//
+// - src/: `recommendedTypeChecked` (with `no-floating-promises` and `no-misused-promises`: the
+//   library promises that no rejection goes unhandled).
+// - tests, benchmarks and TypeScript examples: the syntactic `recommended` rules plus the type-aware
+//   promise rules. Tests throw non-errors and read `any` on purpose (hostile inputs); a floating or
+//   misused promise there is still a bug, since it hides a failing assertion.
+// - The parts of src/internal import one way only (docs/architecture.md):
+//   node -> connection -> client -> contract -> documents -> core, and only the Node part (and the
+//   Node-only entries) may import a `node:` module. `import-x/no-restricted-paths` holds the
+//   direction, `import-x/no-cycle` forbids circles (type imports included);
+//   tests/architecture.test.ts plants a wrong import and checks that these rules fail on it.
+import { readdirSync } from "node:fs";
+import { join } from "node:path";
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
+import importX from "eslint-plugin-import-x";
+import { createTypeScriptImportResolver } from "eslint-import-resolver-typescript";
+
+/** The parts, bottom first: each may import only itself and the parts before it. */
+export const PARTS = ["core", "documents", "contract", "client", "connection", "node"];
+
+/** The entries that run only on Node: they may import `node:` modules (everything else is browser-safe). */
+const NODE_ENTRIES = ["src/server.ts", "src/node-http.ts", "src/cli.ts"];
+
+const partZones = PARTS.slice(0, -1).map((part, index) => ({
+  target: `./src/internal/${part}`,
+  from: PARTS.slice(index + 1).map((above) => `./src/internal/${above}`),
+  message: `the ${part} part imports only ${PARTS.slice(0, index + 1).join(", ")} (docs/architecture.md)`,
+}));
+
+/**
+ * The browser-safe entries never reach the Node part; the main entry only through its one door,
+ * `serve` (a lazy import that the browser build replaces: scripts/build-browser.mjs).
+ */
+const browserEntriesZones = [
+  {
+    target: readdirSync(join(import.meta.dirname, "src"))
+      .filter((file) => file.endsWith(".ts") && !NODE_ENTRIES.includes(`src/${file}`))
+      .map((file) => `./src/${file}`),
+    from: "./src/internal/node",
+    except: ["./serve.ts"],
+    message:
+      "a browser-safe entry reaches the Node part only through src/internal/node/serve.ts (the main entry's serve)",
+  },
+];
+
+const entriesZone = {
+  target: "./src/internal",
+  from: "./src",
+  except: ["./internal"],
+  message: "the internals never import a public entry: the entries re-export the internals, not the reverse",
+};
 
 export default tseslint.config(
-  { ignores: ["dist/", "coverage/", "node_modules/", "docs/api/", ".tmp/"] },
+  { ignores: ["dist/", "coverage/", "node_modules/", "docs/api/", ".tmp/", "runtimes/**/node_modules/"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {
     files: ["**/*.ts"],
     rules: {
       "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_" }],
+    },
+  },
+  {
+    files: ["src/**/*.ts"],
+    extends: [tseslint.configs.recommendedTypeCheckedOnly],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/no-misused-promises": "error",
+    },
+  },
+  {
+    files: ["tests/**/*.ts", "bench/**/*.ts", "examples/**/*.ts"],
+    ignores: ["examples/ts/**", "tests/package/types/**"],
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    rules: {
+      "@typescript-eslint/no-floating-promises": "error",
+      "@typescript-eslint/no-misused-promises": "error",
+      "@typescript-eslint/await-thenable": "error",
+    },
+  },
+  {
+    files: ["src/**/*.ts"],
+    plugins: { "import-x": importX },
+    settings: {
+      ...importX.flatConfigs.typescript.settings,
+      "import-x/resolver-next": [createTypeScriptImportResolver({ project: "./tsconfig.json" })],
+    },
+    rules: {
+      "import-x/no-cycle": ["error", { ignoreExternal: true }],
+      "import-x/no-restricted-paths": ["error", { zones: [...partZones, entriesZone, ...browserEntriesZones] }],
+      "import-x/no-self-import": "error",
+    },
+  },
+  {
+    files: ["src/**/*.ts"],
+    ignores: ["src/internal/node/**", ...NODE_ENTRIES],
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            {
+              regex: "^node:",
+              message: "only src/internal/node and the Node-only entries may import a node: module (browser-safe part)",
+            },
+          ],
+        },
+      ],
     },
   },
   {

@@ -4,7 +4,10 @@
 import { existsSync } from "node:fs";
 import typescript from "@rollup/plugin-typescript";
 
-/** The public subpaths (typescript-mapping.md), plus the development server and its CLI. Node-only: server, node-http, cli. */
+/**
+ * The public subpaths (typescript-mapping.md), plus the development server and its CLI. Node-only:
+ * server, node-http, cli. `types` holds types only: its JavaScript is an empty module.
+ */
 export const entries = [
   "index",
   "main",
@@ -20,6 +23,7 @@ export const entries = [
   "client",
   "connection",
   "node-http",
+  "types",
   "cli",
 ];
 

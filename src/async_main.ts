@@ -1,86 +1,19 @@
 /**
- * Async dispatch: the same pipeline as sync dispatch, for methods that may return a Promise.
- * Plain methods work too (they run on the event loop). Every request of a batch runs at once; the
- * answers keep the batch's order.
+ * rpcserver/async_main: async dispatch, the same pipeline as sync dispatch, for methods that may
+ * return a Promise. Plain methods work too (they run on the event loop). Every request of a batch
+ * runs at once; the answers keep the batch's order.
+ *
+ * @example
+ * import { dispatchToJson } from "rpcserver/async_main";
+ * import { Success } from "rpcserver/result";
+ * const methods = { later: async () => Success("done") };
+ * await dispatchToJson('{"jsonrpc":"2.0","method":"later","id":1}', methods);
+ * // '{"jsonrpc":"2.0","result":"done","id":1}'
  *
  * @module
  */
-import { Async, promised } from "./effect";
-import type { DispatchContext, MethodsFor, NoContext, TypedOptions } from "./context";
-import type { JsonOptions, Options, ResponseOptions } from "./options";
-import { dispatcher, serialize, toObjects, toResponses, type Processed } from "./pipeline";
-import type { Response, Serializable } from "./response";
-import type { AnyStage } from "./stages";
-
-const toJson = promised(dispatcher(Async, serialize));
-const toSerializable = promised(dispatcher(Async, toObjects));
-const toResponse = promised(dispatcher(Async, toResponses));
-
-/**
- * Async {@link "main".dispatchToResponse}: resolves to a Response, a list of them, or `undefined`.
- *
- * @example
- * import { asyncDispatchToResponse, Success } from "rpcserver";
- * await asyncDispatchToResponse('{"jsonrpc":"2.0","method":"ping","id":1}', { ping: async () => Success("pong") });
- *
- * @since 5.0.10
- * @category dispatch
- */
-export const dispatchToResponse = <T = Response, C = NoContext, const S extends ReadonlyArray<AnyStage> = readonly []>(
-  request: string | Uint8Array,
-  methods?: MethodsFor<DispatchContext<NoInfer<C>, NoInfer<S>>>,
-  options?: TypedOptions<ResponseOptions<T>, C, S>,
-): Promise<Processed<T>> => {
-  return toResponse(request, methods, options) as Promise<Processed<T>>;
-};
-
-/**
- * Async {@link "main".dispatchToSerializable}.
- *
- * @example
- * import { asyncDispatchToSerializable, Success } from "rpcserver";
- * await asyncDispatchToSerializable('{"jsonrpc":"2.0","method":"ping","id":1}', { ping: async () => Success("pong") });
- *
- * @since 5.0.10
- * @category dispatch
- */
-export const dispatchToSerializable = <C = NoContext, const S extends ReadonlyArray<AnyStage> = readonly []>(
-  request: string | Uint8Array,
-  methods?: MethodsFor<DispatchContext<NoInfer<C>, NoInfer<S>>>,
-  options?: TypedOptions<Options, C, S>,
-): Promise<Serializable> => {
-  return toSerializable(request, methods, options);
-};
-
-/**
- * Async {@link "main".dispatchToJson}: resolves to JSON text, `""` when there is nothing to send.
- * Rejects only for a bad `maxBatchSize` (RangeError) or an option of the wrong type (TypeError).
- *
- * @example
- * import { asyncDispatch, Success } from "rpcserver";
- * await asyncDispatch('{"jsonrpc":"2.0","method":"ping","id":1}', { ping: async () => Success("pong") });
- *
- * @since 5.0.10
- * @category dispatch
- */
-export const dispatchToJson = <C = NoContext, const S extends ReadonlyArray<AnyStage> = readonly []>(
-  request: string | Uint8Array,
-  methods?: MethodsFor<DispatchContext<NoInfer<C>, NoInfer<S>>>,
-  options?: TypedOptions<JsonOptions, C, S>,
-): Promise<string> => {
-  return toJson(request, methods, options);
-};
-
-/** Spec spelling of {@link dispatchToJson} in this module. @since 5.0.10 @category aliases */
-export const dispatch_to_json = dispatchToJson;
-/** Spec spelling of {@link dispatchToSerializable} in this module. @since 5.0.10 @category aliases */
-export const dispatch_to_serializable = dispatchToSerializable;
-/** Spec spelling of {@link dispatchToResponse} in this module. @since 5.0.10 @category aliases */
-export const dispatch_to_response = dispatchToResponse;
-
-/** {@link dispatchToJson}: the package's `asyncDispatch`. @since 5.0.10 @category dispatch */
-export const asyncDispatch = dispatchToJson;
-/** {@link dispatchToSerializable}: the package's `asyncDispatchToSerializable`. @since 5.0.10 @category dispatch */
-export const asyncDispatchToSerializable = dispatchToSerializable;
-/** {@link dispatchToResponse}: the package's `asyncDispatchToResponse`. @since 5.0.10 @category dispatch */
-export const asyncDispatchToResponse = dispatchToResponse;
+export { dispatchToJson, dispatchToResponse, dispatchToSerializable } from "./internal/core/async-dispatch";
+// Python spellings (interface-specification.md): the same function objects.
+export { dispatch_to_json, dispatch_to_response, dispatch_to_serializable } from "./internal/core/async-dispatch";
+// The main entry's names for the same functions (docs/spec-mapping.md says why both).
+export { asyncDispatch, asyncDispatchToResponse, asyncDispatchToSerializable } from "./internal/core/async-dispatch";

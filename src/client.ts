@@ -2,25 +2,23 @@
  * rpcserver/client: call a JSON-RPC server, typed by the contract the server implements.
  *
  * @example
+ * import * as E from "fp-ts/Either";
  * import * as t from "io-ts";
- * import { contract } from "rpcserver";
+ * import { contract, implement, serve } from "rpcserver";
  * import { client, http } from "rpcserver/client";
  * const api = contract({ add: { params: t.tuple([t.number, t.number]), result: t.number } });
- * const calc = client(api, http("http://localhost:5000"));
+ * // A server to call: the development server, on a port the system picks.
+ * const server = await serve("127.0.0.1", 0, { methods: implement(api, { add: (a, b) => E.right(a + b) }) });
+ * const { port } = server.address() as { port: number };
+ * const calc = client(api, http(`http://127.0.0.1:${port}`));
  * await calc.add(1, 2)(); // { _tag: "Right", right: 3 }
+ * server.close();
  *
  * @module
  */
-export {
-  batch,
-  notify,
-  withOptions,
-  type BatchAnswers,
-  type BatchMember,
-  type CallOptions,
-  type RpcCall,
-  type RpcNotification,
-} from "./calls";
+export { batch, type BatchAnswers, type BatchMember } from "./internal/client/batch";
+export type { CallOptions, RpcCall, RpcNotification } from "./internal/client/call";
+export { notify, withOptions } from "./internal/client/calls";
 export {
   matchClientError,
   type CallError,
@@ -31,15 +29,10 @@ export {
   type ServerError,
   type TransportError,
   type UndeclaredError,
-} from "./clienterror";
-export {
-  http,
-  local,
-  type HttpOptions,
-  type ParsedAnswer,
-  type Transport,
-  type TransportOptions,
-} from "./clienttransport";
+} from "./internal/client/errors";
+export type { ParsedAnswer, Transport, TransportOptions } from "./internal/client/transport";
+export { http, type HttpOptions } from "./internal/client/transports/http";
+export { local } from "./internal/client/transports/local";
 export {
   client,
   type ClientOptions,
@@ -47,4 +40,4 @@ export {
   type DeclaredErrorsOf,
   type Json,
   type TableClient,
-} from "./stubs";
+} from "./internal/client/client";

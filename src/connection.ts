@@ -3,21 +3,24 @@
  * child processes, WebSockets, message ports), with cancellation and flow control.
  *
  * @example
+ * // compile-only: it serves the process's own stdin and stdout, as a language server does
  * import { connect, contentLength, streams } from "rpcserver/connection";
  * const peer = connect(streams(process.stdin, process.stdout, contentLength()), { methods: {}, cancellation: "lsp" });
  *
  * @module
  */
+export { type Channel, type ChannelEvents } from "./internal/connection/channels/channel";
+export { messagePort, type PortLike } from "./internal/connection/channels/message-port";
+export { streams, type ReadableBytes, type WritableBytes } from "./internal/connection/channels/streams";
+export { webSocket, type WebSocketLike } from "./internal/connection/channels/web-socket";
+export { type FrameEvents, type Framing } from "./internal/connection/framing/framing";
+export { contentLength } from "./internal/connection/framing/content-length";
+export { newlineDelimited } from "./internal/connection/framing/newline-delimited";
+export { connect } from "./internal/connection/connect";
 export {
-  messagePort,
-  streams,
-  webSocket,
-  type Channel,
-  type ChannelEvents,
-  type PortLike,
-  type ReadableBytes,
-  type WebSocketLike,
-  type WritableBytes,
-} from "./channel";
-export { contentLength, newlineDelimited, type FrameEvents, type Framing } from "./framing";
-export { connect, type Cancellation, type ConnectOptions, type Connection, type ConnectionContext } from "./peer";
+  type Cancellation,
+  type ConnectOptions,
+  type ConnectOptionsFor,
+  type Connection,
+  type ConnectionContext,
+} from "./internal/connection/options";

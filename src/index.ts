@@ -1,6 +1,10 @@
 /**
  * rpcserver: JSON-RPC 2.0 request dispatch on fp-ts and io-ts.
  *
+ * The main entry holds the specification's names (and their Python spellings), the everyday API,
+ * the dispatch options and stages, OpenRPC, contracts and the development server. The type-level
+ * helpers the library computes with are in `rpcserver/types`.
+ *
  * @example
  * import { dispatch, method, Success } from "rpcserver";
  * method(function ping() { return Success("pong"); });
@@ -8,112 +12,14 @@
  *
  * @module
  */
-export {
-  asyncDispatch,
-  asyncDispatchToResponse,
-  asyncDispatchToSerializable,
-  asyncDispatch as async_dispatch,
-  asyncDispatchToResponse as async_dispatch_to_response,
-  asyncDispatchToSerializable as async_dispatch_to_serializable,
-} from "./async_main";
-export * as codes from "./codes";
-export type {
-  CheckedStages,
-  ContextOf,
-  DispatchContext,
-  ExpectedContext,
-  Expects,
-  MethodsFor,
-  MethodsWithoutContext,
-  NoContext,
-  NoOptions,
-  PostProcessed,
-  Refused,
-  StagesFit,
-  TypedOptions,
-  WithSignal,
-  AddsSignal,
-  After,
-  TypedAround,
-} from "./context";
-export { JsonRpcError } from "./exceptions";
-export {
-  contract,
-  type ArgsOf,
-  type CallArgsOf,
-  type Checked,
-  type ContractRefusal,
-  type Contract,
-  type Entries,
-  type Entry,
-  type ResultOf,
-} from "./contract";
-export {
-  fromResult,
-  implement,
-  server,
-  type HandlerArgs,
-  type HandlerFor,
-  type Handlers,
-  type Implemented,
-  type Outcome,
-  type Server,
-  type ServerBuilder,
-} from "./implement";
-export { defaultLogger, setLogger, type Logger } from "./logger";
-export {
-  dispatch,
-  dispatchToJson,
-  dispatchToResponse,
-  dispatchToSerializable,
-  dispatch_to_response,
-  dispatch_to_serializable,
-} from "./main";
-export {
-  globalMethods,
-  global_methods,
-  method,
-  withCodecs,
-  withContext,
-  withParams,
-  type ContextMethods,
-  type ExpectsNone,
-  type Method,
-  type MethodError,
-  type MethodExample,
-  type MethodInfo,
-  type MethodOf,
-  type MethodOptions,
-  type MethodTag,
-  type Methods,
-  type ParamsArgs,
-  type Returns,
-} from "./methods";
-export { toJsonSchema, type JsonSchema } from "./jsonschema";
-export {
-  isStandardSchema,
-  type ResultOfSchema,
-  type Schema,
-  type StandardJSONSchemaV1,
-  type StandardSchemaV1,
-  type TypeOfSchema,
-  type WireOfSchema,
-} from "./schema";
-export type { JsonOptions, Options, ResponseOptions, Validator } from "./options";
-export {
-  DISCOVER,
-  OPENRPC_VERSION,
-  discover,
-  openRpcDocument,
-  type ContentDescriptor,
-  type ExamplePairing,
-  type OpenRpcDocument,
-  type OpenRpcInfo,
-  type OpenRpcMethod,
-  type OpenRpcOptions,
-} from "./openrpc";
-export type { Processed } from "./pipeline";
-export { requestCodec, validateRequest, type Id, type Request } from "./request";
+
+// The specification's names (interface-specification.md, in their TypeScript spelling).
+export { asyncDispatch, asyncDispatchToResponse, asyncDispatchToSerializable } from "./internal/core/async-dispatch";
+export * as codes from "./internal/core/codes";
+export { dispatch, dispatchToResponse, dispatchToSerializable } from "./internal/core/dispatch";
+export { JsonRpcError } from "./internal/core/exceptions";
+export { setLogger, type Logger } from "./internal/core/logger";
+export { globalMethods, method } from "./internal/core/methods";
 export {
   ErrorResponse,
   SuccessResponse,
@@ -121,29 +27,96 @@ export {
   toErrorDict,
   toSerializable,
   toSuccessDict,
-  to_dict,
-  to_error_dict,
-  to_serializable,
-  to_success_dict,
-  type ErrorDict,
   type Response,
-  type Serializable,
-  type SuccessDict,
-} from "./response";
-export { Error, InvalidParams, RpcError, Success, type ErrorResult, type Result, type SuccessResult } from "./result";
-export { NOCONTEXT, NODATA } from "./sentinels";
-export { serialize } from "./serializer";
-export { serve, type DevServer, type DevServerAddress, type ServeOptions } from "./devserver";
+} from "./internal/core/response";
 export {
-  observe,
-  timeout,
-  type AnyStage,
-  type Around,
-  type AsyncStage,
-  type Call,
-  type Observation,
-  type Stage,
-  type TimeoutOptions,
-} from "./stages";
-export { toHttp, type HttpAnswer } from "./transport";
-export { VERSION, __version__ } from "./version";
+  Error,
+  InvalidParams,
+  Success,
+  type ErrorResult,
+  type Result,
+  type SuccessResult,
+} from "./internal/core/result";
+export { NOCONTEXT, NODATA } from "./internal/core/sentinels";
+export { VERSION, __version__ } from "./internal/core/version";
+
+// Python spellings (interface-specification.md): the same function objects as the names above.
+export {
+  asyncDispatch as async_dispatch,
+  asyncDispatchToResponse as async_dispatch_to_response,
+  asyncDispatchToSerializable as async_dispatch_to_serializable,
+} from "./internal/core/async-dispatch";
+export { dispatch_to_response, dispatch_to_serializable } from "./internal/core/dispatch";
+export { global_methods } from "./internal/core/methods";
+export { to_dict, to_error_dict, to_serializable, to_success_dict } from "./internal/core/response";
+
+// The everyday API: methods, their context, results, requests and answers.
+export type { Expects, NoContext, WithSignal } from "./internal/core/context-marks";
+export type { MethodsWithoutContext } from "./internal/core/dispatch-context";
+export { dispatchToJson } from "./internal/core/dispatch";
+export { defaultLogger } from "./internal/core/logger";
+export {
+  withCodecs,
+  withParams,
+  type Method,
+  type MethodOf,
+  type Methods,
+  type Returns,
+} from "./internal/core/methods";
+export { withContext, type ContextMethods } from "./internal/core/context-methods";
+export type { MethodError, MethodExample, MethodInfo, MethodOptions, MethodTag } from "./internal/core/method-info";
+export type { Processed } from "./internal/core/pipeline/output";
+export { requestCodec, validateRequest, type Id, type Request } from "./internal/core/request";
+export type { ErrorDict, Serializable, SuccessDict } from "./internal/core/response";
+export { RpcError } from "./internal/core/result";
+export {
+  isStandardSchema,
+  type Schema,
+  type StandardJSONSchemaV1,
+  type StandardSchemaV1,
+  type TypeOfSchema,
+} from "./internal/core/schema";
+export { toHttp, type HttpAnswer } from "./internal/core/to-http";
+
+// Dispatch options, the default serializer, and stages.
+export type { JsonOptions, Options, ResponseOptions, Validator } from "./internal/core/options";
+export { serialize } from "./internal/core/serializer";
+export { observe, timeout, type Observation, type TimeoutOptions } from "./internal/core/library-stages";
+export type { AnyStage, Around, AsyncStage, Call, Stage } from "./internal/core/stages";
+
+// OpenRPC and JSON Schema.
+export { toJsonSchema } from "./internal/documents/jsonschema";
+export type { JsonSchema } from "./internal/documents/schema-walk";
+export { DISCOVER, OPENRPC_VERSION, discover, openRpcDocument } from "./internal/documents/openrpc";
+export type {
+  ContentDescriptor,
+  ExamplePairing,
+  OpenRpcDocument,
+  OpenRpcInfo,
+  OpenRpcMethod,
+  OpenRpcOptions,
+} from "./internal/documents/openrpc-types";
+
+// Contracts: one definition for both ends.
+export {
+  contract,
+  type ArgsOf,
+  type Contract,
+  type Entries,
+  type Entry,
+  type ResultOf,
+} from "./internal/contract/contract";
+export {
+  fromResult,
+  implement,
+  server,
+  type HandlerFor,
+  type Handlers,
+  type Implemented,
+  type Outcome,
+  type Server,
+  type ServerBuilder,
+} from "./internal/contract/implement";
+
+// The development server (`serve` is the specification's; it loads the server when called).
+export { serve, type DevServer, type DevServerAddress, type ServeOptions } from "./internal/node/serve";

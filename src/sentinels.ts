@@ -1,40 +1,14 @@
 /**
- * Sentinels: values that mean "nothing here" where `undefined` would be ambiguous.
+ * rpcserver/sentinels: values that mean "nothing here" where `undefined` would be ambiguous.
  *
  * They are registered symbols (`Symbol.for`), so the ESM and the CommonJS builds of this package,
  * if both end up loaded in one process, still agree on them.
  *
+ * @example
+ * import { Error } from "rpcserver/result";
+ * import { NODATA } from "rpcserver/sentinels";
+ * Error(1, "Oops", NODATA); // an error sent without a `data` member, as Error(1, "Oops") is
+ *
  * @module
  */
-
-/**
- * Marks an error that has no `data` member: an `ErrorResult` or `ErrorResponse` whose `data` is
- * `NODATA` is sent without `data`.
- *
- * @example
- * import { Error, NODATA } from "rpcserver";
- * const result = Error(1, "Out of stock"); // left({ code: 1, message: "Out of stock", data: NODATA })
- *
- * @since 5.0.10
- * @category sentinels
- */
-export const NODATA: unique symbol = Symbol.for("rpcserver.NODATA");
-
-/** The type of {@link NODATA}. @since 5.0.10 @category sentinels */
-export type NODATA = typeof NODATA;
-
-/**
- * Marks "no context": dispatch passes no context argument to methods. It is the default of the
- * `context` option.
- *
- * @example
- * import { dispatch, NOCONTEXT } from "rpcserver";
- * dispatch('{"jsonrpc":"2.0","method":"ping","id":1}', undefined, { context: NOCONTEXT });
- *
- * @since 5.0.10
- * @category sentinels
- */
-export const NOCONTEXT: unique symbol = Symbol.for("rpcserver.NOCONTEXT");
-
-/** The type of {@link NOCONTEXT}. @since 5.0.10 @category sentinels */
-export type NOCONTEXT = typeof NOCONTEXT;
+export { NOCONTEXT, NODATA } from "./internal/core/sentinels";

@@ -1,6 +1,6 @@
 /**
- * Transport helpers: what to send, given dispatch's JSON text. No I/O here, and no `node:` module:
- * the transport (an HTTP framework, a fetch handler) reads the body and writes the answer.
+ * rpcserver/transport: what to send, given dispatch's JSON text. No I/O here, and no `node:`
+ * module: the transport (an HTTP framework, a fetch handler) reads the body and writes the answer.
  *
  * Rules (JSON-RPC over HTTP, as the development server answers):
  * - Text to send is 200 with `Content-Type: application/json`, JSON-RPC errors included: the error
@@ -12,56 +12,14 @@
  * Over a transport without statuses (WebSocket, stdio, `postMessage`), "nothing to send" means
  * writing nothing: `if (text !== "") send(text)`.
  *
+ * @example
+ * import { dispatch, Success } from "rpcserver";
+ * import { toHttp } from "rpcserver/transport";
+ * const methods = { ping: () => Success("pong") };
+ * toHttp(dispatch('{"jsonrpc":"2.0","method":"ping","id":1}', methods)).status; // 200
+ * // A notification: nothing to send.
+ * toHttp(dispatch('{"jsonrpc":"2.0","method":"ping"}', methods)); // { status: 204, headers: {}, body: null }
+ *
  * @module
  */
-
-/**
- * What to send over HTTP for a piece of dispatch output: a status, headers and a body. It fits the
- * Fetch API as is: `new Response(answer.body, answer)` (the extra `body` member of the init is ignored).
- *
- * @since 5.0.10
- * @category transport
- */
-export type HttpAnswer =
-  | {
-      readonly status: 200;
-      readonly headers: { readonly "Content-Type": "application/json" };
-      readonly body: string;
-    }
-  | {
-      readonly status: 204;
-      readonly headers: { readonly [name: string]: never };
-      readonly body: null;
-    };
-
-/** Shared by every 204 answer: it holds nothing, and nobody can add to it. */
-const NO_CONTENT: HttpAnswer = Object.freeze({ status: 204, headers: Object.freeze({}), body: null });
-
-/**
- * The HTTP answer to dispatch's text: 200 with `Content-Type: application/json` and the text, or,
- * for `""` (nothing to send), 204 with no headers and a `null` body.
- *
- * When to use it: in any HTTP handler, after `asyncDispatch` (or `dispatch`), instead of writing
- * the 200/204 choice again.
- *
- * Details: the text is sent as it is, not checked; a JSON-RPC error is 200 like any answer. The
- * 204 answer is one frozen object, shared.
- *
- * Gotchas: set the body-size limit and `maxBatchSize` before dispatch; this only shapes the answer.
- *
- * @example
- * import { asyncDispatch, Success, toHttp } from "rpcserver";
- * const methods = { ping: () => Success("pong") };
- * // In a fetch handler (Hono, Bun, Deno, Cloudflare Workers):
- * const handle = async (request: Request): Promise<Response> => {
- *   const answer = toHttp(await asyncDispatch(new Uint8Array(await request.arrayBuffer()), methods));
- *   return new Response(answer.body, answer);
- * };
- * toHttp('{"jsonrpc":"2.0","result":"pong","id":1}'); // { status: 200, headers: { "Content-Type": "application/json" }, body: '{"jsonrpc":"2.0","result":"pong","id":1}' }
- * toHttp(""); // { status: 204, headers: {}, body: null }
- *
- * @since 5.0.10
- * @category transport
- */
-export const toHttp = (text: string): HttpAnswer =>
-  text === "" ? NO_CONTENT : { status: 200, headers: { "Content-Type": "application/json" }, body: text };
+export { toHttp, type HttpAnswer } from "./internal/core/to-http";

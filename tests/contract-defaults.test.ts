@@ -11,7 +11,8 @@ import { CallToolResultSchema } from "@modelcontextprotocol/sdk/types.js";
 import * as E from "fp-ts/Either";
 import * as t from "io-ts";
 import { z } from "zod";
-import { contract, implement, type ContractRefusal, type ResultOf } from "../src";
+import { contract, implement, type ResultOf } from "../src";
+import type { ContractRefusal } from "../src/types";
 import { client, local } from "../src/client";
 
 type Equals<A, B> = (<X>() => X extends A ? 1 : 2) extends <X>() => X extends B ? 1 : 2 ? true : false;

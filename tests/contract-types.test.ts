@@ -30,14 +30,13 @@ import {
   withContext,
   withParams,
   type Call,
-  type ContextOf,
   type ErrorResult,
   type NoContext,
   type Outcome,
   type Result,
   type Stage,
-  type TypedAround,
 } from "../src";
+import type { ContextOf, TypedAround } from "../src/types";
 import { dispatchToResponse } from "../src/main";
 import {
   batch,

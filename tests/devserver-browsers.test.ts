@@ -14,9 +14,9 @@ import * as net from "node:net";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { Success } from "../src/result";
-import { setLogger, type Logger } from "../src/logger";
+import { setLogger, type Logger } from "../src/internal/core/logger";
 import { browserGuard, serve } from "../src/server";
-import type { ServeOptions } from "../src/devserver";
+import type { ServeOptions } from "../src/internal/node/serve";
 import type { Methods } from "../src/methods";
 import { bounded, HOST, killAll, requireBuild, ROOT, startCli, type Serving } from "./helpers/processes";
 

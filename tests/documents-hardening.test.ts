@@ -31,8 +31,8 @@ import {
   type StandardSchemaV1,
 } from "../src";
 import { client, local } from "../src/client";
-import type { JsonSchema } from "../src/jsonschema";
-import { toCodec, type StandardCodec } from "../src/schema";
+import type { JsonSchema } from "../src/internal/documents/schema-walk";
+import { toCodec, type StandardCodec } from "../src/internal/core/schema";
 import { ROOT } from "./helpers/processes";
 import { validateOpenRPCDocument } from "./helpers/openrpc";
 

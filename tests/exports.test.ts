@@ -4,15 +4,18 @@
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
+import ts from "typescript";
 import * as index from "../src";
 import * as asyncMain from "../src/async_main";
-import * as calls from "../src/calls";
+import * as batchModule from "../src/internal/client/batch";
+import * as calls from "../src/internal/client/calls";
 import * as clientEntry from "../src/client";
-import * as clientError from "../src/clienterror";
-import * as clientTransport from "../src/clienttransport";
-import * as contractModule from "../src/contract";
-import * as implementModule from "../src/implement";
-import * as stubs from "../src/stubs";
+import * as clientError from "../src/internal/client/errors";
+import * as httpTransport from "../src/internal/client/transports/http";
+import * as localTransport from "../src/internal/client/transports/local";
+import * as contractModule from "../src/internal/contract/contract";
+import * as implementModule from "../src/internal/contract/implement";
+import * as stubs from "../src/internal/client/client";
 import * as codes from "../src/codes";
 import * as main from "../src/main";
 import * as methods from "../src/methods";
@@ -20,6 +23,7 @@ import * as response from "../src/response";
 import * as result from "../src/result";
 import * as sentinels from "../src/sentinels";
 import * as server from "../src/server";
+import * as typesEntry from "../src/types";
 import { recordWarnings } from "./support";
 
 describe("version", () => {
@@ -31,10 +35,13 @@ describe("version", () => {
   });
 
   test("no @since tag names a release after the package's version (there is none)", () => {
-    const dir = join(__dirname, "..", "src");
-    const since = readdirSync(dir)
+    const walk = (dir: string): string[] =>
+      readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+        entry.isDirectory() ? walk(join(dir, entry.name)) : [join(dir, entry.name)],
+      );
+    const since = walk(join(__dirname, "..", "src"))
       .filter((file) => file.endsWith(".ts"))
-      .flatMap((file) => [...readFileSync(join(dir, file), "utf8").matchAll(/@since (\S+)/g)].map((m) => m[1]));
+      .flatMap((file) => [...readFileSync(file, "utf8").matchAll(/@since (\S+)/g)].map((m) => m[1]));
     expect(since.length).toBeGreaterThan(100);
     expect([...new Set(since)]).toEqual([index.VERSION]);
   });
@@ -142,9 +149,9 @@ describe("rpcserver/client", () => {
   test("its names are the modules' own objects, and nothing else", () => {
     expect({ ...clientEntry }).toStrictEqual({
       client: stubs.client,
-      http: clientTransport.http,
-      local: clientTransport.local,
-      batch: calls.batch,
+      http: httpTransport.http,
+      local: localTransport.local,
+      batch: batchModule.batch,
       notify: calls.notify,
       withOptions: calls.withOptions,
       matchClientError: clientError.matchClientError,
@@ -163,9 +170,121 @@ describe("rpcserver/client", () => {
     expect(pkg.exports["./client"]).toStrictEqual(like("client"));
     expect(pkg.exports["./pipeline"]).toStrictEqual(like("pipeline"));
     expect(pkg.typesVersions["*"]["client"]).toStrictEqual(["./dist/cjs/client.d.cts"]);
+    expect(pkg.exports["./types"]).toStrictEqual(like("types"));
+    expect(pkg.typesVersions["*"]["types"]).toStrictEqual(["./dist/cjs/types.d.cts"]);
+    // The implementation's folders are closed: no subpath reaches them.
+    expect(pkg.exports["./internal/*"]).toBeNull();
     // Its modules are its own: none is a subpath of the package.
     for (const internal of ["calls", "stubs", "clienterror", "clienttransport", "contract", "implement", "context"]) {
       expect(pkg.exports[`./${internal}`]).toBeUndefined();
+    }
+  });
+});
+
+describe("each public entry re-exports only what it documents", () => {
+  /** The library's own helpers, marked `@internal`, that rpcserver/methods exported at run time before. */
+  const methodInternals = [
+    "paramsCodecOf",
+    "resultCodecOf",
+    "infoOf",
+    "reserveName",
+    "markOutcome",
+    "isOutcome",
+    "markContextual",
+    "isContextual",
+    "markDescribes",
+    "describesOf",
+    "reservedNameOf",
+    "isMethodMap",
+    "methodEntries",
+    "lookup",
+  ];
+
+  test("rpcserver/methods: the registry and the method builders, none of the library's own helpers", () => {
+    expect(Object.keys(methods).sort()).toEqual(
+      ["globalMethods", "global_methods", "method", "withCodecs", "withContext", "withParams"].sort(),
+    );
+    for (const name of methodInternals) expect(name in methods).toBe(false);
+  });
+
+  test("rpcserver/result: the constructors, without checkError", () => {
+    expect(Object.keys(result).sort()).toEqual(["Error", "InvalidParams", "RpcError", "Success"]);
+    expect("checkError" in result).toBe(false);
+  });
+
+  test("rpcserver/response: the constructors and conversions, without the internal success and failure", () => {
+    expect(Object.keys(response).sort()).toEqual(
+      [
+        "ErrorResponse",
+        "SuccessResponse",
+        "toDict",
+        "toErrorDict",
+        "toSerializable",
+        "toSuccessDict",
+        "to_dict",
+        "to_error_dict",
+        "to_serializable",
+        "to_success_dict",
+        "serializeError",
+        "serializeSuccess",
+        "serialize_error",
+        "serialize_success",
+      ].sort(),
+    );
+  });
+
+  test("rpcserver/types exports no value at run time", () => {
+    expect({ ...typesEntry }).toStrictEqual({});
+  });
+
+  test("the type-level helpers are in rpcserver/types, and no longer in the main entry", () => {
+    const src = join(__dirname, "..", "src");
+    const program = ts.createProgram([join(src, "index.ts"), join(src, "types.ts")], {
+      strict: true,
+      noEmit: true,
+      skipLibCheck: true,
+      module: ts.ModuleKind.ESNext,
+      moduleResolution: ts.ModuleResolutionKind.Bundler,
+      target: ts.ScriptTarget.ES2022,
+    });
+    const checker = program.getTypeChecker();
+    const exported = (file: string): string[] => {
+      const source = program.getSourceFile(join(src, file));
+      const module = source === undefined ? undefined : checker.getSymbolAtLocation(source);
+      return module === undefined ? [] : checker.getExportsOfModule(module).map((symbol) => symbol.name);
+    };
+    const moved = [
+      "AddsSignal",
+      "After",
+      "CallArgsOf",
+      "Checked",
+      "CheckedStages",
+      "ContextOf",
+      "ContractRefusal",
+      "DispatchContext",
+      "ExpectedContext",
+      "ExpectsNone",
+      "HandlerArgs",
+      "MethodsFor",
+      "NoOptions",
+      "ParamsArgs",
+      "PostProcessed",
+      "Refused",
+      "ResultOfSchema",
+      "StagesFit",
+      "TypedAround",
+      "TypedOptions",
+      "WireOfSchema",
+    ];
+    expect(exported("types.ts").sort()).toEqual(moved);
+    const main = exported("index.ts");
+    expect(main.filter((name) => moved.includes(name))).toEqual([]);
+    // What users write in their own signatures stays in the main entry.
+    for (const name of ["Expects", "NoContext", "WithSignal", "Method", "Methods", "Result", "Response", "Contract"]) {
+      expect(main).toContain(name);
+    }
+    for (const name of ["Handlers", "Options", "Stage", "Call", "MethodsWithoutContext", "ArgsOf", "ResultOf"]) {
+      expect(main).toContain(name);
     }
   });
 });

@@ -28,7 +28,8 @@ import {
   optionFromNullable,
   UUID,
 } from "io-ts-types";
-import { schemaIn, toJsonSchema, type JsonSchema } from "../src/jsonschema";
+import { schemaIn, toJsonSchema } from "../src/internal/documents/jsonschema";
+import type { JsonSchema } from "../src/internal/documents/schema-walk";
 
 const ajv = new Ajv({ strict: false });
 addFormats(ajv);

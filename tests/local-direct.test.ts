@@ -9,9 +9,9 @@ import * as E from "fp-ts/Either";
 import * as t from "io-ts";
 import { DateFromISOString } from "io-ts-types";
 import { contract, implement, Error as RpcError, Success, type Methods } from "../src";
-import { DIRECT } from "../src/calls";
+import { DIRECT } from "../src/internal/client/transport";
 import { batch, client, local, notify, withOptions, type Transport } from "../src/client";
-import type { JsonOptions } from "../src/options";
+import type { JsonOptions } from "../src/internal/core/options";
 import { observe, timeout } from "../src/pipeline";
 import { recordLogs } from "./support";
 

@@ -8,7 +8,7 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { asyncDispatch, defaultLogger, dispatch, setLogger } from "../src";
-import { makeDefaultLogger } from "../src/logger";
+import { makeDefaultLogger } from "../src/internal/core/logger";
 
 let written: unknown[][];
 let spy: jest.SpyInstance;
@@ -332,7 +332,7 @@ describe("a flood of errors is sampled", () => {
   test("what was not written is counted when the process exits (built package)", () => {
     const dist = join(__dirname, "..", "dist", "esm");
     const script = `import { dispatch, setLogger } from ${JSON.stringify(pathToFileURL(join(dist, "index.js")).href)};
-import { makeDefaultLogger } from ${JSON.stringify(pathToFileURL(join(dist, "logger.js")).href)};
+import { makeDefaultLogger } from ${JSON.stringify(pathToFileURL(join(dist, "internal", "core", "logger.js")).href)};
 setLogger(makeDefaultLogger({ now: () => 0 }));
 const methods = { flood: () => { throw new Error("flood"); } };
 for (let i = 0; i < 150; i++) dispatch('{"jsonrpc":"2.0","method":"flood","id":1}', methods);

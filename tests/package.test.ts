@@ -85,6 +85,9 @@ test("every subpath loads through the CommonJS entry; internals are not exported
     contract: "ERR_PACKAGE_PATH_NOT_EXPORTED",
     implement: "ERR_PACKAGE_PATH_NOT_EXPORTED",
     context: "ERR_PACKAGE_PATH_NOT_EXPORTED",
+    "internal/core/methods": "ERR_PACKAGE_PATH_NOT_EXPORTED",
+    "internal/client/calls": "ERR_PACKAGE_PATH_NOT_EXPORTED",
+    "internal/core/methods.js": "ERR_PACKAGE_PATH_NOT_EXPORTED",
   });
   expect(out["answer"]).toBe('{"jsonrpc":"2.0","result":"pong","id":1}');
   expect(out["schemaTitle"]).toBe("JSON-RPC 2.0 request");
@@ -188,7 +191,7 @@ describe("rpcserver/client and rpcserver/connection reach no Node-only module (b
     expect(reached(entry).filter((specifier) => !/^(fp-ts|io-ts)(\/|$)/.test(specifier))).toEqual([]);
     // Only the modules on the way to node:http are its own: the rest is dist/esm's, one copy for both.
     const own = readFileSync(entry, "utf8").match(/from '\.\/[^']+'/g);
-    expect(own).toEqual(["from './devserver.js'"]);
+    expect(own).toEqual(["from './internal/node/serve.js'"]);
   });
 });
 
@@ -303,6 +306,8 @@ describe("the packed package's types", () => {
 
   test("without Node's types, rpcserver/server does not compile: the check above can fail", () => {
     const report = compile(withoutNode, "tsconfig.server-without-node.json");
-    expect(report).toMatch(/node_modules\/rpcserver\/dist\/esm\/server\.d\.ts\(\d+,\d+\): error TS\d+: .*'node:http'/);
+    expect(report).toMatch(
+      /node_modules\/rpcserver\/dist\/esm\/internal\/node\/server\.d\.ts\(\d+,\d+\): error TS\d+: .*'node:http'/,
+    );
   });
 });

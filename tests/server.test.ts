@@ -7,11 +7,11 @@ import { spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
-import { join } from "node:path";
+import { join, posix } from "node:path";
 import jayson from "jayson/promise";
 import { JSONRPCClient, JSONRPCErrorException, type JSONRPCRequest, type JSONRPCResponse } from "json-rpc-2.0";
 import { Success } from "../src/result";
-import { setLogger, type Logger } from "../src/logger";
+import { setLogger, type Logger } from "../src/internal/core/logger";
 import { serve } from "../src/server";
 import {
   bounded,
@@ -534,20 +534,23 @@ describe("importing the package loads no node: module until serve() is called", 
     const dir = join(ROOT, "dist", "esm");
     const seen = new Set<string>();
     const bare = new Set<string>();
+    // Names relative to dist/esm; each import is resolved against the folder of the file that makes it.
     const visit = (name: string): void => {
       if (seen.has(name)) return;
       seen.add(name);
       for (const spec of staticImports(join(dir, name))) {
-        if (spec.startsWith("./")) visit(spec.slice(2));
+        if (spec.startsWith(".")) visit(posix.join(posix.dirname(name), spec));
         else bare.add(spec);
       }
     };
     visit("index.js");
+    expect(seen).toContain("internal/node/serve.js");
+    expect(seen.size).toBeGreaterThan(20);
     // The development server is not among them: `serve` loads it when called.
-    expect(seen).not.toContain("server.js");
-    expect(readFileSync(join(dir, "devserver.js"), "utf8")).toMatch(/import\(['"]\.\/server\.js['"]\)/);
+    expect(seen).not.toContain("internal/node/server.js");
+    expect(readFileSync(join(dir, "internal", "node", "serve.js"), "utf8")).toMatch(/import\(['"]\.\/server\.js['"]\)/);
     expect([...bare].filter((spec) => spec.startsWith("node:") || !/^(fp-ts|io-ts)(\/|$)/.test(spec))).toEqual([]);
-    expect(readFileSync(join(dir, "server.js"), "utf8")).toContain("import('node:http')");
+    expect(readFileSync(join(dir, "internal", "node", "server.js"), "utf8")).toContain("import('node:http')");
   });
 
   test("at run time: node:http is loaded by serve(), not by the import", () => {

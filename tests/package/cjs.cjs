@@ -40,8 +40,8 @@ try {
   const observed = [];
   const pipeline = {
     identity: { timeout: pl.timeout === root.timeout, observe: pl.observe === root.observe },
-    answer: pl.serialize(syncEnv)(pl.pipeline(pl.Sync)(syncEnv)('{"jsonrpc":"2.0","method":"ping","id":3}')),
-    asyncAnswer: pl.serialize(asyncEnv)(
+    answer: pl.toJson(syncEnv)(pl.pipeline(pl.Sync)(syncEnv)('{"jsonrpc":"2.0","method":"ping","id":3}')),
+    asyncAnswer: pl.toJson(asyncEnv)(
       await pl.pipeline(pl.Async)(asyncEnv)(
         '[{"jsonrpc":"2.0","method":"ping","id":4},{"jsonrpc":"2.0","method":"ping"}]',
       ),
@@ -69,7 +69,9 @@ try {
     .client(api, esmClient.local(root.implement(api, { add: (a, b) => E.right(a + b) })))
     .add(1, 2)();
   const internals = {};
-  for (const name of ["calls", "stubs", "clienterror", "clienttransport", "contract", "implement", "context"]) {
+  // The flat names of before the internal/ folders, and the folders themselves (closed by "./internal/*": null).
+  const closed = ["calls", "stubs", "clienterror", "clienttransport", "contract", "implement", "context"];
+  for (const name of [...closed, "internal/core/methods", "internal/client/calls", "internal/core/methods.js"]) {
     try {
       require(`rpcserver/${name}`);
       internals[name] = "exported";

@@ -27,9 +27,9 @@ const schema = (await import("rpcserver/request.schema.json", { with: { type: "j
 const pl = await import("rpcserver/pipeline");
 const pipelineIdentity = { timeout: pl.timeout === root.timeout, observe: pl.observe === root.observe };
 const syncEnv = pl.environment({ ping }, undefined, false);
-const pipelineAnswer = pl.serialize(syncEnv)(pl.pipeline(pl.Sync)(syncEnv)('{"jsonrpc":"2.0","method":"ping","id":3}'));
+const pipelineAnswer = pl.toJson(syncEnv)(pl.pipeline(pl.Sync)(syncEnv)('{"jsonrpc":"2.0","method":"ping","id":3}'));
 const asyncEnv = pl.environment({ ping: async () => ping() }, undefined, true);
-const asyncPipelineAnswer = pl.serialize(asyncEnv)(
+const asyncPipelineAnswer = pl.toJson(asyncEnv)(
   await pl.pipeline(pl.Async)(asyncEnv)('[{"jsonrpc":"2.0","method":"ping","id":4},{"jsonrpc":"2.0","method":"ping"}]'),
 );
 const observed = [];

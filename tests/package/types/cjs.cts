@@ -5,6 +5,7 @@ import codes = require("rpcserver/codes");
 import pl = require("rpcserver/pipeline");
 import srv = require("rpcserver/server");
 import rpc_client = require("rpcserver/client");
+import types = require("rpcserver/types");
 import t = require("io-ts");
 import http = require("node:http");
 import E = require("fp-ts/lib/Either");
@@ -18,7 +19,7 @@ const code: number = codes.ERROR_METHOD_NOT_FOUND;
 // @ts-expect-error dispatch takes a string or bytes
 rpc.dispatch(42);
 const env: pl.Env = pl.environment({ ping }, undefined, false);
-const piped: string = F.pipe('{"jsonrpc":"2.0","method":"ping","id":1}', pl.pipeline(pl.Sync)(env), pl.serialize(env));
+const piped: string = F.pipe('{"jsonrpc":"2.0","method":"ping","id":1}', pl.pipeline(pl.Sync)(env), pl.toJson(env));
 const pass: pl.Stage = (call) => E.right(call);
 const staged: string = rpc.dispatch(
   '{"jsonrpc":"2.0","method":"ping","id":1}',
@@ -44,4 +45,5 @@ const viaLocal: Promise<E.Either<rpc_client.ClientError, number>> = rpc_client
   .add(1, 2)();
 // @ts-expect-error add takes two numbers
 calc.add(1, "2");
-export = { text, code, piped, staged, notAStage, server, sum, viaLocal };
+const token: types.ContextOf<{ context: { token: string } }> = { token: "t" };
+export = { token, text, code, piped, staged, notAStage, server, sum, viaLocal };

@@ -39,15 +39,16 @@ import { ERROR_METHOD_NOT_FOUND } from "rpcserver/codes";
 import { NODATA as NODATA2 } from "rpcserver/sentinels";
 import { toDict } from "rpcserver/response";
 import { serve } from "rpcserver/server";
+import type { ContextOf, HandlerArgs, Refused } from "rpcserver/types";
 import { pipe } from "fp-ts/lib/function.js";
 import {
   Async,
   environment,
   observe,
   pipeline,
-  serialize,
   Sync,
   timeout,
+  toJson,
   type Answer,
   type Env,
   type Later,
@@ -79,7 +80,7 @@ const notNode: Server = await serveDev("localhost", 0);
 
 // rpcserver/pipeline: the composition, typed stages given to dispatch.
 const env: Env = environment({ ping }, undefined, false);
-const piped: string = pipe('{"jsonrpc":"2.0","method":"ping","id":1}', pipeline(Sync)(env), serialize(env));
+const piped: string = pipe('{"jsonrpc":"2.0","method":"ping","id":1}', pipeline(Sync)(env), toJson(env));
 const answered: Later<Answer> = pipeline(Async)(environment({ ping }, undefined, true))("[]");
 const adminsOnly: Stage<{ role: string }> = (call) =>
   call.context.role === "admin" ? E.right(call) : E.left({ code: 403, message: "Forbidden", data: NODATA });
@@ -134,5 +135,12 @@ const describe = matchClientError({
 });
 const timedOut = pipe(calc.add(1, 2), withOptions({ timeoutMs: 100 }));
 
+// rpcserver/types: the type-level helpers, types only.
+type TokenContext = ContextOf<{ context: { token: string } }>;
+const token: TokenContext = { token: "t" };
+const handlerArgs: HandlerArgs<{ params: t.TupleC<[t.NumberC]> }, TokenContext> = [token, 1];
+const refused: Refused<number> = { "a stage refuses the context": 1 };
+
+export { token, handlerArgs, refused };
 export { sum, text, later, code, same, error, dict, server, dev, notNode, piped, answered, staged, timed, notAStage };
 export { sum2, greeting, both, local1, viaServer, asUser, describe, timedOut };

@@ -12,6 +12,7 @@ import transport = require("rpcserver/transport");
 import pl = require("rpcserver/pipeline");
 import rpcClient = require("rpcserver/client");
 import rpcConnection = require("rpcserver/connection");
+import types = require("rpcserver/types");
 import E = require("fp-ts/lib/Either");
 import t = require("io-ts");
 
@@ -29,4 +30,5 @@ const pong: rpcClient.RpcCall<"pong"> = calc.ping();
 const peer: rpcConnection.Connection = rpcConnection.connect(rpcConnection.messagePort(new MessageChannel().port1), {
   cancellation: "mcp",
 });
-export = { text, later, ok, dict, answer, env, server, pong, peer };
+const args: types.ParamsArgs<[number, string]> = [1, "a"];
+export = { args, text, later, ok, dict, answer, env, server, pong, peer };

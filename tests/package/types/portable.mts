@@ -25,7 +25,8 @@ import { ERROR_PARSE_ERROR } from "rpcserver/codes";
 import { globalMethods } from "rpcserver/methods";
 import { NODATA } from "rpcserver/sentinels";
 import { toHttp, type HttpAnswer } from "rpcserver/transport";
-import { environment, pipeline, serialize, Sync, type Env } from "rpcserver/pipeline";
+import { environment, pipeline, Sync, toJson, type Env } from "rpcserver/pipeline";
+import type { CallArgsOf, ContractRefusal } from "rpcserver/types";
 
 const ping = method(function ping(): Result {
   return Success("pong");
@@ -40,7 +41,7 @@ const invalid: Result = InvalidParams("no");
 const registered: boolean = globalMethods !== undefined;
 const answer: HttpAnswer = toHttp(text);
 const env: Env = environment({ ping }, undefined, false);
-const piped: string = serialize(env)(pipeline(Sync)(env)("[]"));
+const piped: string = toJson(env)(pipeline(Sync)(env)("[]"));
 
 // The main entry's serve resolves to DevServer: what the dev server offers, with no Node type.
 const server: DevServer = await serve("localhost", 0);
@@ -75,7 +76,13 @@ const ownChannel: Channel = { send: () => true, start: () => undefined, close: (
 const framed: string = contentLength().encode("{}");
 const remote = client(api, socketPeer.transport);
 
+// rpcserver/types without Node's types.
+const callArgs: CallArgsOf<{ params: t.TupleC<[t.NumberC, t.NumberC]> }> = [1, 2];
+const accepted: ContractRefusal<{ add: { result: t.NumberC } }> = undefined as never;
+
 export {
+  callArgs,
+  accepted,
   socketPeer,
   ownChannel,
   framed,

@@ -1,0 +1,217 @@
+/**
+ * What a client call can fail with: a tagged union to `match` on, in four kinds.
+ *
+ * @module
+ */
+
+/**
+ * The server answered with a JSON-RPC error. `data` is absent when the error has none. When the
+ * call's contract entry declares the error (its `errors` list an entry of this `code`, and that
+ * entry's `data` schema, if it has one, accepts the data), the error is a {@link DeclaredError}:
+ * `declared` is `true` and `data` is decoded by that schema. Any other server error has no
+ * `declared` member and its `data` as sent (also when the declared schema refuses it).
+ *
+ * @example
+ * import type { ServerError } from "rpcserver/client";
+ * const e: ServerError = { _tag: "ServerError", code: 404, message: "No such person" };
+ *
+ * @since 5.0.10
+ * @category client
+ */
+export interface ServerError {
+  readonly _tag: "ServerError";
+  readonly code: number;
+  readonly message: string;
+  readonly data?: unknown;
+  /** `true` for an error the call's contract entry declares (see {@link DeclaredError}); absent otherwise. */
+  readonly declared?: boolean;
+}
+
+/**
+ * A server error that the call's contract entry declares in its `errors`: `declared` is `true`,
+ * `code` is the declared code (a literal type), and `data` is decoded by the declared `data`
+ * schema (io-ts codec or Standard Schema), typed by it. A call's Left narrows to one: check
+ * `declared`, then `code`, as oRPC's typed errors do (a server may answer any code, with any data:
+ * `declared` is what says the data passed the schema).
+ *
+ * @example
+ * import * as E from "fp-ts/Either";
+ * import * as t from "io-ts";
+ * import { contract, implement, RpcError } from "rpcserver";
+ * import { client, local } from "rpcserver/client";
+ * const api = contract({
+ *   greet: { params: t.type({ name: t.string }), errors: [{ code: 404, message: "No such person", data: t.type({ name: t.string }) }] },
+ * });
+ * const methods = implement(api, { greet: ({ name }) => RpcError(404, "No such person", { name }) });
+ * const answer = await client(api, local(methods))["greet"]({ name: "Ann" })();
+ * answer;
+ * // { _tag: "Left", left: { _tag: "ServerError", declared: true, code: 404, message: "No such person", data: { name: "Ann" } } }
+ * if (E.isLeft(answer) && answer.left._tag === "ServerError" && answer.left.declared && answer.left.code === 404) {
+ *   answer.left.data.name; // typed: a string
+ * }
+ *
+ * @since 5.0.10
+ * @category client
+ */
+export interface DeclaredError<Code extends number = number, Data = unknown> {
+  readonly _tag: "ServerError";
+  readonly declared: true;
+  readonly code: Code;
+  readonly message: string;
+  readonly data: Data;
+}
+
+/**
+ * A server error that is none of the errors the call's contract entry declares: a
+ * {@link ServerError} whose `declared` is not `true`, so that checking `declared` leaves the
+ * declared ones.
+ *
+ * @example
+ * import type { UndeclaredError } from "rpcserver/client";
+ * const e: UndeclaredError = { _tag: "ServerError", code: -32603, message: "Internal error" };
+ *
+ * @since 5.0.10
+ * @category client
+ */
+export interface UndeclaredError extends ServerError {
+  readonly declared?: false;
+}
+
+/**
+ * The request did not get an answer through: the network failed, the HTTP status said so (and the
+ * body was no JSON-RPC answer), the call was aborted by its signal, it timed out, the connection
+ * it was made on closed before its answer came or refused it (too many calls awaiting answers), or
+ * the answer was longer than the transport takes.
+ *
+ * @example
+ * import type { TransportError } from "rpcserver/client";
+ * const e: TransportError = { _tag: "TransportError", reason: "timeout", timeoutMs: 500 };
+ * const big: TransportError = { _tag: "TransportError", reason: "tooLarge", limit: 64 * 1024 * 1024 };
+ *
+ * @since 5.0.10
+ * @category client
+ */
+export type TransportError =
+  /** The request or its answer failed on the way: `cause` is what the transport caught. */
+  | { readonly _tag: "TransportError"; readonly reason: "network"; readonly cause: unknown }
+  /** An HTTP status other than 2xx, with a body that is no JSON-RPC answer. */
+  | { readonly _tag: "TransportError"; readonly reason: "status"; readonly status: number; readonly body: string }
+  /** The call's signal aborted it; `cause` is the signal's reason. */
+  | { readonly _tag: "TransportError"; readonly reason: "aborted"; readonly cause: unknown }
+  /** No answer within the call's `timeoutMs`. */
+  | { readonly _tag: "TransportError"; readonly reason: "timeout"; readonly timeoutMs: number }
+  /** The connection the call was made on closed before its answer came; `cause` is why it closed. */
+  | { readonly _tag: "TransportError"; readonly reason: "closed"; readonly cause: unknown }
+  /**
+   * The connection refused the call: it already has `limit` outgoing calls awaiting answers (its
+   * `maxOutgoing`). Nothing was sent; the call may be tried again once others have settled.
+   */
+  | { readonly _tag: "TransportError"; readonly reason: "overloaded"; readonly limit: number }
+  /**
+   * The answer was longer than the transport takes: more than `limit` bytes (`http`'s
+   * `maxAnswerBytes`). It was not read to its end; the request may have run on the server.
+   */
+  | { readonly _tag: "TransportError"; readonly reason: "tooLarge"; readonly limit: number };
+
+/**
+ * An answer came that is not this call's: not JSON, not a JSON-RPC response (or, in a batch, two
+ * responses with this call's id), one whose id matches no request (a success with a null id
+ * included), none at all for a request, or a result the contract's result codec refuses (with the
+ * codec's report in `message`, or what it threw).
+ *
+ * @example
+ * import type { InvalidAnswer } from "rpcserver/client";
+ * const e: InvalidAnswer = { _tag: "InvalidAnswer", reason: "notJson", body: "<html>" };
+ *
+ * @since 5.0.10
+ * @category client
+ */
+export type InvalidAnswer =
+  | { readonly _tag: "InvalidAnswer"; readonly reason: "notJson"; readonly body: string }
+  | { readonly _tag: "InvalidAnswer"; readonly reason: "notJsonRpc"; readonly answer: unknown }
+  | { readonly _tag: "InvalidAnswer"; readonly reason: "unknownId"; readonly id: unknown }
+  | { readonly _tag: "InvalidAnswer"; readonly reason: "noAnswer" }
+  | {
+      readonly _tag: "InvalidAnswer";
+      readonly reason: "resultRefused";
+      readonly result: unknown;
+      readonly message: string;
+    };
+
+/**
+ * The call could not be sent: its params codec's `encode` threw, or the request is not JSON (a
+ * BigInt, a cycle). Nothing was sent.
+ *
+ * @example
+ * import type { InvalidCall } from "rpcserver/client";
+ * const e: InvalidCall = { _tag: "InvalidCall", method: "add", cause: new TypeError("BigInt") };
+ *
+ * @since 5.0.10
+ * @category client
+ */
+export interface InvalidCall {
+  readonly _tag: "InvalidCall";
+  readonly method: string;
+  readonly cause: unknown;
+}
+
+/**
+ * Everything a client call can fail with.
+ *
+ * @example
+ * import { matchClientError, type ClientError } from "rpcserver/client";
+ * const describe = matchClientError({
+ *   ServerError: (e) => `server said ${e.code} ${e.message}`,
+ *   TransportError: (e) => `transport: ${e.reason}`,
+ *   InvalidAnswer: (e) => `bad answer: ${e.reason}`,
+ *   InvalidCall: (e) => `could not send ${e.method}`,
+ * });
+ * describe({ _tag: "TransportError", reason: "timeout", timeoutMs: 5 } satisfies ClientError); // "transport: timeout"
+ *
+ * @since 5.0.10
+ * @category client
+ */
+export type ClientError = ServerError | TransportError | InvalidAnswer | InvalidCall;
+
+/**
+ * What a call fails with when its contract entry declares errors `D` (a union of
+ * {@link DeclaredError}s): one of them, or any other {@link ClientError} (its server errors
+ * {@link UndeclaredError}s). With no declared errors, `ClientError`.
+ *
+ * @example
+ * import type { CallError, DeclaredError } from "rpcserver/client";
+ * type E404 = CallError<DeclaredError<404, { name: string }>>;
+ * const e: E404 = { _tag: "ServerError", declared: true, code: 404, message: "No such person", data: { name: "Ann" } };
+ *
+ * @since 5.0.10
+ * @category client
+ */
+export type CallError<D extends DeclaredError = never> = [D] extends [never]
+  ? ClientError
+  : D | UndeclaredError | TransportError | InvalidAnswer | InvalidCall;
+
+/**
+ * Folds a {@link ClientError} by its `_tag`, one case per kind (exhaustive: a missing case is a
+ * compile error). Pipeable: `pipe(error, matchClientError({ ... }))`, or with `TE.mapLeft`. The
+ * error's type is inferred from where the fold is used, so the `ServerError` case of a call whose
+ * entry declares errors gets them ({@link CallError}), to narrow by `declared` and `code`.
+ *
+ * @example
+ * import { matchClientError } from "rpcserver/client";
+ * const code = matchClientError({
+ *   ServerError: (e) => e.code,
+ *   TransportError: () => -1,
+ *   InvalidAnswer: () => -2,
+ *   InvalidCall: () => -3,
+ * });
+ * code({ _tag: "ServerError", code: 404, message: "No such person" }); // 404
+ *
+ * @since 5.0.10
+ * @category client
+ */
+export const matchClientError =
+  <B, Err extends ClientError = ClientError>(cases: {
+    readonly [K in ClientError["_tag"]]: (error: Extract<Err, { readonly _tag: K }>) => B;
+  }) =>
+  (error: Err): B =>
+    (cases[error._tag] as (error: Err) => B)(error);

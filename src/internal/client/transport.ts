@@ -1,0 +1,93 @@
+/**
+ * Client transports: how a client's request body reaches a server and its answer comes back.
+ *
+ * A transport is one function: the request body (JSON text) and an `AbortSignal` in, a
+ * `TaskEither` of the answer body out (`""` when there is none, as for notifications). It never
+ * rejects: a failure is a `TransportError`. Two ship in `transports/`: `http` on the standard
+ * `fetch`, and `local`, which dispatches in-process. Write your own for anything else. This file
+ * holds the types and the two constants the calls and the transports share ({@link NEVER},
+ * {@link DIRECT}), so that neither imports the other.
+ *
+ * @module
+ */
+import type * as E from "fp-ts/Either";
+import type { TaskEither } from "fp-ts/TaskEither";
+import type { TransportError } from "./errors";
+
+/**
+ * Sends one request body and answers the response body (`""` when the server sends none). Must
+ * stop when `signal` aborts (answering `aborted`), and never reject.
+ *
+ * @example
+ * import * as TE from "fp-ts/TaskEither";
+ * import * as t from "io-ts";
+ * import { contract } from "rpcserver";
+ * import { client, type Transport } from "rpcserver/client";
+ * // A transport that answers every call with the same error: for a test.
+ * const down: Transport = () => TE.right('{"jsonrpc":"2.0","error":{"code":-32000,"message":"Down"},"id":null}');
+ * await client(contract({ ping: { result: t.string } }), down).ping()();
+ * // { _tag: "Left", left: { _tag: "ServerError", code: -32000, message: "Down" } }
+ *
+ * @since 5.0.10
+ * @category client
+ */
+export type Transport = ((
+  body: string,
+  options: TransportOptions,
+) => TaskEither<TransportError, string | ParsedAnswer>) & {
+  /**
+   * The ids for calls through this transport, when it wants ids of its own. Default: one counter
+   * for the whole process, shared by every client and `batch`, so that clients sharing a channel
+   * (through a wrapper of a connection's transport, which does not keep this member) never send
+   * the same id.
+   */
+  readonly nextId?: () => number;
+};
+
+/**
+ * What a transport is told with each body: the call's signal, and the ids of the requests in the
+ * body, in order (`undefined` for a notification), for a transport that matches answers by id.
+ *
+ * @since 5.0.10
+ * @category client
+ */
+export interface TransportOptions {
+  readonly signal: AbortSignal;
+  readonly ids?: ReadonlyArray<number | undefined>;
+}
+
+/**
+ * An answer a transport has parsed already (a connection reads every message to route it), handed
+ * on as the value rather than as text to be parsed again.
+ *
+ * @since 5.0.10
+ * @category client
+ */
+export interface ParsedAnswer {
+  readonly json: unknown;
+}
+
+/**
+ * The signal of a call that nothing can abort: one for all of them. Transports need not listen to
+ * it; `http` does not hand it to `fetch`, whose undici adds a listener to it at each request and
+ * removes it only once the request is garbage-collected (hundreds of them at a time, measured).
+ * @internal
+ */
+export const NEVER: AbortSignal = new AbortController().signal;
+
+/**
+ * What a transport that runs in-process (`local`) offers beside its text path: the request as the
+ * value its text would parse to, the answer as the values its text would parse to (a
+ * {@link ParsedAnswer}, or `""` for none, or text when it took the text path after all), now or
+ * later. Never throws nor rejects. The client takes it when the transport has it, under
+ * {@link DIRECT}; a wrapper of the transport does not keep it, and sends text.
+ *
+ * @internal
+ */
+export type Direct = (
+  request: unknown,
+  options: TransportOptions,
+) => E.Either<TransportError, string | ParsedAnswer> | Promise<E.Either<TransportError, string | ParsedAnswer>>;
+
+/** Where a transport keeps its {@link Direct} path. @internal */
+export const DIRECT = Symbol("rpcserver.direct");

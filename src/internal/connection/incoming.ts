@@ -1,0 +1,170 @@
+/**
+ * Incoming requests: the pipeline each incoming message goes through (the same as
+ * `asyncDispatch`'s, behind a first stage of the connection's own), and what a request being
+ * served holds: its signal, made when the method first reads it, and its place in the tables a
+ * cancellation and the close look in. Which message runs when is flow control's
+ * (./flow-control); this runs one.
+ *
+ * @module
+ */
+import type { Kind, URIS } from "fp-ts/HKT";
+import { ERROR_REQUEST_CANCELLED } from "../core/codes";
+import { Async } from "../core/effect";
+import { isPlainObject } from "../core/guards";
+import { logSafely } from "../core/logger";
+import { environment, type Env, type JsonOptions } from "../core/options";
+import { dispatcher } from "../core/pipeline/dispatcher";
+import type { Answer } from "../core/pipeline/compose";
+import type { Id } from "../core/request";
+import { ErrorResponse, type Response } from "../core/response";
+import { NODATA } from "../core/sentinels";
+import { writeAll } from "../core/serializer";
+import { abortGuarded, signalController } from "../core/signal";
+import { owned, type Around, type Handler } from "../core/stages";
+import { isId, UNPARSED } from "./messages";
+import type { Connection, Settings } from "./options";
+import type { PeerState, Serving } from "./state";
+
+/** Cancels a request being served: its signal (if it has one yet) aborts, its listeners guarded. */
+export const abortServing = (entry: Serving, reason: unknown): void => {
+  entry.cancelled = reason;
+  if (entry.controller !== undefined && !entry.controller.signal.aborted) abortGuarded(entry.controller, reason);
+};
+
+/** The signal of a request being served, made on first read. */
+export const signalOf = (entry: Serving): AbortSignal => {
+  if (entry.controller === undefined) {
+    entry.controller = signalController();
+    if (entry.cancelled !== undefined) entry.controller.abort(entry.cancelled);
+  }
+  return entry.controller.signal;
+};
+
+/**
+ * The context a method receives: a plain-object context gains the connection (`peer`, to call the
+ * other side back) and the request's `signal` (made when read).
+ */
+export const withPeer = (context: unknown, peer: Connection, entry: Serving): unknown =>
+  isPlainObject(context)
+    ? Object.defineProperty({ ...context, peer }, "signal", {
+        get: () => signalOf(entry),
+        enumerable: true,
+        configurable: true,
+      })
+    : context;
+
+/** The id a response carries. */
+const idOf = (response: Response): Id | null => (response._tag === "Right" ? response.right.id : response.left.id);
+
+/** The first stage: registers each request, hands its signal on, and answers a cancellation. */
+const trackingStage = (state: PeerState): Around =>
+  owned({
+    _tag: "Around",
+    asyncOnly: true,
+    around:
+      <F extends URIS>() =>
+      (next: Handler<F>): Handler<F> =>
+      (call) => {
+        const { request } = call;
+        if (state.precancelled.size > 0 && isId(request.id) && state.precancelled.delete(request.id)) {
+          return {
+            _tag: "Left",
+            left: ErrorResponse(ERROR_REQUEST_CANCELLED, "Request cancelled", NODATA, request.id),
+          } as Kind<F, Response>;
+        }
+        const entry: Serving = {};
+        // Made before the request is registered: a context getter that throws must leave nothing behind.
+        const context = withPeer(call.context, state.connection, entry);
+        const id = request.id;
+        const answered = Object.prototype.hasOwnProperty.call(request, "id") && isId(id);
+        state.live.add(entry);
+        if (answered) state.serving.set(id, entry);
+        const finish = (): void => {
+          state.live.delete(entry);
+          if (answered && state.serving.get(id) === entry) state.serving.delete(id);
+        };
+        let outcome: Kind<F, Response>;
+        try {
+          outcome = next({ request, context });
+        } catch (thrown) {
+          finish();
+          throw thrown;
+        }
+        if (!(outcome instanceof Promise)) {
+          finish();
+          return outcome;
+        }
+        return new Promise<Response>((settle, fail) => {
+          entry.cancel = (response) => {
+            finish();
+            settle(response);
+          };
+          outcome.then(
+            (response: Response) => {
+              finish();
+              settle(response);
+            },
+            (thrown: unknown) => {
+              finish();
+              // A method's rejection is handed on as it is: the pipeline makes its error response.
+              // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+              fail(thrown);
+            },
+          );
+        }) as Kind<F, Response>;
+      },
+  });
+
+/** The answers as sent: without those cancelled MCP-style, written by the connection's serializer. */
+const written =
+  (silenced: Set<Id>) =>
+  (given: Env) =>
+  (answer: Answer): string => {
+    if (silenced.size === 0 || answer === undefined) return writeAll(given.serializer, given.debug, answer);
+    if (!Array.isArray(answer)) {
+      return silenced.delete(idOf(answer)) ? "" : writeAll(given.serializer, given.debug, answer);
+    }
+    const kept = answer.filter((response) => !silenced.delete(idOf(response)));
+    return kept.length === 0 ? "" : writeAll(given.serializer, given.debug, kept);
+  };
+
+/**
+ * Builds the connection's pipeline into `state`: its options (the connection's stage first, then
+ * the server's and the given ones) and the dispatch that writes its answers. The options are
+ * checked now, so that a bad one is the caller's exception rather than every message's failure.
+ */
+export const preparePipeline = (state: PeerState, settings: Settings): void => {
+  const { app, stages, maxBatchSize, context, rest } = settings;
+  const base: JsonOptions = {
+    ...rest,
+    maxBatchSize,
+    context,
+    stages: [trackingStage(state), ...(app?.stages ?? []), ...stages],
+  };
+  // The value `receive` parsed, handed on once (see `PeerState.current`).
+  state.options = {
+    ...base,
+    deserializer: (text) => {
+      const value = state.current;
+      state.current = UNPARSED;
+      return value === UNPARSED ? (JSON.parse(text) as unknown) : value;
+    },
+  };
+  state.env = environment(state.methods, state.options, true);
+  state.dispatch = dispatcher(Async, written(state.silenced));
+};
+
+/** Runs one message (its text, and its value or `UNPARSED`) through the pipeline: its answer, as text ("" for none). */
+export const run = (state: PeerState, text: string, parsed: unknown): string | Promise<string> => {
+  state.current = parsed;
+  let answer: string | Promise<string>;
+  try {
+    answer = state.dispatch(text, state.methods, state.options);
+  } catch (thrown) {
+    // Dispatch throws only for a bad option, which `environment` refused already: still, the slot is freed.
+    logSafely("rpcserver: a connection could not answer a message", thrown);
+    answer = "";
+  }
+  state.current = UNPARSED;
+  return answer;
+};

@@ -1,0 +1,182 @@
+/**
+ * The state of one connection: a plain record made once per connection, which the pieces of the
+ * peer (incoming, outgoing, cancellation, flow control, closing) read and change through
+ * module-level functions, so that nothing is allocated per message to share it. Also the records
+ * of what is in flight: an outgoing call awaiting its answers, an incoming request being served,
+ * an incoming message waiting for a slot.
+ *
+ * @module
+ */
+import type { TransportError } from "../client/errors";
+import type { Later } from "../core/effect";
+import type { Methods } from "../core/methods";
+import type { Env, JsonOptions } from "../core/options";
+import type { Id } from "../core/request";
+import type { Response } from "../core/response";
+import type { Channel } from "./channels/channel";
+import { Fifo } from "./fifo";
+import { UNPARSED, type Json } from "./messages";
+import type { Cancellation, Connection, Settings } from "./options";
+
+/** An outgoing message awaiting its answers: one call, or a batch. */
+export interface Outgoing {
+  /** Its text, to tell which message a peer's -32002 (with the length it read) is about. */
+  readonly body: string;
+  /** The count of messages sent when it was: an error "about the only message pending" must not be about a later one. */
+  readonly sentAt: number;
+  /** Its members, for a batch (a peer's "the batch has N requests"); 0 for a single request. */
+  readonly members: number;
+  /** One response to one of its requests. */
+  readonly answer: (id: string | number, response: Json) => void;
+  /** One error for the whole message (the peer could not tell its ids): every call's answer. */
+  readonly whole: (response: Json) => void;
+  readonly fail: (error: TransportError) => void;
+}
+
+/** An incoming request being served. */
+export interface Serving {
+  /** Made when the method first reads its signal: most never do, and an AbortController costs. */
+  controller?: AbortController;
+  /** Why it was cancelled, once it is (a signal made later starts aborted). */
+  cancelled?: unknown;
+  cancel?: (response: Response) => void;
+}
+
+/** An incoming message to serve. */
+export interface Incoming {
+  readonly text: string;
+  /**
+   * Its value, or `UNPARSED` for the pipeline to parse (and answer -32700 if it is not JSON). A
+   * message that waits keeps only its text, so that the waiting room holds what `maxWaitingLength`
+   * says, not the larger parsed value.
+   */
+  readonly parsed: unknown;
+  /** The slots it takes: one, or a batch's members. */
+  readonly weight: number;
+  /** A waiting single request's id, by which a cancellation finds it. */
+  readonly id?: Id | undefined;
+  /** A waiting batch's request ids, by which a cancellation finds them. */
+  readonly members?: ReadonlyArray<Id> | undefined;
+  /** Cancelled while it waited: it is skipped, never run. */
+  cancelled?: boolean;
+}
+
+/** Waiting text (UTF-16 units) past which reading pauses. */
+const HIGH_WATER = 1024 * 1024;
+
+/** One connection's state: its bounds, what is in flight each way, and where flow control stands. */
+export interface PeerState {
+  readonly channel: Channel;
+  readonly cancellation: Cancellation;
+  /** The method of the cancellation notification, both ways. */
+  readonly cancelMethod: string;
+  readonly maxInFlight: number;
+  readonly maxWaitingLength: number;
+  readonly maxQueued: number;
+  readonly maxOutgoing: number;
+  readonly maxMessageLength: number;
+  /** Reading pauses at this much waiting text, and resumes at half of it. */
+  readonly highWater: number;
+  closed: boolean;
+  /** Resolves, with the reason, once the connection has closed. */
+  readonly whenClosed: Promise<unknown>;
+  readonly settleClosed: (reason: unknown) => void;
+  /** The connection itself, which every request's context carries as `peer`. */
+  connection: Connection;
+
+  // Sending.
+  /** Messages held while the channel is full. */
+  readonly queue: Fifo<string>;
+  full: boolean;
+  /** Messages sent (or queued to be), to tell which came last. */
+  sent: number;
+
+  // Serving.
+  readonly serving: Map<Id, Serving>;
+  /** Every incoming request and notification being served, to end them all when the connection closes. */
+  readonly live: Set<Serving>;
+  /** Ids of requests cancelled MCP-style: their answers are not sent. */
+  readonly silenced: Set<Id>;
+  /** Slots taken: requests and notifications being served. */
+  inFlight: number;
+  readonly waiting: Fifo<Incoming>;
+  waitingLength: number;
+  /** The waiting single requests by id, for a cancellation to find. */
+  readonly waitingById: Map<Id, Incoming>;
+  /** The ids of requests in waiting batches, for a cancellation to find. */
+  readonly waitingInBatch: Map<Id, Incoming>;
+  /** Requests cancelled while they waited in a batch: answered -32800 (LSP) or left out (MCP) when the batch runs. */
+  readonly precancelled: Set<Id>;
+
+  // The pipeline every incoming message goes through.
+  readonly methods: Methods;
+  /**
+   * A message `receive` has parsed (to route it) is handed to the pipeline as it is, through one
+   * options object (the pipeline prepares each options object once): dispatch calls the
+   * deserializer before it returns, so the value is set just before the call and cleared after.
+   */
+  current: unknown;
+  options: JsonOptions;
+  env: Env;
+  dispatch: (request: unknown, methods: Methods | undefined, options: JsonOptions) => Later<string>;
+
+  // Flow control.
+  /** Whether `admit` is running (it loops; it does not recurse). */
+  admitting: boolean;
+  paused: boolean;
+  /** While paused: whether a message was served since the last look (see `stalled`). */
+  progressed: boolean;
+  /** A pause that saw nothing served: reading goes on until what waits is served. */
+  stuck: boolean;
+  watch: ReturnType<typeof setTimeout> | undefined;
+
+  // Calling.
+  readonly outgoing: Map<string | number, Outgoing>;
+}
+
+/** What a field holds until `connect` sets it, just after the record is made (the connection and the pipeline need the record). */
+const unset: unknown = undefined;
+
+/** The state of a new connection on `channel`: made once, with every field (so its shape never changes). */
+export const createState = (channel: Channel, settings: Settings, cancelMethod: string): PeerState => {
+  let settleClosed: (reason: unknown) => void = () => undefined;
+  const whenClosed = new Promise<unknown>((settle) => (settleClosed = settle));
+  return {
+    channel,
+    cancellation: settings.cancellation,
+    cancelMethod,
+    maxInFlight: settings.maxInFlight,
+    maxWaitingLength: settings.maxWaitingLength,
+    maxQueued: settings.maxQueued,
+    maxOutgoing: settings.maxOutgoing,
+    maxMessageLength: settings.maxMessageLength,
+    highWater: Math.min(HIGH_WATER, Math.floor(settings.maxWaitingLength / 2)),
+    closed: false,
+    whenClosed,
+    settleClosed,
+    connection: unset as Connection,
+    queue: new Fifo<string>(),
+    full: false,
+    sent: 0,
+    serving: new Map<Id, Serving>(),
+    live: new Set<Serving>(),
+    silenced: new Set<Id>(),
+    inFlight: 0,
+    waiting: new Fifo<Incoming>(),
+    waitingLength: 0,
+    waitingById: new Map<Id, Incoming>(),
+    waitingInBatch: new Map<Id, Incoming>(),
+    precancelled: new Set<Id>(),
+    methods: settings.methods,
+    current: UNPARSED,
+    options: unset as JsonOptions,
+    env: unset as Env,
+    dispatch: unset as PeerState["dispatch"],
+    admitting: false,
+    paused: false,
+    progressed: false,
+    stuck: false,
+    watch: undefined,
+    outgoing: new Map<string | number, Outgoing>(),
+  };
+};

@@ -1,0 +1,289 @@
+/**
+ * The server side of a contract: handlers typed by it, and the context typed through your stages.
+ *
+ * Handlers speak one vocabulary, fp-ts's: an `Either<ErrorResult, A>`, a `TaskEither` of one, or a
+ * Promise of one, where `A` is the contract's decoded result type. `Error(...)` and
+ * `InvalidParams(...)` are such Lefts. A function written with `Success` (a `Result`) joins through
+ * {@link fromResult}: a `Right({ result: 1 })` is both a `Result<number>` and an
+ * `Either<ErrorResult, { result: number }>`, so only the way a function was registered can say
+ * which it meant.
+ *
+ * @module
+ */
+import type * as E from "fp-ts/Either";
+import type { TaskEither } from "fp-ts/TaskEither";
+import { asyncDispatch } from "../core/async-dispatch";
+import type { AddsSignal, After, Expects, NoContext, Refused, TypedAround } from "../core/context-marks";
+import type { ArgsOf, Contract, Entries, HandlerResultOf } from "./contract";
+import {
+  markContextual,
+  markOutcome,
+  paramsCodecOf,
+  resultCodecOf,
+  withCodecs,
+  type Method,
+  type Returns,
+} from "../core/methods";
+import type { JsonOptions } from "../core/options";
+import type { ErrorResult } from "../core/result";
+import type { AnyStage, Around, Call } from "../core/stages";
+
+/**
+ * What a contract handler returns for results of type `A`: an Either, a TaskEither, or a Promise
+ * of an Either. Its Right is the result (encoded by the contract's result codec before it is sent),
+ * its Left the JSON-RPC error.
+ *
+ * @example
+ * import * as TE from "fp-ts/TaskEither";
+ * import type { Outcome } from "rpcserver";
+ * const answer: Outcome<number> = TE.right(42);
+ *
+ * @since 5.0.10
+ * @category contract
+ */
+export type Outcome<A> = E.Either<ErrorResult, A> | TaskEither<ErrorResult, A> | PromiseLike<E.Either<ErrorResult, A>>;
+
+/**
+ * A handler's arguments: the context first when the server has one (the dispatch rule), then the
+ * method's arguments.
+ *
+ * @since 5.0.10
+ * @category contract
+ */
+export type HandlerArgs<Entry, C> = [C] extends [NoContext] ? ArgsOf<Entry> : [context: C, ...ArgsOf<Entry>];
+
+/**
+ * The handler of a contract entry under context `C`.
+ *
+ * @example
+ * import * as E from "fp-ts/Either";
+ * import * as t from "io-ts";
+ * import type { HandlerFor, NoContext } from "rpcserver";
+ * const add: HandlerFor<{ params: t.TupleC<[t.NumberC, t.NumberC]>; result: t.NumberC }, NoContext> = (a, b) => E.right(a + b);
+ * add(1, 2); // { _tag: "Right", right: 3 }
+ *
+ * @since 5.0.10
+ * @category contract
+ */
+export type HandlerFor<Entry, C> = (...args: HandlerArgs<Entry, C>) => Outcome<HandlerResultOf<Entry>>;
+
+/**
+ * One handler per method of contract entries `M`, under context `C`.
+ *
+ * @since 5.0.10
+ * @category contract
+ */
+export type Handlers<M extends Entries, C> = { readonly [K in keyof M]: HandlerFor<M[K], C> };
+
+/** No handler for a name the contract does not have (also for handlers held in a variable). */
+type NoExtra<H, M> = { readonly [K in Exclude<keyof H, keyof M>]: never };
+
+/**
+ * The methods table a contract's handlers make: one method per entry, carrying its codecs and
+ * documentation, and (in the types) the context it expects.
+ *
+ * @since 5.0.10
+ * @category contract
+ */
+export type Implemented<M extends Entries, C> = { readonly [K in keyof M]: Method & Expects<C> };
+
+const FROM_RESULT = Symbol.for("rpcserver.fromResult");
+
+/**
+ * Lets a function written in the `Result` vocabulary (`Success(...)`, `Error(...)`, `Returns<A>`)
+ * be a contract handler: it is marked, not wrapped, and registered as the method it already is.
+ *
+ * @example
+ * import * as t from "io-ts";
+ * import { contract, dispatch, fromResult, implement, Success } from "rpcserver";
+ * const api = contract({ add: { params: t.tuple([t.number, t.number]), result: t.number } });
+ * const methods = implement(api, { add: fromResult((a: number, b: number) => Success(a + b)) });
+ * dispatch('{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}', methods); // '{"jsonrpc":"2.0","result":3,"id":1}'
+ *
+ * @since 5.0.10
+ * @category contract
+ */
+export const fromResult = <Args extends unknown[], A>(
+  f: (...args: Args) => Returns<A>,
+): ((...args: Args) => Outcome<A>) => {
+  if (typeof f !== "function") throw new TypeError(`fromResult: expected a function, got ${typeof f}`);
+  Object.defineProperty(f, FROM_RESULT, { value: true, configurable: true });
+  return f as unknown as (...args: Args) => Outcome<A>;
+};
+
+const isFromResult = (f: unknown): boolean => (f as { [FROM_RESULT]?: unknown })[FROM_RESULT] === true;
+
+// Always called as hasOwn.call(object, key), never unbound.
+// eslint-disable-next-line @typescript-eslint/unbound-method
+const hasOwn = Object.prototype.hasOwnProperty;
+
+/** Handlers some `implement` has made methods of: their marks and codecs are that entry's. */
+const claimed = new WeakSet<Method>();
+
+/**
+ * The function to mark for an entry: the handler itself (no wrapper, no cost), unless it already
+ * is a method of another entry (the same function given twice) or carries codecs of its own: then
+ * a wrapper of the same length, so that each entry keeps its own codecs.
+ */
+const ownable = (handler: Method): Method => {
+  if (!claimed.has(handler) && paramsCodecOf(handler) === undefined && resultCodecOf(handler) === undefined) {
+    claimed.add(handler);
+    return handler;
+  }
+  const call = handler as (...args: unknown[]) => unknown;
+  const wrapper = (...args: unknown[]): unknown => call(...args);
+  Object.defineProperty(wrapper, "length", { value: handler.length });
+  claimed.add(wrapper as Method);
+  return wrapper as Method;
+};
+
+/** The table of `handlers` for contract `c`; `contextual` marks them as taking a context. */
+const methodsOf = <M extends Entries, C>(
+  c: Contract<M>,
+  handlers: Handlers<M, C>,
+  contextual: boolean,
+): Implemented<M, C> => {
+  if (typeof handlers !== "object" || handlers === null) {
+    throw new TypeError(`implement: expected an object of handlers, got ${String(handlers)}`);
+  }
+  for (const name of Object.keys(handlers)) {
+    if (!hasOwn.call(c.methods, name)) throw new TypeError(`implement: "${name}" is not a method of the contract`);
+  }
+  const methods = Object.create(null) as Record<string, Method>;
+  for (const [name, entry] of Object.entries(c.methods)) {
+    const handler: unknown = hasOwn.call(handlers, name) ? (handlers as Record<string, unknown>)[name] : undefined;
+    if (typeof handler !== "function") throw new TypeError(`implement: no handler for "${name}"`);
+    const given = handler as Method;
+    const fromResult = isFromResult(given);
+    const f = ownable(given);
+    // A Result-vocabulary function is a method already; any other answers in Eithers.
+    if (!fromResult) markOutcome(f);
+    if (contextual) markContextual(f);
+    methods[name] = withCodecs(entry, f as never);
+  }
+  return Object.freeze(methods) as Implemented<M, C>;
+};
+
+/**
+ * Implements a contract without a context: one handler per method, typed by the contract (its
+ * decoded params in, an {@link Outcome} of its decoded result out). A missing handler, or one the
+ * contract does not name, is a compile error and a `TypeError`. The table is like any other:
+ * dispatch, `serve`, the `rpcserver` command and `openRpcDocument` take it. With a context or
+ * stages, use {@link server}.
+ *
+ * @example
+ * import * as E from "fp-ts/Either";
+ * import * as t from "io-ts";
+ * import { contract, dispatch, Error, implement } from "rpcserver";
+ * const api = contract({ half: { params: t.tuple([t.number]), result: t.number } });
+ * const methods = implement(api, { half: (n) => (n % 2 === 0 ? E.right(n / 2) : Error(1, "odd")) });
+ * dispatch('{"jsonrpc":"2.0","method":"half","params":[4],"id":1}', methods); // '{"jsonrpc":"2.0","result":2,"id":1}'
+ *
+ * @since 5.0.10
+ * @category contract
+ */
+export const implement = <M extends Entries, H extends Handlers<M, NoContext>>(
+  c: Contract<M>,
+  handlers: H & NoExtra<H, M>,
+): Implemented<M, NoContext> => methodsOf(c, handlers, false);
+
+/** The context argument of a server's `dispatch` and `options`: none without a context. */
+type ContextArg<In> = [In] extends [NoContext] ? [] : [context: In];
+
+/**
+ * A contract implemented under a context and stages: its methods table, its stages, and the
+ * dispatch options to pass with them (the context checked against the declared type).
+ *
+ * @since 5.0.10
+ * @category contract
+ */
+export interface Server<M extends Entries, In, Cur> {
+  readonly contract: Contract<M>;
+  /** The methods table, for dispatch, `serve`, the command and `openRpcDocument`. */
+  readonly methods: Implemented<M, Cur>;
+  /** The stages, in order. */
+  readonly stages: ReadonlyArray<AnyStage>;
+  /** Dispatch options: the stages and, when the server has one, the context. */
+  readonly options: (...context: ContextArg<In>) => {
+    readonly context?: In;
+    readonly stages: ReadonlyArray<AnyStage>;
+  };
+  /** `asyncDispatch` of a request body with this server's methods, stages and the context given. */
+  readonly dispatch: (request: string | Uint8Array, ...context: ContextArg<In>) => Promise<string>;
+}
+
+/** What a stage function answers for a call whose context becomes `Next`. */
+type StageOut<Next> =
+  | E.Either<ErrorResult, Call<Next>>
+  | TaskEither<ErrorResult, Call<Next>>
+  | PromiseLike<E.Either<ErrorResult, Call<Next>>>;
+
+/**
+ * A server under construction: the context it is dispatched with (`In`), and the one its next
+ * stage and, at the end, its handlers receive (`Cur`).
+ *
+ * @since 5.0.10
+ * @category contract
+ */
+export interface ServerBuilder<M extends Entries, In, Cur> {
+  /** Declares the context dispatch hands the server (before any stage). */
+  readonly context: <C>() => ServerBuilder<M, C, C>;
+  /**
+   * Adds a stage: later stages and the handlers receive the context it passes on. `observe` and
+   * `timeout` are typed by where they stand; a stage of yours by its parameter and answer.
+   */
+  // The typed Around first: a lambda inside `observe((o) => ...)` is typed by the first overload
+  // tried, and keeps that type.
+  /** An `observe` or `timeout` stage (or any typed `Around`): typed by where it stands. */
+  use<Next>(stage: TypedAround<Cur, Next>): ServerBuilder<M, In, Next>;
+  /** A stage function of yours: its answer's call types the context after it. */
+  use<Next>(stage: (call: Call<Cur>) => StageOut<Next>): ServerBuilder<M, In, Next>;
+  /** An untyped `Around` stage: the context passes through it unchanged. */
+  use<S extends Around>(
+    stage: S & (After<S, Cur> extends Refused<unknown> ? never : unknown),
+  ): ServerBuilder<M, In, S extends AddsSignal ? After<S, Cur> : Cur>;
+  /** Implements the contract: one handler per method, each receiving the context (if any) first. */
+  readonly implement: <H extends Handlers<M, Cur>>(handlers: H & NoExtra<H, M>) => Server<M, In, Cur>;
+}
+
+const builder = <M extends Entries, In, Cur>(
+  c: Contract<M>,
+  stages: ReadonlyArray<AnyStage>,
+  contextual: boolean,
+): ServerBuilder<M, In, Cur> => ({
+  context: <C>() => builder<M, C, C>(c, stages, true),
+  use: ((stage: AnyStage) => builder(c, [...stages, stage], contextual)) as ServerBuilder<M, In, Cur>["use"],
+  implement: (handlers) => {
+    const methods = methodsOf<M, Cur>(c, handlers, contextual);
+    const options = (...context: unknown[]) =>
+      context.length === 0 ? { stages } : { context: context[0] as In, stages };
+    const dispatch = (request: string | Uint8Array, ...context: unknown[]): Promise<string> =>
+      asyncDispatch(request, methods, options(...context) as JsonOptions);
+    return Object.freeze({ contract: c, methods, stages, options, dispatch });
+  },
+});
+
+/**
+ * Starts a server for a contract, to declare its context and stages before its handlers:
+ * `server(api).context<Ctx>().use(stage).implement(handlers)`. Each stage's answer types the
+ * context the next one and the handlers receive (an auth stage turning `{ token }` into `{ user }`
+ * gives the handlers `{ user }`); `observe` sees the context typed where it stands, `timeout` adds
+ * its `signal`. A mismatch anywhere is a compile error.
+ *
+ * @example
+ * import * as E from "fp-ts/Either";
+ * import * as t from "io-ts";
+ * import { contract, Error, server, type Call } from "rpcserver";
+ * const api = contract({ whoami: { result: t.string } });
+ * const auth = (call: Call<{ token: string }>) =>
+ *   call.context.token === "t1" ? E.right({ ...call, context: { user: "ann" } }) : Error(401, "Unauthorized");
+ * const app = server(api).context<{ token: string }>().use(auth).implement({ whoami: (ctx) => E.right(ctx.user) });
+ * await app.dispatch('{"jsonrpc":"2.0","method":"whoami","id":1}', { token: "t1" }); // '{"jsonrpc":"2.0","result":"ann","id":1}'
+ * await app.dispatch('{"jsonrpc":"2.0","method":"whoami","id":2}', { token: "t2" });
+ * // '{"jsonrpc":"2.0","error":{"code":401,"message":"Unauthorized"},"id":2}'
+ *
+ * @since 5.0.10
+ * @category contract
+ */
+export const server = <M extends Entries>(c: Contract<M>): ServerBuilder<M, NoContext, NoContext> =>
+  builder<M, NoContext, NoContext>(c, [], false);

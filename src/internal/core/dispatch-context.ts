@@ -1,0 +1,160 @@
+/**
+ * The context a dispatch gives, typed: the context its options and stages hand the methods
+ * (`DispatchContext`, `ContextOf`), the tables of methods that accept it (`MethodsFor`), and the
+ * options the dispatch functions take (`TypedOptions`). A method that takes no context under a
+ * dispatch that gives one, or the reverse, or a context of the wrong type, is a compile error.
+ *
+ * @module
+ */
+import type { After, Expects, NoContext, Refused, Unchecked } from "./context-marks";
+import type { Method } from "./methods";
+import type { Response } from "./response";
+
+/**
+ * A table whose methods all accept context `C` (plain methods are not checked).
+ *
+ * @example
+ * import { dispatch, withContext, Success } from "rpcserver";
+ * import type { MethodsFor } from "rpcserver/types";
+ * import * as t from "io-ts";
+ * const methods: MethodsFor<{ user: string }> = {
+ *   hello: withContext<{ user: string }>().withParams(t.array(t.undefined), (ctx) => Success(`hello ${ctx.user}`)),
+ * };
+ * dispatch('{"jsonrpc":"2.0","method":"hello","id":1}', methods, { context: { user: "ann" } });
+ * // '{"jsonrpc":"2.0","result":"hello ann","id":1}'
+ *
+ * @since 5.0.10
+ * @category context
+ */
+export type MethodsFor<C> = 0 extends 1 & C
+  ? Table<C>
+  : [C] extends [NoContext]
+    ? MethodsWithoutContext | ReadonlyMap<string, Method & Expects<NoContext>>
+    : Table<C>;
+
+/** A table (an object or a Map) of methods that accept context `C`. */
+type Table<C> = { readonly [name: string]: Method & Expects<C> } | ReadonlyMap<string, Method & Expects<C>>;
+
+/**
+ * A table dispatched without a `context` option: none of its methods may take a context. A compile
+ * error naming this type means a method takes one: pass it as the `context` option. (An interface,
+ * so that the error's first line names it.)
+ *
+ * @example
+ * import { Success, type MethodsWithoutContext } from "rpcserver";
+ * const methods: MethodsWithoutContext = { ping: () => Success("pong") };
+ *
+ * @since 5.0.10
+ * @category context
+ */
+export interface MethodsWithoutContext {
+  readonly [name: string]: Method & Expects<NoContext>;
+}
+
+/** The context a dispatch is given: `NoContext` without one; unchecked if the options' type does not say. */
+type Given<O> = "context" extends keyof O
+  ? unknown extends O["context" & keyof O]
+    ? Unchecked
+    : [Exclude<O["context" & keyof O], undefined>] extends [never]
+      ? NoContext
+      : Exclude<O["context" & keyof O], undefined>
+  : NoContext;
+
+/** The context after every stage of the tuple `S`; unchecked for an array of unknown length. */
+type Through<S, C> =
+  C extends Refused<unknown>
+    ? C
+    : S extends readonly [infer Head, ...infer Rest]
+      ? Through<Rest, After<Head, C>>
+      : S extends readonly []
+        ? C
+        : Unchecked;
+
+/** The context a dispatch is given as its `context` option's type: none for `undefined`, unchecked for `unknown`. */
+export type GivenContext<C> = unknown extends C
+  ? Unchecked
+  : [Exclude<C, undefined>] extends [never]
+    ? NoContext
+    : Exclude<C, undefined>;
+
+/**
+ * The context the methods of a dispatch receive, from its `context` option's type `C` and its
+ * `stages` tuple `S` (an array of unknown length is not checked).
+ *
+ * @example
+ * import type { DispatchContext } from "rpcserver/types";
+ * type C = DispatchContext<{ user: string }, readonly []>; // { user: string }
+ *
+ * @since 5.0.10
+ * @category context
+ */
+export type DispatchContext<C, S> = Through<S, GivenContext<C>>;
+
+/**
+ * A dispatch's `stages`, checked: `never` (a compile error) when a stage refuses the context it
+ * is handed.
+ *
+ * @since 5.0.10
+ * @category context
+ */
+export type CheckedStages<C, S> = S & (DispatchContext<C, S> extends Refused<unknown> ? never : unknown);
+
+/**
+ * The options of a dispatch with context type `C` and stages `S`, as the dispatch functions take
+ * them (`O` their other options).
+ *
+ * @since 5.0.10
+ * @category context
+ */
+export type TypedOptions<O, C, S> = Omit<O, "context" | "stages"> & {
+  readonly context?: C;
+  readonly stages?: CheckedStages<C, S> | undefined;
+};
+
+/**
+ * The context the methods of a dispatch with options `O` receive: the `context` option (none if
+ * absent), as the `stages` tuple turns it. A stage whose parameter refuses the context it is handed
+ * makes a type that no method accepts.
+ *
+ * @example
+ * import type { ContextOf } from "rpcserver/types";
+ * type C = ContextOf<{ context: { token: string } }>; // { token: string }
+ *
+ * @since 5.0.10
+ * @category context
+ */
+export type ContextOf<O> = "stages" extends keyof O
+  ? [Exclude<O["stages" & keyof O], undefined>] extends [never]
+    ? Given<O>
+    : Through<Exclude<O["stages" & keyof O], undefined>, Given<O>>
+  : Given<O>;
+
+/**
+ * What a dispatch's options must also be: when a stage refuses the context it is handed, a
+ * `stages` no tuple fits, so the options themselves are the compile error.
+ *
+ * @since 5.0.10
+ * @category context
+ */
+export type StagesFit<O> = ContextOf<O> extends Refused<infer C> ? { readonly stages: Refused<C> } : unknown;
+
+/** The options of a dispatch when none are given: no context, no stages. @since 5.0.10 @category context */
+export type NoOptions = Record<never, never>;
+
+/**
+ * What a `*ToResponse` dispatch answers each Response as: what `postProcess` returns, or the
+ * Response itself without one.
+ *
+ * @example
+ * import type { Response } from "rpcserver";
+ * import type { PostProcessed } from "rpcserver/types";
+ * type T = PostProcessed<{ postProcess: (response: Response) => string }>; // string
+ *
+ * @since 5.0.10
+ * @category context
+ */
+export type PostProcessed<O> = O extends { readonly postProcess?: infer P }
+  ? [Exclude<P, undefined>] extends [(response: never) => infer T]
+    ? T
+    : Response
+  : Response;

@@ -1,0 +1,211 @@
+/**
+ * The stages shipped with the library: `timeout` (answers a request whose method has not settled in
+ * time, and aborts the signal it was handed) and `observe` (hands a callback each request's method,
+ * id, duration and answer). Both are `Around` stages, total, so the pipeline need not check them.
+ *
+ * @module
+ */
+import * as E from "fp-ts/Either";
+import type { Kind, URIS } from "fp-ts/HKT";
+import { ERROR_TIMEOUT } from "./codes";
+import type { AddsSignal, TypedAround, WithSignal } from "./context-marks";
+import type { Effect } from "./effect";
+import { isPlainObject, isThenable } from "./guards";
+import { logSafely } from "./logger";
+import { abortGuarded, signalController } from "./signal";
+import type { Id } from "./request";
+import { ErrorResponse, type Response } from "./response";
+import { idOf, owned, type Around, type Handler } from "./stages";
+
+/** The default of `timeout`'s `context` option: a plain-object context gains `signal`; any other is left alone. */
+const withSignal = (context: unknown, signal: AbortSignal): unknown =>
+  isPlainObject(context) ? { ...context, signal } : context;
+
+/**
+ * Options of {@link timeout}.
+ *
+ * @example
+ * import { asyncDispatch, Success, timeout, type TimeoutOptions } from "rpcserver";
+ * // The signal as the context itself, for methods written as (signal, ...params).
+ * const options: TimeoutOptions = { context: (_context, signal) => signal };
+ * const methods = { stopped: (signal: AbortSignal) => Success(signal.aborted) };
+ * await asyncDispatch('{"jsonrpc":"2.0","method":"stopped","id":1}', methods, {
+ *   context: {},
+ *   stages: [timeout(1000, options)],
+ * });
+ * // '{"jsonrpc":"2.0","result":false,"id":1}'
+ *
+ * @since 5.0.10
+ * @category stages
+ */
+export interface TimeoutOptions<C = unknown, Out = unknown> {
+  /**
+   * How the method is handed the signal: the context it receives, from the context it would have
+   * received and the signal. Default: a plain-object context gets a `signal` member (`{ ...context,
+   * signal }`); any other context, or none, is left as it is (the answer is still cut off in time).
+   */
+  readonly context?: (context: C, signal: AbortSignal) => Out;
+}
+
+/** The longest delay `setTimeout` holds: 2^31 - 1 ms (about 24.8 days). */
+const MAX_DELAY = 2_147_483_647;
+
+/**
+ * Answers a request with -32001 "Request timed out" (`data: { timeoutMs }`) when its method has not
+ * settled `ms` milliseconds after the call, and aborts the `AbortSignal` the method was handed then.
+ * The method's later outcome is dropped. A method that answers synchronously is never timed out.
+ * `ms` must be a positive number of at most 2^31 - 1 (2,147,483,647, about 24.8 days), the longest
+ * delay a timer holds: anything else is a `RangeError` (a longer delay would fire at once). A
+ * listener the method adds to its signal (`addEventListener`, `onabort`) that throws is logged,
+ * not left to end the process.
+ * For async dispatch only (sync dispatch cannot wait, so it refuses this stage with a TypeError).
+ *
+ * Why -32001: JSON-RPC 2.0 leaves -32000 to -32099 to the server for its own errors (-32000 is
+ * rpcserver's "Server error"); LSP's -32800 means a cancellation asked for by the client, which a
+ * time-out is not.
+ *
+ * @example
+ * import { asyncDispatch, Success, timeout, type Result } from "rpcserver";
+ * // A method that would take a second, and stops when its signal aborts.
+ * const slow = (ctx: { signal: AbortSignal }) =>
+ *   new Promise<Result<string>>((resolve) => {
+ *     const timer = setTimeout(() => resolve(Success("done")), 1000);
+ *     ctx.signal.addEventListener("abort", () => clearTimeout(timer));
+ *   });
+ * const methods = { slow };
+ * await asyncDispatch('{"jsonrpc":"2.0","method":"slow","id":1}', methods, { context: {}, stages: [timeout(10)] });
+ * // '{"jsonrpc":"2.0","error":{"code":-32001,"message":"Request timed out","data":{"timeoutMs":10}},"id":1}'
+ *
+ * @since 5.0.10
+ * @category stages
+ */
+export function timeout<C = unknown>(ms: number): TypedAround<C, WithSignal<C>> & AddsSignal;
+export function timeout<C = unknown, Out = unknown>(
+  ms: number,
+  options: TimeoutOptions<C, Out>,
+): TypedAround<C, unknown extends Out ? WithSignal<C> : Out>;
+export function timeout(ms: number, options: TimeoutOptions = {}): Around {
+  if (typeof ms !== "number" || !(ms > 0) || !Number.isFinite(ms)) {
+    throw new RangeError(`timeout: ms must be a positive finite number, got ${String(ms)}`);
+  }
+  if (ms > MAX_DELAY) {
+    // Timers hold a signed 32-bit delay: a longer one fires at once (Node warns, browsers do not).
+    throw new RangeError(`timeout: ms must be at most ${MAX_DELAY} (about 24.8 days, the longest timer), got ${ms}`);
+  }
+  const attach = (options.context as ((context: unknown, signal: AbortSignal) => unknown) | undefined) ?? withSignal;
+  return owned({
+    _tag: "Around",
+    asyncOnly: true,
+    around:
+      <F extends URIS>(_F: Effect<F>) =>
+      (next: Handler<F>): Handler<F> =>
+      (call) => {
+        // Read now: the timer runs detached, where a read that throws (a request a stage broke) would end the process.
+        const id = idOf(call.request);
+        const controller = signalController();
+        const outcome = next({ request: call.request, context: attach(call.context, controller.signal) });
+        if (!(outcome instanceof Promise)) return outcome;
+        // A Promise here means async dispatch (sync dispatch refuses this stage), whose Later it is.
+        const raced = new Promise<Response>((settle, fail) => {
+          const timer = setTimeout(() => {
+            settle(E.left(ErrorResponse(ERROR_TIMEOUT, "Request timed out", { timeoutMs: ms }, id)));
+            // After the answer: the signal's listeners run now, and what they throw is logged.
+            abortGuarded(controller, new Error(`timed out after ${ms} ms`));
+          }, ms);
+          // The rest of the pipeline answers rather than rejects; a rejection (a request a stage
+          // broke) still clears the timer and goes on to the request's own net.
+          outcome.then(
+            (response: Response) => {
+              clearTimeout(timer);
+              settle(response);
+            },
+            (thrown: unknown) => {
+              clearTimeout(timer);
+              // What the rest of the pipeline threw, passed on as it is, to the request's own net.
+              // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+              fail(thrown);
+            },
+          );
+        });
+        return raced as Kind<F, Response>;
+      },
+  });
+}
+
+/**
+ * What {@link observe} reports for each request that reached it.
+ *
+ * @example
+ * import { dispatch, observe, Success, type Observation } from "rpcserver";
+ * const log: Observation[] = [];
+ * dispatch('{"jsonrpc":"2.0","method":"ping","id":7}', { ping: () => Success("pong") }, {
+ *   stages: [observe((o) => log.push(o))],
+ * });
+ * log.map(({ method, id }) => [method, id]); // [["ping", 7]]
+ *
+ * @since 5.0.10
+ * @category stages
+ */
+export interface Observation<C = unknown> {
+  /** The method the request named. */
+  readonly method: string;
+  /** The request's id; `undefined` for a notification. */
+  readonly id: Id | undefined;
+  /** The context the request reached this stage with (who called, for an audit log), typed where the stage is placed. */
+  readonly context: C;
+  /** Milliseconds from reaching the stage to the answer (`performance.now()` differences). */
+  readonly durationMs: number;
+  /** The answer: `Right<SuccessResponse>` or `Left<ErrorResponse>` (also for a notification, which is not sent). */
+  readonly response: Response;
+}
+
+const rejected = (thrown: unknown): void => logSafely("rpcserver: an observe callback rejected", thrown);
+
+const clock: () => number =
+  typeof performance === "object" && typeof performance.now === "function" ? () => performance.now() : Date.now;
+
+/**
+ * Hands `callback` the method name, id, duration and answer of every request that reaches it, for
+ * metrics, tracing or an audit log. Put it first to see every validated request, refused ones
+ * included. A callback that throws, or returns a Promise that rejects (an async callback), is logged
+ * and ignored: it never costs a client its answer, nor the host its life. Works
+ * in sync and async dispatch.
+ *
+ * @example
+ * import { dispatch, observe, Success } from "rpcserver";
+ * const seen: string[] = [];
+ * dispatch('{"jsonrpc":"2.0","method":"ping","id":1}', { ping: () => Success("pong") }, {
+ *   stages: [observe((o) => seen.push(`${o.method} ${o.response._tag}`))],
+ * });
+ * seen; // ["ping Right"]
+ *
+ * @since 5.0.10
+ * @category stages
+ */
+export function observe<C = unknown>(callback: (observation: Observation<C>) => void): TypedAround<C, C>;
+export function observe(callback: (observation: Observation) => void): Around {
+  if (typeof callback !== "function") throw new TypeError(`observe: expected a function, got ${typeof callback}`);
+  return owned({
+    _tag: "Around",
+    asyncOnly: false,
+    around: (F) => (next) => (call) => {
+      const started = clock();
+      return F.map(next(call), (response) => {
+        try {
+          const returned: unknown = callback({
+            method: call.request.method,
+            id: call.request.id,
+            context: call.context,
+            durationMs: clock() - started,
+            response,
+          });
+          // An async callback (a metrics call) that rejects must not become an unhandled rejection.
+          if (isThenable(returned)) Promise.resolve(returned).then(undefined, rejected);
+        } catch (thrown) {
+          logSafely("rpcserver: an observe callback threw", thrown);
+        }
+        return response;
+      });
+    },
+  });
+}

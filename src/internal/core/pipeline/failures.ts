@@ -1,0 +1,79 @@
+/**
+ * The errors the pipeline answers with when a request cannot go on: a request it cannot read, an
+ * exception from the code a request runs, a Promise that sync dispatch cannot wait for, and a
+ * failure of the library itself. Each is the `ErrorResponse` for one request, never a throw.
+ *
+ * @module
+ */
+import * as E from "fp-ts/Either";
+import { ERROR_INTERNAL_ERROR, ERROR_INVALID_REQUEST, ERROR_SERVER_ERROR } from "../codes";
+import { messageOf, methodNameOf } from "../describe";
+import { isJsonRpcError } from "../exceptions";
+import { logSafely } from "../logger";
+import type { Env } from "../options";
+import type { Id, Request } from "../request";
+import { ErrorResponse, type Response } from "../response";
+import { isSchemaRefused } from "../schema";
+import { NODATA } from "../sentinels";
+import { idOf, type Call } from "../stages";
+
+export const failWith = (
+  code: number,
+  message: string,
+  data: unknown,
+  request: Request | null,
+): E.Either<ErrorResponse, never> =>
+  E.left(ErrorResponse(code, message, data, request === null ? null : idOf(request)));
+
+export const invalidRequest = (data: unknown): E.Either<ErrorResponse, never> =>
+  failWith(ERROR_INVALID_REQUEST, "Invalid Request", data, null);
+
+/**
+ * An exception from the code a request runs (a method, its params codec, a stage) as the error to
+ * send: a JsonRpcError as given, anything else -32603 (logged; its message in `data` only under
+ * `debug`).
+ */
+export const thrownError = (env: Env, call: Call, what: string, thrown: unknown): ErrorResponse =>
+  errorFor(env, idOf(call.request), `${what} "${methodNameOf(call.request)}"`, thrown);
+
+/** An exception as the error answering the request `id`; `who` names what raised it in the log. */
+export const errorFor = (env: Env, id: Id, who: string, thrown: unknown): ErrorResponse => {
+  if (isJsonRpcError(thrown)) return ErrorResponse(thrown.code, thrown.message, thrown.data, id);
+  if (isSchemaRefused(thrown)) {
+    // A result schema refused the method's value: the method's fault, reported as io-ts would be.
+    logSafely(`rpcserver: the result schema of ${who} refused its value`, thrown.message);
+    return ErrorResponse(ERROR_INTERNAL_ERROR, "Internal error", thrown.lines, id);
+  }
+  logSafely(`rpcserver: ${who} raised an exception`, thrown);
+  return ErrorResponse(ERROR_INTERNAL_ERROR, "Internal error", env.debug ? messageOf(thrown) : NODATA, id);
+};
+
+/** What gave sync dispatch a Promise, as its answer names it: a method, its params or result schema; else a stage. */
+const PROMISE_FROM: Readonly<Record<string, string>> = {
+  method: "The method",
+  "params schema of method": "The params schema",
+  "result schema of method": "The result schema",
+};
+
+/** Sync dispatch cannot wait: the Promise is refused, and its rejection marked handled so it cannot crash the host. */
+export const refusePromise = (call: Call, what: string, thenable: PromiseLike<unknown>): ErrorResponse => {
+  // The handler runs detached, where nothing would catch what it throws: it reads nothing of the
+  // request (a stage may have left one whose reads throw), only the name read here, safely.
+  const name = methodNameOf(call.request);
+  Promise.resolve(thenable).then(undefined, (thrown: unknown) =>
+    logSafely(`rpcserver: ${what} "${name}" rejected after sync dispatch refused its Promise`, thrown),
+  );
+  logSafely(`rpcserver: ${what} "${name}" returned a Promise to sync dispatch`);
+  return ErrorResponse(
+    ERROR_INTERNAL_ERROR,
+    "Internal error",
+    `${PROMISE_FROM[what] ?? "A stage"} returned a Promise; use asyncDispatch`,
+    idOf(call.request),
+  );
+};
+
+/** A failure of the library itself, outside any method: -32000, its message only under `debug`. */
+export const serverError = (env: Env, thrown: unknown): Response => {
+  logSafely("rpcserver: dispatch failed", thrown);
+  return failWith(ERROR_SERVER_ERROR, "Server error", env.debug ? messageOf(thrown) : NODATA, null);
+};

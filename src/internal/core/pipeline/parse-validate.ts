@@ -1,0 +1,123 @@
+/**
+ * Stages 1 and 2 of every request body: `parse` (text or UTF-8 bytes to a value) and `validate`
+ * (each request object decoded by the validator), with the forms the composition runs (a validator
+ * that answers a Promise, waited for by async dispatch and refused by sync dispatch).
+ *
+ * @module
+ */
+import * as E from "fp-ts/Either";
+import type * as t from "io-ts";
+import { ERROR_INTERNAL_ERROR, ERROR_INVALID_REQUEST, ERROR_PARSE_ERROR } from "../codes";
+import { messageOf } from "../describe";
+import { logSafely } from "../logger";
+import type { Env } from "../options";
+import { report } from "../params";
+import type { Request } from "../request";
+import { ErrorResponse } from "../response";
+import { failWith } from "./failures";
+
+const utf8 = new TextDecoder("utf-8", { fatal: true });
+
+/**
+ * UTF-8 bytes: a Uint8Array (a Buffer is one) of any realm. `instanceof Uint8Array` would refuse
+ * bytes made in another realm (a `node:vm` context, an iframe); the internal tag cannot be faked.
+ */
+const isBytes = (value: unknown): value is Uint8Array =>
+  ArrayBuffer.isView(value) && Object.prototype.toString.call(value) === "[object Uint8Array]";
+
+/**
+ * `JSON.parse` without the stack trace of its SyntaxError: the trace is never shown (only the
+ * message goes in `data`) and recording it is most of a parse error's cost. JSON.parse of a string
+ * runs no user code, so the limit is restored before anything else can observe it.
+ */
+const parseJson = (text: string): unknown => {
+  const limit = (Error as StackLimit).stackTraceLimit;
+  (Error as StackLimit).stackTraceLimit = 0;
+  try {
+    return JSON.parse(text);
+  } finally {
+    (Error as StackLimit).stackTraceLimit = limit;
+  }
+};
+
+/** V8's `Error.stackTraceLimit` (other engines may not have it), typed here: the core compiles without Node's types. */
+type StackLimit = { stackTraceLimit?: number | undefined };
+
+/**
+ * Stage 1: the request body (text, or UTF-8 bytes) to a value, with `deserializer` (default
+ * `JSON.parse`). Anything thrown is -32700 with its message in `data`.
+ *
+ * @example
+ * import { environment, parse } from "rpcserver/pipeline";
+ * parse(environment({}, undefined, false))("[1]"); // { _tag: "Right", right: [1] }
+ * // A Left: -32700 Parse error, the parser's message in `data`.
+ * parse(environment({}, undefined, false))("[1");
+ *
+ * @since 5.0.10
+ * @category stages
+ */
+export const parse =
+  (env: Env) =>
+  (body: unknown): E.Either<ErrorResponse, unknown> => {
+    try {
+      const text: unknown = typeof body === "string" || !isBytes(body) ? body : utf8.decode(body);
+      if (env.deserializer !== undefined) return E.right(env.deserializer(text as string));
+      if (typeof text !== "string")
+        throw new TypeError(`the request must be a string or UTF-8 bytes, got ${typeof text}`);
+      return E.right(parseJson(text));
+    } catch (thrown) {
+      return failWith(ERROR_PARSE_ERROR, "Parse error", messageOf(thrown), null);
+    }
+  };
+
+/** An io-ts report as `data`: an error's own message where it has one (a custom validator's, the request codec's), else the path. */
+const reportOf = (errors: t.Errors): unknown => {
+  const lines = errors.map((error) => error.message ?? report([error], "request")[0]);
+  return lines.length === 1 ? lines[0] : lines;
+};
+
+const refuse = E.mapLeft((errors: t.Errors) =>
+  ErrorResponse(ERROR_INVALID_REQUEST, "Invalid Request", reportOf(errors), null),
+);
+
+/**
+ * Stage 2: one request object decoded by the validator (default `requestCodec`): -32600 with the
+ * report in `data` when it fails.
+ *
+ * @example
+ * import { environment, validate } from "rpcserver/pipeline";
+ * validate(environment({}, undefined, false))({ jsonrpc: "2.0", method: 1 });
+ * // { _tag: "Left", left: { code: -32600, message: "Invalid Request", data: "method: must be a string", id: null } }
+ *
+ * @since 5.0.10
+ * @category stages
+ */
+export const validate = (env: Env): ((value: unknown) => E.Either<ErrorResponse, Request>) => {
+  const validated = validating(env);
+  return (value) => {
+    const request = validated(value);
+    return request instanceof Promise ? refusedValidator() : request;
+  };
+};
+
+/**
+ * Stage 2 as the composition runs it: a validator (a Standard Schema) whose `validate` answers a
+ * Promise gives a Promise, which never rejects, for async dispatch to wait for. `validate` stays a
+ * Kleisli arrow into Either, refusing it as sync dispatch does.
+ */
+export const validating = (env: Env): ((value: unknown) => ValidatedRequest | Promise<ValidatedRequest>) => {
+  const decoder = env.validator;
+  if (decoder.waits !== true) return (value) => refuse(decoder.decode(value) as E.Either<t.Errors, Request>);
+  return (value) => {
+    const decoded = decoder.decode(value);
+    return decoded instanceof Promise ? decoded.then(refuse) : refuse(decoded);
+  };
+};
+
+export type ValidatedRequest = E.Either<ErrorResponse, Request>;
+
+/** Sync dispatch cannot wait for a validator (a Standard Schema) that answers a Promise: -32603 for that request. */
+export const refusedValidator = (): E.Either<ErrorResponse, never> => {
+  logSafely("rpcserver: the validator returned a Promise to sync dispatch");
+  return failWith(ERROR_INTERNAL_ERROR, "Internal error", "The validator returned a Promise; use asyncDispatch", null);
+};

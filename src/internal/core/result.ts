@@ -1,0 +1,137 @@
+/**
+ * Results: what a method returns. A `Result` is a real fp-ts `Either`, built with fp-ts's own
+ * `left` and `right`, so every fp-ts function works on it.
+ *
+ * @module
+ */
+import { left, right, type Either } from "fp-ts/Either";
+import { ERROR_INVALID_PARAMS } from "./codes";
+import { NODATA } from "./sentinels";
+import { warn } from "./warnings";
+
+/**
+ * The value inside a successful Result: what the response's `result` member will hold. `A` is its
+ * type: `unknown` unless the method declares a result codec (see `method`'s `result` option), whose
+ * decoded type it then is.
+ *
+ * @since 5.0.10
+ * @category model
+ */
+export interface SuccessResult<A = unknown> {
+  readonly result: A;
+}
+
+/**
+ * The value inside a failed Result: the response's `error` object. An error without a `data`
+ * member has `data` left out (what a handler or stage may write: `E.left({ code, message })`),
+ * `undefined`, or `NODATA` (what `Error` and `InvalidParams` put there): all three send no `data`.
+ *
+ * @example
+ * import * as E from "fp-ts/Either";
+ * import type { ErrorResult } from "rpcserver";
+ * const gone: ErrorResult = { code: 410, message: "Gone" };
+ * const refused = E.left(gone);
+ *
+ * @since 5.0.10
+ * @category model
+ */
+export interface ErrorResult {
+  readonly code: number;
+  readonly message: string;
+  readonly data?: unknown;
+}
+
+/**
+ * What a method returns: `Right<SuccessResult<A>>` or `Left<ErrorResult>`. `Result` alone is
+ * `Result<unknown>`, any success value; `Result<A>` is one whose success value is an `A` (what a
+ * method with a result codec of type `A` must return). Every `Result<A>` is a `Result`, and the
+ * failures (`Error`, `InvalidParams`) are `Either<ErrorResult, never>`: a `Result<A>` for every `A`,
+ * and also the Left a stage or a contract handler answers with (one vocabulary for one error).
+ *
+ * @example
+ * import * as E from "fp-ts/Either";
+ * import { Success, type Result } from "rpcserver";
+ * const ping = (): Result<string> => Success("pong");
+ * E.isRight(ping()); // true
+ *
+ * @since 5.0.10
+ * @category model
+ */
+export type Result<A = unknown> = Either<ErrorResult, SuccessResult<A>>;
+
+/**
+ * A successful Result. `Success()` and `Success(undefined)` send `"result": null`, so a success
+ * response never lacks its `result` member. Its type is `Result<A>` for the value's type `A`
+ * (`Result<null>` without a value).
+ *
+ * @example
+ * import { Success } from "rpcserver";
+ * // A Result<number>:
+ * Success(3); // { _tag: "Right", right: { result: 3 } }
+ *
+ * @since 5.0.10
+ * @category constructors
+ */
+export const Success: {
+  (): Result<null>;
+  <A>(result: A): Result<A>;
+} = (result?: unknown): Result<never> =>
+  // The value is the caller's `A` (or null): each overload's return type holds, which TS cannot see.
+  right({ result: result === undefined ? null : result }) as Result<never>;
+
+/** Warns (UserWarning) when a code is not an integer or a message not a string. @internal */
+export const checkError = (code: unknown, message: unknown): void => {
+  if (!Number.isInteger(code)) warn(`JSON-RPC error code should be an integer, got ${String(code)}`);
+  if (typeof message !== "string") warn(`JSON-RPC error message should be a string, got ${typeof message}`);
+};
+
+/**
+ * A failed Result: `left({ code, message, data })`, an `Either<ErrorResult, never>`, so it is a
+ * `Result<A>` for every `A`, a stage's Left and a contract handler's Left alike. It is sent as
+ * given whatever `debug` is, so it must hold no secrets. Without `data` the response has no `data`
+ * member. A code that is not an integer or a message that is
+ * not a string warns (UserWarning) and is still sent as given. Codes -32768 to -32000 are
+ * reserved by JSON-RPC; use codes outside that range.
+ *
+ * @example
+ * import { Error } from "rpcserver";
+ * Error(1, "Out of stock", { sku: "A-1" }); // { _tag: "Left", left: { code: 1, message: "Out of stock", data: { sku: "A-1" } } }
+ *
+ * @since 5.0.10
+ * @category constructors
+ */
+export const Error = (code: number, message: string, data: unknown = NODATA): Either<ErrorResult, never> => {
+  checkError(code, message);
+  return left({ code, message, data });
+};
+
+/**
+ * {@link Error} under a name that does not shadow the global `Error` in the module that imports
+ * it: the same function (`RpcError === Error`). The docs use it; `Error` stays, the
+ * specification's name.
+ *
+ * @example
+ * import { RpcError, Success } from "rpcserver";
+ * const divide = (a: number, b: number) => (b === 0 ? RpcError(1, "Division by zero") : Success(a / b));
+ * divide(4, 2); // { _tag: "Right", right: { result: 2 } }
+ * divide(1, 0); // { _tag: "Left", left: { code: 1, message: "Division by zero", data: NODATA } }
+ * new Error("still the global Error"); // not shadowed
+ *
+ * @since 5.0.10
+ * @category constructors
+ */
+export const RpcError: typeof Error = Error;
+
+/**
+ * `Error(-32602, "Invalid params", data)`: for params of the right shape but a bad value.
+ *
+ * @example
+ * import { InvalidParams, Success } from "rpcserver";
+ * const divide = (a: number, b: number) => (b === 0 ? InvalidParams("division by zero") : Success(a / b));
+ * divide(1, 0); // { _tag: "Left", left: { code: -32602, message: "Invalid params", data: "division by zero" } }
+ *
+ * @since 5.0.10
+ * @category constructors
+ */
+export const InvalidParams = (data: unknown = NODATA): Either<ErrorResult, never> =>
+  left({ code: ERROR_INVALID_PARAMS, message: "Invalid params", data });

@@ -1,0 +1,129 @@
+/**
+ * The `AbortSignal` that `timeout` hands a method, and aborting it. Its listeners are the method's
+ * code, and an event target does not let their exceptions reach the code that aborts: Node, Deno and
+ * Bun re-throw one as an uncaught exception that ends the process, before the request that timed
+ * out, or the rest of its batch, is answered (a browser reports it as an uncaught error). So what an
+ * abort listener throws is logged instead, and the others, the answers and the process go on.
+ *
+ * Where the runtime has `getEventListeners` (`node:events`: Node 20.16 and later, Deno, Bun; reached
+ * through `process.getBuiltinModule`, so that this module imports nothing from Node), the listeners
+ * are wrapped just before the abort, each removed and added again wrapped (in its order on Node; an
+ * `onabort` handler wrapped in place): only a request that times out pays anything. Elsewhere
+ * (Node 18, browsers) the signal's prototype is given guarded listener methods when it is made, which
+ * wrap each listener as it is added; that costs every request whose method uses its signal 1.3-1.8
+ * times as much (measured on Node 20), and is why it is only the fallback. Listeners on a signal
+ * derived from this one (`AbortSignal.any([signal])`, a `fetch`'s own) are beyond reach: see
+ * docs/pipeline.md.
+ *
+ * @module
+ * @internal
+ */
+import { isObject } from "./guards";
+import { logSafely } from "./logger";
+
+/** A listener as event targets take it (declared here: the DOM's names are not in every lib). */
+type Callback = (this: unknown, event: unknown) => void;
+type Listener = Callback | { readonly handleEvent: (event: unknown) => void };
+
+/** Each listener's wrapper (the fallback keeps them, so that `removeEventListener` finds it). */
+const wrappers = new WeakMap<object, Callback>();
+
+const guarded = (listener: Listener): Callback => {
+  let wrapper = wrappers.get(listener);
+  if (wrapper === undefined) {
+    wrapper = function (this: unknown, event: unknown): void {
+      try {
+        if (typeof listener === "function") listener.call(this, event);
+        else listener.handleEvent(event);
+      } catch (thrown) {
+        logSafely("rpcserver: a listener on a method's abort signal threw", thrown);
+      }
+    };
+    wrappers.set(listener, wrapper);
+  }
+  return wrapper;
+};
+
+const isListener = (value: unknown): value is Listener =>
+  typeof value === "function" ||
+  (isObject(value) && typeof (value as { handleEvent?: unknown }).handleEvent === "function");
+
+type GetEventListeners = (target: unknown, type: string) => Listener[];
+
+/** `getEventListeners` of `node:events` where the runtime has it, else null; looked up once. */
+let listenersLookup: GetEventListeners | null | undefined;
+
+const listenersOf = (): GetEventListeners | null => {
+  if (listenersLookup !== undefined) return listenersLookup;
+  try {
+    const process = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
+    const events = process?.getBuiltinModule?.("node:events") as { getEventListeners?: unknown } | undefined;
+    listenersLookup =
+      typeof events?.getEventListeners === "function" ? (events.getEventListeners as GetEventListeners) : null;
+  } catch {
+    listenersLookup = null;
+  }
+  return listenersLookup;
+};
+
+/** Called with whatever the caller passed (a null listener included): the target decides, as usual. */
+type Registration = (this: unknown, type: unknown, listener: unknown, options?: unknown) => void;
+
+/** The fallback: `AbortSignal.prototype` with listener methods that wrap what they are given. */
+let guardedPrototype: object | undefined;
+
+const fallbackPrototype = (): object => {
+  if (guardedPrototype !== undefined) return guardedPrototype;
+  // Both are called with .call(signal, ...), never unbound.
+  // eslint-disable-next-line @typescript-eslint/unbound-method
+  const add = EventTarget.prototype.addEventListener as Registration;
+  // eslint-disable-next-line @typescript-eslint/unbound-method
+  const remove = EventTarget.prototype.removeEventListener as Registration;
+  guardedPrototype = Object.create(AbortSignal.prototype, {
+    addEventListener: {
+      configurable: true,
+      writable: true,
+      value: function (this: unknown, type: unknown, listener: unknown, options?: unknown): void {
+        add.call(this, type, isListener(listener) ? guarded(listener) : listener, options);
+      },
+    },
+    removeEventListener: {
+      configurable: true,
+      writable: true,
+      value: function (this: unknown, type: unknown, listener: unknown, options?: unknown): void {
+        remove.call(this, type, isListener(listener) ? (wrappers.get(listener) ?? listener) : listener, options);
+      },
+    },
+  }) as object;
+  return guardedPrototype;
+};
+
+/** A controller for a method's signal: a real `AbortSignal` (`instanceof`, `AbortSignal.any`, `fetch` take it). */
+export const signalController = (): AbortController => {
+  const controller = new AbortController();
+  if (listenersOf() === null) Object.setPrototypeOf(controller.signal, fallbackPrototype());
+  return controller;
+};
+
+/** Aborts the signal of a controller from {@link signalController}, its abort listeners guarded. */
+export const abortGuarded = (controller: AbortController, reason: unknown): void => {
+  const signal = controller.signal;
+  // An `onabort` handler is set, not added: wrapped in place, it keeps its turn among the listeners.
+  if (typeof signal.onabort === "function") {
+    signal.onabort = guarded(signal.onabort as Callback) as typeof signal.onabort;
+  }
+  const getEventListeners = listenersOf();
+  if (getEventListeners !== null) {
+    const handler: unknown = signal.onabort;
+    for (const listener of getEventListeners(signal, "abort")) {
+      // Some runtimes list the `onabort` handler itself (Bun): it is guarded already, and removing it
+      // would not unset it.
+      if (listener === handler) continue;
+      // Removed whether it was added to capture or not (which means nothing on a signal).
+      signal.removeEventListener("abort", listener);
+      signal.removeEventListener("abort", listener, { capture: true });
+      signal.addEventListener("abort", guarded(listener));
+    }
+  }
+  controller.abort(reason);
+};

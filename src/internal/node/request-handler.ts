@@ -1,0 +1,158 @@
+/**
+ * The development server's request handler: each request checked by the browser guard, answered
+ * 403, 405 or a CORS preflight, or its POST body dispatched and answered 200 or 204; with the
+ * server's logging, which never throws.
+ *
+ * @module
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { dispatchToJson } from "../core/async-dispatch";
+import { ERROR_SERVER_ERROR } from "../core/codes";
+import { messageOf } from "../core/describe";
+import { log } from "../core/logger";
+import type { Methods } from "../core/methods";
+import type { Options } from "../core/options";
+import type { GuardedHeaders, Refusal } from "./browser-guard";
+
+/** Logging must never stop the server, so a logger that throws is ignored. */
+export const say = (level: "error" | "warn" | "info", message: string): void => {
+  try {
+    log()[level](message);
+  } catch {
+    // Nothing to do: the server goes on.
+  }
+};
+
+/** What a request that made dispatch itself fail gets (a bad option, say): -32000, and a log line. */
+const SERVER_ERROR_BODY = JSON.stringify({
+  jsonrpc: "2.0",
+  error: { code: ERROR_SERVER_ERROR, message: "Server error" },
+  id: null,
+});
+
+type Headers = { readonly [name: string]: string | number };
+
+const NO_HEADERS: Headers = {};
+const JSON_TYPE: Headers = { "Content-Type": "application/json" };
+
+const send = (res: ServerResponse, status: number, headers: Headers, body = ""): void => {
+  if (res.destroyed || res.writableEnded) return;
+  res.writeHead(status, { ...headers, ...(status === 204 ? {} : { "Content-Length": Buffer.byteLength(body) }) });
+  res.end(status === 204 ? undefined : body);
+};
+
+/** Dispatches one POST body and sends the answer: 200 with JSON, or 204 when there is nothing to send. */
+const answer = async (
+  bytes: Uint8Array,
+  methods: Methods | undefined,
+  options: Options,
+  res: ServerResponse,
+  line: string,
+  cors: Headers,
+): Promise<void> => {
+  let json: string;
+  try {
+    json = await dispatchToJson(bytes, methods, options);
+  } catch (thrown) {
+    say("error", `rpcserver: ${line}: dispatch failed: ${messageOf(thrown)}`);
+    json = SERVER_ERROR_BODY;
+  }
+  if (res.destroyed) {
+    say("info", `rpcserver: ${line}: the client went away before the answer`);
+    return;
+  }
+  if (json === "") send(res, 204, cors);
+  else send(res, 200, cors === NO_HEADERS ? JSON_TYPE : { ...JSON_TYPE, ...cors }, json);
+  say("info", `rpcserver: ${line} ${json === "" ? 204 : 200}`);
+};
+
+const NOT_ALLOWED = "rpcserver: send JSON-RPC 2.0 requests with POST\n";
+
+/**
+ * How long a browser may keep a preflight's answer: 10 minutes, so a page does not preflight every
+ * call, and a change of the server's options is seen soon (Chrome caps it at 2 hours anyway).
+ */
+const PREFLIGHT_MAX_AGE_SECONDS = 600;
+
+/**
+ * Refusals logged at warn level, each header value once: a page that keeps retrying must not flood
+ * the log. Past this many distinct values, refusals are logged at info level only.
+ */
+const MAX_WARNED_REFUSALS = 100;
+
+/** What the handler checks before it dispatches: the guard, and whether CORS is on. */
+export interface Gate {
+  /** Set again once listening: the address bound (`localhost` may be 127.0.0.1 or ::1) decides. */
+  guard: (headers: GuardedHeaders) => Refusal | undefined;
+  readonly cors: boolean;
+  readonly warned: Set<string>;
+}
+
+/** The CORS headers of an answer to an allowed `origin`, or none. */
+const corsHeaders = (gate: Gate, origin: string | undefined): Headers =>
+  gate.cors && origin !== undefined ? { "Access-Control-Allow-Origin": origin, Vary: "Origin" } : NO_HEADERS;
+
+/** A preflight from an allowed origin: 204 with what the page may send. */
+const preflight = (req: IncomingMessage, res: ServerResponse, cors: Headers): void => {
+  const asked = req.headers["access-control-request-headers"];
+  const privateNetwork = req.headers["access-control-request-private-network"] === "true";
+  send(res, 204, {
+    ...cors,
+    Vary: "Origin, Access-Control-Request-Headers",
+    "Access-Control-Allow-Methods": "POST",
+    ...(asked === undefined ? {} : { "Access-Control-Allow-Headers": asked }),
+    ...(privateNetwork ? { "Access-Control-Allow-Private-Network": "true" } : {}),
+    "Access-Control-Max-Age": PREFLIGHT_MAX_AGE_SECONDS,
+  });
+};
+
+const refuse = (res: ServerResponse, gate: Gate, refusal: Refusal, line: string): void => {
+  const key = `${refusal.header} ${refusal.value}`;
+  const first = !gate.warned.has(key) && gate.warned.size < MAX_WARNED_REFUSALS;
+  if (first) gate.warned.add(key);
+  say(first ? "warn" : "info", `rpcserver: ${line} 403: ${refusal.message.trimEnd()}`);
+  send(res, 403, { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff" }, refusal.message);
+};
+
+/** The request handler: one per server, all requests concurrent. */
+export const handler =
+  (methods: Methods | undefined, options: Options, gate: Gate) =>
+  (req: IncomingMessage, res: ServerResponse): void => {
+    const line = `${req.method ?? "?"} ${req.url ?? "?"}`;
+    req.on("error", (e) => say("info", `rpcserver: ${line}: request stream error (${messageOf(e)}); not answered`));
+    res.on("error", (e) => say("info", `rpcserver: ${line}: response stream error (${messageOf(e)})`));
+
+    const headers = req.headers;
+    const refusal = gate.guard(headers);
+    if (refusal !== undefined) {
+      req.resume(); // drain the body: it is never dispatched
+      refuse(res, gate, refusal, line);
+      return;
+    }
+    const cors = corsHeaders(gate, headers.origin);
+
+    if (req.method !== "POST") {
+      req.resume(); // drain the body so the connection can be reused
+      if (req.method === "OPTIONS" && cors !== NO_HEADERS && headers["access-control-request-method"] !== undefined) {
+        preflight(req, res, cors);
+        say("info", `rpcserver: ${line} 204 (CORS preflight)`);
+        return;
+      }
+      send(res, 405, { ...cors, Allow: "POST", "Content-Type": "text/plain; charset=utf-8" }, NOT_ALLOWED);
+      say("info", `rpcserver: ${line} 405`);
+      return;
+    }
+
+    const chunks: Buffer[] = [];
+    req.on("data", (chunk: Buffer) => chunks.push(chunk));
+    req.on("end", () => {
+      const body = Buffer.concat(chunks);
+      // A Uint8Array of this realm: dispatch checks `instanceof Uint8Array`.
+      const bytes = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+      answer(bytes, methods, options, res, line, cors).catch((thrown: unknown) => {
+        // Only a bug of this module gets here; the process must not die of an unhandled rejection.
+        say("error", `rpcserver: ${line}: could not answer: ${messageOf(thrown)}`);
+        res.destroy();
+      });
+    });
+  };

@@ -1,0 +1,70 @@
+/**
+ * The options of the development server's `serve`, in a file of their own: both the main entry's
+ * lazy `serve` (serve.ts) and Node's (server.ts) take them, and serve.ts loads server.ts, so the
+ * type lives where neither imports the other for it.
+ *
+ * @module
+ */
+import type { Methods } from "../core/methods";
+import type { OpenRpcInfo } from "../documents/openrpc-types";
+
+/**
+ * Extras of {@link serve} beyond the specification's `(name, port)`; all optional.
+ *
+ * @example
+ * import { serve, type ServeOptions } from "rpcserver";
+ * const options: ServeOptions = {
+ *   context: { user: "dev" },
+ *   debug: true,
+ *   openrpc: { title: "My API" },
+ *   cors: { origins: ["http://app.example:8080"] }, // a page served elsewhere may call it and read the answers
+ * };
+ * const server = await serve("localhost", 0, options);
+ * server.close();
+ *
+ * @since 5.0.10
+ * @category server
+ */
+export interface ServeOptions {
+  /** The methods to serve. Default: `globalMethods`, the methods registered with `method`. */
+  readonly methods?: Methods;
+  /**
+   * Passed as the first argument to every method, the same value for every request (and left out
+   * of the `rpc.discover` document). Default: none.
+   */
+  readonly context?: unknown;
+  /** Sends an uncaught exception's message in the error's `data`. Default `false`. */
+  readonly debug?: boolean;
+  /**
+   * What `rpc.discover` says about the service (OpenRPC's info: `title`, `version`...), or `false`
+   * not to answer `rpc.discover`. Default: title `rpcserver`, version the package's, and the
+   * server's URL in `servers`.
+   */
+  readonly openrpc?: Partial<OpenRpcInfo> | false;
+  /**
+   * More names a request's `Host` may give (any case, the port ignored; `".example"` takes
+   * `example` and every name under it), or `true` not to check `Host`. Default: bound to a loopback
+   * address (`"localhost"`, `127.0.0.0/8`, `"::1"`), loopback names only (`localhost`, `127.x.x.x`,
+   * `[::1]`); bound elsewhere (`""`, `"0.0.0.0"`, a LAN address), any IP address too. The `name`
+   * given to `serve`, when it is a host name, is always accepted. Any other `Host` is refused (403):
+   * a web page whose name an attacker points at this machine (DNS rebinding) reaches no method.
+   */
+  readonly allowedHosts?: readonly string[] | true;
+  /**
+   * More origins a request's `Origin` may give, as browsers send them (`"https://app.example:8443"`;
+   * `"null"` for a sandboxed page or a `file:` URL). Default: pages on a loopback host
+   * (`http://localhost:5173`, `http://127.0.0.1:3000`, any port). A request from any other page is
+   * refused (403), so a site one visits cannot call the methods. A request without `Origin` (curl, a
+   * Node client) is not a browser's and is not checked.
+   */
+  readonly allowedOrigins?: readonly string[];
+  /**
+   * CORS, so that a page served from another origin can read the answers: `true` for the origins
+   * already allowed (loopback pages and `allowedOrigins`), or `{ origins }` to allow these too. A
+   * preflight (OPTIONS) from an allowed origin is answered 204 with `Access-Control-Allow-Methods:
+   * POST`, the headers it asks for, and `Access-Control-Max-Age: 600`; every answer to it carries
+   * `Access-Control-Allow-Origin` (that origin, never `*`). Default `false`: no CORS headers, and an
+   * OPTIONS is 405.
+   */
+  readonly cors?: boolean | { readonly origins?: readonly string[] };
+}
