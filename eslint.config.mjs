@@ -8,14 +8,19 @@
 // - The parts of src/internal import one way only (docs/architecture.md):
 //   node -> connection -> client -> contract -> documents -> core, and only the Node part (and the
 //   Node-only entries) may import a `node:` module. `import-x/no-restricted-paths` holds the
-//   direction, `import-x/no-cycle` forbids circles (type imports included);
+//   direction, `import-x/no-cycle` forbids circles of value imports
+//   (it skips `import type`; .dependency-cruiser.cjs counts those);
 //   tests/architecture.test.ts plants a wrong import and checks that these rules fail on it.
 import { readdirSync } from "node:fs";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import importX from "eslint-plugin-import-x";
 import { createTypeScriptImportResolver } from "eslint-import-resolver-typescript";
+
+/** The repository root (`import.meta.dirname` is Node 20.11+; the suite also runs on Node 18). */
+const ROOT = dirname(fileURLToPath(import.meta.url));
 
 /** The parts, bottom first: each may import only itself and the parts before it. */
 export const PARTS = ["core", "documents", "contract", "client", "connection", "node"];
@@ -35,7 +40,7 @@ const partZones = PARTS.slice(0, -1).map((part, index) => ({
  */
 const browserEntriesZones = [
   {
-    target: readdirSync(join(import.meta.dirname, "src"))
+    target: readdirSync(join(ROOT, "src"))
       .filter((file) => file.endsWith(".ts") && !NODE_ENTRIES.includes(`src/${file}`))
       .map((file) => `./src/${file}`),
     from: "./src/internal/node",
@@ -65,7 +70,7 @@ export default tseslint.config(
   {
     files: ["src/**/*.ts"],
     extends: [tseslint.configs.recommendedTypeCheckedOnly],
-    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: ROOT } },
     rules: {
       "@typescript-eslint/no-floating-promises": "error",
       "@typescript-eslint/no-misused-promises": "error",
@@ -74,7 +79,7 @@ export default tseslint.config(
   {
     files: ["tests/**/*.ts", "bench/**/*.ts", "examples/**/*.ts"],
     ignores: ["examples/ts/**", "tests/package/types/**"],
-    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname } },
+    languageOptions: { parserOptions: { projectService: true, tsconfigRootDir: ROOT } },
     rules: {
       "@typescript-eslint/no-floating-promises": "error",
       "@typescript-eslint/no-misused-promises": "error",

@@ -1,7 +1,16 @@
-// The package build: ESM (dist/esm/*.js) and CommonJS (dist/cjs/*.cjs), one output file per source
-// module (preserveModules) so that every subpath entry shares one copy of each module: one
-// globalMethods, one JsonRpcError class, one NODATA. Declarations come from `tsc` (scripts/build.mjs).
+// The package build: ESM (dist/esm/*.js) and CommonJS (dist/cjs/*.cjs). Each entry is a small file
+// that re-exports from chunks under internal/, and every module is in exactly one chunk, so every
+// subpath shares one copy of each module: one globalMethods, one JsonRpcError class, one NODATA.
+// Declarations come from `tsc`, one per source file (scripts/build.mjs).
+//
+// Why chunks and not one output file per source module (preserveModules, as before issue 23): Node
+// pays for every file it loads, and the split into src/internal/<part>/ made `import "rpcserver"`
+// load 48 files instead of 29, and about a third slower. One chunk per part makes it 7 files
+// (bench/import-time.mjs; docs/benchmarks.md). The parts are cut so that no entry loads code it
+// did not load before: see `chunkOf`.
 import { existsSync } from "node:fs";
+import { basename, relative, sep } from "node:path";
+import { fileURLToPath } from "node:url";
 import typescript from "@rollup/plugin-typescript";
 
 /**
@@ -38,6 +47,116 @@ const external = (id) => /^(fp-ts|io-ts)(\/|$)/.test(id) || id.startsWith("node:
 const fpTsPath = (extension) => (id) =>
   id.startsWith("fp-ts/") && !id.startsWith("fp-ts/lib/") ? `fp-ts/lib/${id.slice(6)}${extension}` : id;
 
+const INTERNAL = fileURLToPath(new URL("src/internal/", import.meta.url));
+
+/**
+ * The Node part's chunks, by file. `serve` (what the main entry exports) is a chunk of its own
+ * that loads the development server with `import()` when called, and the server is loaded by no
+ * other browser-safe entry, so importing `rpcserver` loads no Node module (scripts/build-browser.mjs
+ * and tests/server.test.ts hold this). A file not listed gets a chunk of its own.
+ */
+const NODE_CHUNKS = {
+  "serve.ts": "serve",
+  "server.ts": "server",
+  "request-handler.ts": "server",
+  "browser-guard.ts": "server",
+  "serve-options.ts": "server",
+  "cli.ts": "cli",
+  "cli-arguments.ts": "cli",
+  "http-client.ts": "http-client",
+};
+
+/**
+ * The module at the heart of each part: whatever of the part that only the entries loading the
+ * heart load goes in the part's chunk (see `chunkOf`). Renaming one of these files fails the build.
+ */
+const HEARTS = {
+  core: "pipeline/dispatcher.ts",
+  documents: "openrpc.ts",
+  contract: "contract.ts",
+  client: "client.ts",
+  connection: "connect.ts",
+};
+
+/**
+ * What the module graph says about each module: the roots that load it (the entries, and the
+ * targets of an `import()`, each loaded on its own), and whether loading it loads a package.
+ */
+const graphOf = ({ getModuleIds, getModuleInfo }) => {
+  const loaders = new Map();
+  const ids = [...getModuleIds()];
+  const roots = ids.filter((id) => {
+    const info = getModuleInfo(id);
+    return info.isEntry || info.dynamicImporters.length > 0;
+  });
+  for (const root of roots) {
+    const stack = [root];
+    while (stack.length > 0) {
+      const id = stack.pop();
+      const seen = loaders.get(id) ?? new Set();
+      if (seen.has(root)) continue;
+      seen.add(root);
+      loaders.set(id, seen);
+      stack.push(...getModuleInfo(id).importedIds);
+    }
+  }
+  const loadsPackage = (id) => {
+    const seen = new Set([id]);
+    const stack = [id];
+    while (stack.length > 0) {
+      const info = getModuleInfo(stack.pop());
+      if (info.isExternal) return true;
+      for (const imported of info.importedIds) {
+        if (seen.has(imported)) continue;
+        seen.add(imported);
+        stack.push(imported);
+      }
+    }
+    return false;
+  };
+  return { loaders: (id) => loaders.get(id) ?? new Set(), loadsPackage };
+};
+
+/** One graph a build (the ESM and the CommonJS builds each have theirs), by its `getModuleInfo`. */
+const graphs = new WeakMap();
+
+/**
+ * The chunk of each module, named for where it lands (`internal/core` is dist/esm/internal/core.js).
+ *
+ * - The Node part: `NODE_CHUNKS`.
+ * - Any other part is one chunk, `internal/<part>`, holding the part's heart (`HEARTS`) and every
+ *   module of the part that only entries loading the heart load. A module that some other entry
+ *   loads goes in `internal/<part>/shared` instead, or in `internal/<part>/shared-plain` if one of
+ *   the entries loading it loads no package at all. So `rpcserver/codes` loads one small chunk,
+ *   not fp-ts, io-ts and the dispatch core; `rpcserver/result` the two shared ones; and
+ *   `rpcserver/connection` the client's `Transport`, not the client. A module's imports are loaded
+ *   by every entry that loads it, so a shared chunk never imports its part's chunk, shared-plain
+ *   never imports shared, and no two chunks import each other (the parts import one way only).
+ * - An entry that another entry imports (the main entry's `codes` namespace) goes with the module
+ *   it re-exports, so that the namespace object is not a chunk of its own.
+ */
+const chunkOf = (id, meta) => {
+  if (!graphs.has(meta.getModuleInfo)) graphs.set(meta.getModuleInfo, graphOf(meta));
+  const graph = graphs.get(meta.getModuleInfo);
+  if (!id.startsWith(INTERNAL)) {
+    const info = meta.getModuleInfo(id);
+    return info.isEntry && info.importers.length > 0 ? chunkOf(info.importedIds[0], meta) : undefined;
+  }
+  const [part, ...rest] = relative(INTERNAL, id).split(sep);
+  const file = rest.join("/");
+  if (part === "node") return `internal/node/${NODE_CHUNKS[file] ?? basename(file, ".ts")}`;
+  const heart = HEARTS[part];
+  if (heart === undefined) throw new Error(`rollup.config.mjs: no heart named for src/internal/${part}/ (HEARTS)`);
+  const heartId = `${INTERNAL}${part}${sep}${heart.split("/").join(sep)}`;
+  if (meta.getModuleInfo(heartId) === null) {
+    throw new Error(`rollup.config.mjs: src/internal/${part}/${heart}, the heart of its part (HEARTS), is gone`);
+  }
+  const byHeart = graph.loaders(heartId);
+  if ([...graph.loaders(id)].every((root) => byHeart.has(root))) return `internal/${part}`;
+  const bare = [...graph.loaders(id)].some((root) => !graph.loadsPackage(root));
+  return bare ? `internal/${part}/shared-plain` : `internal/${part}/shared`;
+};
+
 const plugins = () => [
   typescript({
     tsconfig: "./tsconfig.build.json",
@@ -50,6 +169,10 @@ const plugins = () => [
   }),
 ];
 
+/** Chunks land where `chunkOf` names them; one it did not name (none today) lands in internal/. */
+const chunkFileNames = (extension) => (chunk) =>
+  chunk.name.startsWith("internal/") ? `[name].${extension}` : `internal/[name].${extension}`;
+
 export default [
   {
     input,
@@ -58,9 +181,9 @@ export default [
     output: {
       dir: "dist/esm",
       format: "es",
-      preserveModules: true,
-      preserveModulesRoot: "src",
+      manualChunks: chunkOf,
       entryFileNames: "[name].js",
+      chunkFileNames: chunkFileNames("js"),
       paths: fpTsPath(".js"),
     },
   },
@@ -72,9 +195,9 @@ export default [
       dir: "dist/cjs",
       format: "cjs",
       exports: "named",
-      preserveModules: true,
-      preserveModulesRoot: "src",
+      manualChunks: chunkOf,
       entryFileNames: "[name].cjs",
+      chunkFileNames: chunkFileNames("cjs"),
       paths: fpTsPath(""),
     },
   },

@@ -5,10 +5,12 @@
 // Why: the main entry re-exports `serve`, the development server, which loads `node:http` when
 // called. A browser bundler follows that dynamic import and fails (esbuild: `Could not resolve
 // "node:http"`; webpack: `UnhandledSchemeError`), so a contract module shared with a browser client
-// could not be bundled at all. Here every module from which a browser entry reaches a `node:` import
-// is built again, with each dynamic `import("node:…")` replaced by a module that throws a clear
-// error (so `serve` rejects with it in a browser); every other module is imported from dist/esm, so
-// that both conditions share one copy of each module (one globalMethods, one NODATA). A static
+// could not be bundled at all. Here every file of dist/esm (an entry or a chunk) from which a
+// browser entry reaches a `node:` import is built again (today: index.js, internal/node/serve.js
+// and the development server's chunk, internal/node/server.js), with each dynamic
+// `import("node:…")` replaced by a module that throws a clear error (so `serve` rejects with it in
+// a browser); every other file is imported from dist/esm, so that both conditions share one copy
+// of each module (one globalMethods, one NODATA). A static
 // `node:` import in a browser entry's graph fails this build, and a browser entry that reaches one
 // without a `browser` condition in package.json fails it too.
 import { readFileSync } from "node:fs";
@@ -34,7 +36,7 @@ const specifiers = (file) => {
   ];
 };
 
-/** Whether a `node:` import is reachable from each module of dist/esm, memoised. */
+/** Whether a `node:` import is reachable from each file of dist/esm, memoised. */
 const reaches = new Map();
 const reachesNode = (file, path = new Set()) => {
   if (reaches.has(file)) return reaches.get(file);

@@ -1,8 +1,10 @@
 // Builds the package: rollup for the JavaScript (ESM + CommonJS), tsc for the declarations, then a
 // CommonJS twin of every declaration file (`.d.cts`), so that each build has types of its own format.
 //
-// Why this way: declarations are emitted per module, mirroring the JavaScript module graph, so the
-// entries share declarations (NODATA declared once is one unique symbol for every subpath); and
+// Why this way: declarations are emitted per source file (dist/esm/internal/<part>/*.d.ts mirrors
+// src/internal/), beside the JavaScript chunks that rollup makes of those files (rollup.config.mjs),
+// so the entries share declarations (NODATA declared once is one unique symbol for every subpath);
+// each entry's declaration file sits beside its JavaScript (dist/esm/client.d.ts, client.js); and
 // relative specifiers get explicit extensions (`./x.js` for ESM, `./x.cjs` for CommonJS) as Node's
 // node16/nodenext resolution requires.
 import { execFileSync } from "node:child_process";

@@ -15,7 +15,7 @@
 
 // The specification's names (interface-specification.md, in their TypeScript spelling).
 export { asyncDispatch, asyncDispatchToResponse, asyncDispatchToSerializable } from "./internal/core/async-dispatch";
-export * as codes from "./internal/core/codes";
+export * as codes from "./codes";
 export { dispatch, dispatchToResponse, dispatchToSerializable } from "./internal/core/dispatch";
 export { JsonRpcError } from "./internal/core/exceptions";
 export { setLogger, type Logger } from "./internal/core/logger";
@@ -120,3 +120,15 @@ export {
 
 // The development server (`serve` is the specification's; it loads the server when called).
 export { serve, type DevServer, type DevServerAddress, type ServeOptions } from "./internal/node/serve";
+
+/**
+ * The type-level helpers (`rpcserver/types`) as one namespace, types only: never written by hand,
+ * but there so that TypeScript can name them when it writes your declarations. Without it,
+ * `export const stage = timeout(100)` in a project with `declaration: true` fails (TS2883: the
+ * inferred type "cannot be named without a reference to" a file inside the package).
+ *
+ * @example
+ * import { timeout, type types } from "rpcserver";
+ * export const stage: types.TypedAround<unknown, unknown> & types.AddsSignal = timeout(100);
+ */
+export type * as types from "./types";

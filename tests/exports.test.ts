@@ -65,6 +65,7 @@ describe("codes", () => {
   });
 
   test("the package's codes namespace is the codes module", () => {
+    expect(index.codes).toBe(codes);
     expect({ ...index.codes }).toStrictEqual({ ...codes });
   });
 });

@@ -300,6 +300,13 @@ describe("the packed package's types", () => {
     expect(compile(withoutNode, "tsconfig.portable.json")).toBe("");
   });
 
+  test("values exported with inferred types compile with declarations on (the type-level helpers can be named)", () => {
+    expect(compile(withoutNode, "tsconfig.inferred.json")).toBe("");
+    const emitted = readFileSync(join(withoutNode, "out-inferred", "inferred.d.mts"), "utf8");
+    expect(emitted).toContain('import("rpcserver/types").TypedAround');
+    expect(emitted).not.toContain("internal/");
+  });
+
   test("without Node's types: every entry but rpcserver/server, bundler resolution", () => {
     expect(compile(withoutNode, "tsconfig.bundler.json")).toBe("");
   });
