@@ -1,7 +1,8 @@
 /**
  * rpcserver/pipeline: the request pipeline as fp-ts values, each stage on its own (parse, validate,
  * your stages, resolve, call), their composition in an effect (`Sync`, `Async`), the output stages,
- * and `dispatcher`, which makes a dispatch function of a pipeline and an output stage.
+ * `dispatcher`, which makes a dispatch function of a pipeline and an output stage, and `streamTo`,
+ * which gives a request a sink for the values its method streams (for a transport of your own).
  *
  * @example
  * import { pipe } from "fp-ts/function";
@@ -23,3 +24,4 @@ export { environment, type Env, type RequestDecoder } from "./internal/core/opti
 export { Async, Later, LaterURI, Sync, toTaskEither, type Effect } from "./internal/core/effect";
 export { observe, timeout, type Observation, type TimeoutOptions } from "./internal/core/library-stages";
 export type { AnyStage, Around, AsyncStage, Call, Handler, Stage } from "./internal/core/stages";
+export { streamTo, type StreamSink } from "./internal/core/stream";

@@ -39,6 +39,7 @@ describe("the MCP SDK's Client over stdio against examples/mcp/server.mjs", () =
         },
       }),
       expect.objectContaining({ name: "sleep" }),
+      expect.objectContaining({ name: "count" }),
     ]);
   });
 

@@ -5,17 +5,38 @@
  *
  * It answers `initialize`, `ping`, `tools/list` (each tool's `inputSchema` is the JSON Schema of its
  * io-ts codec, from `toJsonSchema`) and `tools/call`, and takes MCP's `notifications/cancelled`: a
- * cancelled call's signal aborts and it is not answered. Logs go to stderr (stdout is the protocol).
- * tests/connection-interop.test.ts drives it with the official SDK's `Client` and
- * `StdioClientTransport` (the script tests/fixtures/mcp-client.mjs). The same server in TypeScript,
- * typed context and all: examples/ts/mcp/server.ts.
+ * cancelled call's signal aborts and it is not answered. The tool `count` streams its progress:
+ * `tools/call` is an `async function*`, and each value it yields goes out as MCP's
+ * `notifications/progress` on the call's `_meta.progressToken` (a call without one gets only its
+ * result). Logs go to stderr (stdout is the protocol). tests/connection-interop.test.ts and
+ * tests/streams-connection.test.ts drive it with the official SDK's `Client` and
+ * `StdioClientTransport` (the scripts tests/fixtures/mcp-client.mjs and mcp-stream-client.mjs). The
+ * same server in TypeScript, typed context and all: examples/ts/mcp/server.ts.
  */
 import * as E from "fp-ts/lib/Either.js";
 import * as t from "io-ts";
 import { contract, server, toJsonSchema } from "rpcserver";
 import { connect, newlineDelimited, streams } from "rpcserver/connection";
 
-/** The tools: an io-ts codec for the arguments, and what running one answers (text). */
+/** Waits `ms` milliseconds; fails at once if `signal` aborts. */
+const pause = (ms, signal) =>
+  new Promise((settle, fail) => {
+    if (signal.aborted) return fail(signal.reason);
+    const onAbort = () => {
+      clearTimeout(timer);
+      fail(signal.reason);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      settle();
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+
+/**
+ * The tools: an io-ts codec for the arguments, and what running one answers (text). A tool that
+ * reports progress is an `async function*`: it yields MCP's `{ progress, total?, message? }`.
+ */
 const tools = {
   add: {
     description: "Adds two numbers",
@@ -35,7 +56,28 @@ const tools = {
         });
       }),
   },
+  count: {
+    description: "Counts from 1 to `to`, a few milliseconds apart, reporting each step as progress",
+    input: t.type({ to: t.number }),
+    run: async function* ({ to }, signal) {
+      let step = 0;
+      try {
+        while (step < to) {
+          await pause(3, signal);
+          step += 1;
+          yield { progress: step, total: to };
+        }
+        return `counted to ${to}`;
+      } finally {
+        // Cancelled (its signal), or stopped at a `yield` when the client has gone.
+        if (step < to) console.error(`count(${to}) stopped after ${step}`);
+      }
+    },
+  },
 };
+
+/** Is `ran` what an `async function*` returns? */
+const isStream = (ran) => typeof ran?.next === "function" && typeof ran[Symbol.asyncIterator] === "function";
 
 const mcp = contract({
   initialize: {
@@ -49,6 +91,8 @@ const mcp = contract({
   "tools/call": {
     params: t.intersection([t.type({ name: t.string }), t.partial({ arguments: t.UnknownRecord })]),
     result: t.UnknownRecord,
+    // What a tool reports while it runs: sent as `notifications/progress` when the call asks for it.
+    stream: t.intersection([t.type({ progress: t.number }), t.partial({ total: t.number, message: t.string })]),
   },
 });
 
@@ -77,19 +121,19 @@ const app = server(mcp)
           inputSchema: toJsonSchema(tool.input),
         })),
       }),
-    "tools/call":
-      ({ signal }, { name, arguments: args = {} }) =>
-      async () => {
-        const tool = Object.hasOwn(tools, name) ? tools[name] : undefined;
-        if (tool === undefined) return E.left({ code: -32602, message: `Unknown tool: ${name}`, data: { name } });
-        const decoded = tool.input.decode(args);
-        if (E.isLeft(decoded)) return E.right(text(`Invalid arguments for ${name}`, true));
-        try {
-          return E.right(text(await tool.run(decoded.right, signal)));
-        } catch (error) {
-          return E.right(text(error.message, true));
-        }
-      },
+    // An `async function*`: what a streaming tool yields is handed on (`yield*`), then the result.
+    "tools/call": async function* ({ signal }, { name, arguments: args = {} }) {
+      const tool = Object.hasOwn(tools, name) ? tools[name] : undefined;
+      if (tool === undefined) return E.left({ code: -32602, message: `Unknown tool: ${name}`, data: { name } });
+      const decoded = tool.input.decode(args);
+      if (E.isLeft(decoded)) return E.right(text(`Invalid arguments for ${name}`, true));
+      try {
+        const ran = tool.run(decoded.right, signal);
+        return E.right(text(isStream(ran) ? yield* ran : await ran));
+      } catch (error) {
+        return E.right(text(error.message, true));
+      }
+    },
   });
 
 const peer = connect(streams(process.stdin, process.stdout, newlineDelimited()), {

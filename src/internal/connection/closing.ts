@@ -48,6 +48,7 @@ export const ended = (state: PeerState, reason: unknown): void => {
   state.waitingById.clear();
   state.waitingInBatch.clear();
   state.precancelled.clear();
+  state.held.clear();
   if (state.watch !== undefined) clearTimeout(state.watch);
   state.watch = undefined;
   state.waitingLength = 0;

@@ -30,6 +30,7 @@ import { drain, enqueue, send } from "./flow-control";
 import { preparePipeline } from "./incoming";
 import { isRecord, isResponse, UNPARSED } from "./messages";
 import { answered, transportOf } from "./outgoing";
+import { progressHooks } from "./progress";
 import { settingsOf, type AnyServer, type ConnectOptionsFor, type Connection, type ServerCheck } from "./options";
 import { createState, type PeerState } from "./state";
 
@@ -114,7 +115,7 @@ export const connect = <C = NoContext, S extends AnyServer = never>(
       queued: state.queue.length,
     }),
   };
-  preparePipeline(state, settings);
+  preparePipeline(state, settings, progressHooks(state));
   channel.start(eventsFor(state));
   return state.connection;
 };

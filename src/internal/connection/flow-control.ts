@@ -15,6 +15,7 @@
  * @module
  */
 import { isThenable } from "../core/guards";
+import { release } from "./back-pressure";
 import { close } from "./closing";
 import { run } from "./incoming";
 import { isId, isRecord, requestIds, UNPARSED } from "./messages";
@@ -50,7 +51,10 @@ export const roomForOwn = (state: PeerState): boolean => !state.full || state.qu
 export const drain = (state: PeerState): void => {
   state.full = false;
   while (!state.full && state.queue.length > 0) state.full = !state.channel.send(state.queue.shift() as string);
-  if (!state.full) admit(state);
+  if (state.full) return;
+  // Methods streaming values go on first: what they send was queued before what may start now.
+  if (state.held.size > 0) release(state);
+  admit(state);
 };
 
 // ------------------------------------------------------------------------------- slots

@@ -23,11 +23,14 @@ import { abortGuarded, signalController } from "../core/signal";
 import { owned, type Around, type Handler } from "../core/stages";
 import { isId, UNPARSED } from "./messages";
 import type { Connection, Settings } from "./options";
-import type { PeerState, Serving } from "./state";
+import { refuse } from "./back-pressure";
+import type { PeerState, ProgressHooks, Serving } from "./state";
 
 /** Cancels a request being served: its signal (if it has one yet) aborts, its listeners guarded. */
 export const abortServing = (entry: Serving, reason: unknown): void => {
   entry.cancelled = reason;
+  // A method streaming values stops: its sink refuses, and a wait for the channel to drain fails.
+  if (entry.progress !== undefined) refuse(entry.progress);
   if (entry.controller !== undefined && !entry.controller.signal.aborted) abortGuarded(entry.controller, reason);
 };
 
@@ -56,8 +59,17 @@ export const withPeer = (context: unknown, peer: Connection, entry: Serving): un
 /** The id a response carries. */
 const idOf = (response: Response): Id | null => (response._tag === "Right" ? response.right.id : response.left.id);
 
-/** The first stage: registers each request, hands its signal on, and answers a cancellation. */
-const trackingStage = (state: PeerState): Around =>
+/** The answer of a request cancelled while it waited in a batch (MCP's is left out when written). */
+const cancelledInBatch = (id: Id): Response => ({
+  _tag: "Left",
+  left: ErrorResponse(ERROR_REQUEST_CANCELLED, "Request cancelled", NODATA, id),
+});
+
+/**
+ * The first stage: registers each request, hands its signal on, answers a cancellation, and for a
+ * request with a progress token, registers where its streamed values go (`progress`, ./progress).
+ */
+const trackingStage = (state: PeerState, progress: ProgressHooks): Around =>
   owned({
     _tag: "Around",
     asyncOnly: true,
@@ -67,10 +79,7 @@ const trackingStage = (state: PeerState): Around =>
       (call) => {
         const { request } = call;
         if (state.precancelled.size > 0 && isId(request.id) && state.precancelled.delete(request.id)) {
-          return {
-            _tag: "Left",
-            left: ErrorResponse(ERROR_REQUEST_CANCELLED, "Request cancelled", NODATA, request.id),
-          } as Kind<F, Response>;
+          return cancelledInBatch(request.id) as Kind<F, Response>;
         }
         const entry: Serving = {};
         // Made before the request is registered: a context getter that throws must leave nothing behind.
@@ -79,9 +88,12 @@ const trackingStage = (state: PeerState): Around =>
         const answered = Object.prototype.hasOwnProperty.call(request, "id") && isId(id);
         state.live.add(entry);
         if (answered) state.serving.set(id, entry);
+        // Only a request that can be answered streams (to a notification, nothing is sent back).
+        const streamed = answered ? progress.open(request, entry) : undefined;
         const finish = (): void => {
           state.live.delete(entry);
           if (answered && state.serving.get(id) === entry) state.serving.delete(id);
+          if (streamed !== undefined) progress.close(streamed);
         };
         let outcome: Kind<F, Response>;
         try {
@@ -92,7 +104,9 @@ const trackingStage = (state: PeerState): Around =>
         }
         if (!(outcome instanceof Promise)) {
           finish();
-          return outcome;
+          return streamed === undefined
+            ? outcome
+            : (progress.answer(streamed, outcome as Response) as Kind<F, Response>);
         }
         return new Promise<Response>((settle, fail) => {
           entry.cancel = (response) => {
@@ -102,7 +116,7 @@ const trackingStage = (state: PeerState): Around =>
           outcome.then(
             (response: Response) => {
               finish();
-              settle(response);
+              settle(streamed === undefined ? response : progress.answer(streamed, response));
             },
             (thrown: unknown) => {
               finish();
@@ -130,18 +144,19 @@ const written =
 
 /**
  * Builds the connection's pipeline into `state`: its options (the connection's stage first, then
- * the server's and the given ones) and the dispatch that writes its answers. The options are
+ * the server's and the given ones) and the dispatch that writes its answers. `progress` is what the
+ * connection's stage does for requests with a progress token. The options are
  * checked now, so that a bad one is the caller's exception rather than every message's failure.
  */
-export const preparePipeline = (state: PeerState, settings: Settings): void => {
+export const preparePipeline = (state: PeerState, settings: Settings, progress: ProgressHooks): void => {
   const { app, stages, maxBatchSize, context, rest } = settings;
   const base: JsonOptions = {
     ...rest,
     maxBatchSize,
     context,
-    stages: [trackingStage(state), ...(app?.stages ?? []), ...stages],
+    stages: [trackingStage(state, progress), ...(app?.stages ?? []), ...stages],
   };
-  // The value `receive` parsed, handed on once (see `PeerState.current`).
+  // The value `receiver` parsed, handed on once (see `PeerState.current`).
   state.options = {
     ...base,
     deserializer: (text) => {

@@ -55,7 +55,11 @@ export interface ConnectOptions extends Omit<JsonOptions, "deserializer"> {
    * or the connection closes. Default: none.
    */
   readonly context?: unknown;
-  /** The cancellation convention. Default `"lsp"`. */
+  /**
+   * The cancellation convention. Default `"lsp"`. It also says where a streaming method's values go:
+   * LSP's `$/progress` on the request's `partialResultToken` or `workDoneToken`, or MCP's
+   * `notifications/progress` on its `_meta.progressToken` (docs/streams.md).
+   */
   readonly cancellation?: Cancellation | undefined;
   /**
    * Incoming requests and notifications served at once (a batch counts each member). Past it,

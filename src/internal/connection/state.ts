@@ -11,7 +11,7 @@ import type { TransportError } from "../client/errors";
 import type { Later } from "../core/effect";
 import type { Methods } from "../core/methods";
 import type { Env, JsonOptions } from "../core/options";
-import type { Id } from "../core/request";
+import type { Id, Request } from "../core/request";
 import type { Response } from "../core/response";
 import type { Channel } from "./channels/channel";
 import { Fifo } from "./fifo";
@@ -40,6 +40,43 @@ export interface Serving {
   /** Why it was cancelled, once it is (a signal made later starts aborted). */
   cancelled?: unknown;
   cancel?: (response: Response) => void;
+  /** Its progress token's record, for a request that carries one (./progress). */
+  progress?: Progress;
+}
+
+/**
+ * An incoming request that carries a progress token (./progress): where its streamed values go,
+ * how many went, and its wait for the channel to drain. Made only for such a request.
+ */
+export interface Progress {
+  /** The method, LSP's work-done title. */
+  readonly method: string;
+  /** Where values go: LSP's `partialResultToken`, or MCP's `progressToken`. */
+  readonly token: string | number | undefined;
+  /** LSP's `workDoneToken`: begin, a report per value when there is no `token`, end. */
+  readonly workDone: string | number | undefined;
+  /** Values sent. */
+  sent: number;
+  /** The request is done (answered, cancelled or closed): its sink refuses what comes after. */
+  done: boolean;
+  /** Its end was seen (the stage's `close` ran): LSP's end is sent once. */
+  ended: boolean;
+  /** Its sink's wait for the channel to drain, while the channel is full. */
+  waiting: { readonly resume: () => void; readonly stop: (reason: unknown) => void } | undefined;
+}
+
+/**
+ * What the connection's first stage (./incoming) does for a request that carries a progress token,
+ * given to it by ./connect: ./progress sends through ./flow-control, which runs ./incoming, so
+ * ./incoming cannot import it.
+ */
+export interface ProgressHooks {
+  /** Reads the request's tokens; for one that has any, registers its sink (and sends LSP's begin). */
+  readonly open: (request: Request, entry: Serving) => Progress | undefined;
+  /** The request is done: its sink refuses, and LSP's end is sent. */
+  readonly close: (progress: Progress) => void;
+  /** Its final response, as sent (LSP: emptied when partial results went out). */
+  readonly answer: (progress: Progress, response: Response) => Response;
 }
 
 /** An incoming message to serve. */
@@ -107,11 +144,13 @@ export interface PeerState {
   readonly waitingInBatch: Map<Id, Incoming>;
   /** Requests cancelled while they waited in a batch: answered -32800 (LSP) or left out (MCP) when the batch runs. */
   readonly precancelled: Set<Id>;
+  /** Streamed values' sinks waiting for the channel to drain (./back-pressure). */
+  readonly held: Set<Progress>;
 
   // The pipeline every incoming message goes through.
   readonly methods: Methods;
   /**
-   * A message `receive` has parsed (to route it) is handed to the pipeline as it is, through one
+   * A message `receiver` has parsed (to route it) is handed to the pipeline as it is, through one
    * options object (the pipeline prepares each options object once): dispatch calls the
    * deserializer before it returns, so the value is set just before the call and cleared after.
    */
@@ -167,6 +206,7 @@ export const createState = (channel: Channel, settings: Settings, cancelMethod: 
     waitingById: new Map<Id, Incoming>(),
     waitingInBatch: new Map<Id, Incoming>(),
     precancelled: new Set<Id>(),
+    held: new Set<Progress>(),
     methods: settings.methods,
     current: UNPARSED,
     options: unset as JsonOptions,

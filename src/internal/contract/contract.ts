@@ -21,9 +21,10 @@ import {
 } from "../core/schema";
 
 /**
- * One method of a contract: its params codec, its result codec and its documentation, all
- * optional, as {@link MethodInfo} holds them. Without `params` the method takes none; without
- * `result` its result is `unknown` and sent as the handler gives it.
+ * One method of a contract: its params codec, its result codec, the codec of the values it streams
+ * and its documentation, all optional, as {@link MethodInfo} holds them. Without `params` the
+ * method takes none; without `result` its result is `unknown` and sent as the handler gives it;
+ * with `stream` its handler may be an `async function*` yielding values of that type.
  *
  * @example
  * import * as t from "io-ts";
@@ -33,7 +34,7 @@ import {
  * @since 5.0.10
  * @category contract
  */
-export type Entry = MethodInfo<Schema, Schema>;
+export type Entry = MethodInfo<Schema, Schema, Schema>;
 
 /**
  * The entries of a contract, by method name.
@@ -131,23 +132,23 @@ export type Checked<M> = {
 };
 
 /**
- * Why a contract's result Standard Schema cannot be one, or `never`. The server sends the schema's
- * output and the client checks that output with the same schema, so the schema must accept its
- * own output and give it back unchanged. The type-level rule: its output type is assignable to its
- * input type. Defaults pass (`.default()` makes a key optional in the input and present in the
- * output: the client's check fills in nothing), as do refinements and brands; a transform to
- * another type does not. A transform within one type (`n => n * 2`) passes this rule but runs
- * twice: keep result schemas free of such transforms. (A params schema may transform: the client
- * sends its input.) An io-ts codec, which encodes and decodes, is the way to a result whose wire
- * form differs.
+ * Why a contract's result (or stream) Standard Schema cannot be one, or `never`. The server sends
+ * the schema's output and the client checks that output with the same schema, so the schema must
+ * accept its own output and give it back unchanged. The type-level rule: its output type is
+ * assignable to its input type. Defaults pass (`.default()` makes a key optional in the input and
+ * present in the output: the client's check fills in nothing), as do refinements and brands; a
+ * transform to another type does not. A transform within one type (`n => n * 2`) passes this rule
+ * but runs twice: keep result schemas free of such transforms. (A params schema may transform: the
+ * client sends its input.) An io-ts codec, which encodes and decodes, is the way to a result whose
+ * wire form differs.
  */
-type ResultRefusal<K, E> = E extends { readonly result: infer R }
+type ResultRefusal<K, E, Member extends "result" | "stream" = "result"> = E extends { readonly [M in Member]: infer R }
   ? R extends t.Any
     ? never
     : R extends StandardSchemaV1
       ? [StandardSchemaV1.InferOutput<R>] extends [StandardSchemaV1.InferInput<R>]
         ? never
-        : `contract: the result schema of "${K & string}" gives a type it does not take (a transform), and the client checks the server's output with it again; use an io-ts codec (encode on the server, decode on the client) or a schema that accepts its own output (defaults and refinements do)`
+        : `contract: the ${Member} schema of "${K & string}" gives a type it does not take (a transform), and the client checks the server's output with it again; use an io-ts codec (encode on the server, decode on the client) or a schema that accepts its own output (defaults and refinements do)`
       : never
   : never;
 
@@ -165,7 +166,9 @@ type ResultRefusal<K, E> = E extends { readonly result: infer R }
  * @since 5.0.10
  * @category contract
  */
-export type ContractRefusal<M> = { readonly [K in keyof M]: ResultRefusal<K, M[K]> }[keyof M];
+export type ContractRefusal<M> = {
+  readonly [K in keyof M]: ResultRefusal<K, M[K]> | ResultRefusal<K, M[K], "stream">;
+}[keyof M];
 
 /** Both ends use a codec whole: the server decodes params and encodes results, the client the reverse, and `is` tells it how to pass arguments. */
 const isCodec = (value: unknown): boolean => hasFunctions(value, "decode", "encode", "is");
@@ -203,8 +206,11 @@ export const contract = <const M extends Entries>(
     if (entry.params !== undefined && !isCodec(entry.params) && !isStandardSchema(entry.params)) {
       throw new TypeError(`contract: ${name}.params must be an io-ts codec or a Standard Schema`);
     }
-    if (entry.result !== undefined && !isCodec(entry.result) && !isStandardSchema(entry.result)) {
-      throw new TypeError(`contract: ${name}.result must be an io-ts codec or a Standard Schema`);
+    for (const key of ["result", "stream"] as const) {
+      const codec = entry[key];
+      if (codec !== undefined && !isCodec(codec) && !isStandardSchema(codec)) {
+        throw new TypeError(`contract: ${name}.${key} must be an io-ts codec or a Standard Schema`);
+      }
     }
   }
   return Object.freeze({ _tag: "Contract" as const, methods: Object.freeze({ ...methods }) });

@@ -20,12 +20,14 @@ import {
   markOutcome,
   paramsCodecOf,
   resultCodecOf,
+  streamCodecOf,
   withCodecs,
   type Method,
   type Returns,
 } from "../core/methods";
 import type { JsonOptions } from "../core/options";
 import type { ErrorResult } from "../core/result";
+import type { ResultOfSchema, Schema } from "../core/schema";
 import type { AnyStage, Around, Call } from "../core/stages";
 
 /**
@@ -53,7 +55,9 @@ export type Outcome<A> = E.Either<ErrorResult, A> | TaskEither<ErrorResult, A> |
 export type HandlerArgs<Entry, C> = [C] extends [NoContext] ? ArgsOf<Entry> : [context: C, ...ArgsOf<Entry>];
 
 /**
- * The handler of a contract entry under context `C`.
+ * The handler of a contract entry under context `C`. For an entry with `stream`, it may also be an
+ * `async function*` that yields values of the stream codec's type (a stream schema's input) and
+ * returns the Either.
  *
  * @example
  * import * as E from "fp-ts/Either";
@@ -65,7 +69,13 @@ export type HandlerArgs<Entry, C> = [C] extends [NoContext] ? ArgsOf<Entry> : [c
  * @since 5.0.10
  * @category contract
  */
-export type HandlerFor<Entry, C> = (...args: HandlerArgs<Entry, C>) => Outcome<HandlerResultOf<Entry>>;
+export type HandlerFor<Entry, C> = (
+  ...args: HandlerArgs<Entry, C>
+) =>
+  | Outcome<HandlerResultOf<Entry>>
+  | (Entry extends { readonly stream: infer S extends Schema }
+      ? AsyncGenerator<ResultOfSchema<S>, E.Either<ErrorResult, HandlerResultOf<Entry>>, unknown>
+      : never);
 
 /**
  * One handler per method of contract entries `M`, under context `C`.
@@ -126,7 +136,12 @@ const claimed = new WeakSet<Method>();
  * a wrapper of the same length, so that each entry keeps its own codecs.
  */
 const ownable = (handler: Method): Method => {
-  if (!claimed.has(handler) && paramsCodecOf(handler) === undefined && resultCodecOf(handler) === undefined) {
+  if (
+    !claimed.has(handler) &&
+    paramsCodecOf(handler) === undefined &&
+    resultCodecOf(handler) === undefined &&
+    streamCodecOf(handler) === undefined
+  ) {
     claimed.add(handler);
     return handler;
   }

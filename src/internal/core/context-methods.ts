@@ -7,8 +7,16 @@
 import type * as t from "io-ts";
 import type { Expects } from "./context-marks";
 import type { MethodInfo } from "./method-info";
-import { markContextual, withCodecs, withParams, type Method, type ParamsArgs, type Returns } from "./methods";
-import type { ResultOfSchema, Schema, TypeOfSchema } from "./schema";
+import {
+  markContextual,
+  withCodecs,
+  withParams,
+  type Method,
+  type MethodOf,
+  type ParamsArgs,
+  type Returns,
+} from "./methods";
+import type { Schema, TypeOfSchema } from "./schema";
 
 /**
  * `withParams` and `withCodecs` for methods that take a context of type `Ctx` first (see
@@ -30,12 +38,13 @@ export interface ContextMethods<Ctx> {
   readonly withCodecs: <
     C extends Schema = t.Any,
     R extends Schema = t.UnknownC,
-    F extends (context: Ctx, ...args: ParamsArgs<TypeOfSchema<C>>) => Returns<ResultOfSchema<R>> = (
+    S extends Schema = never,
+    F extends (context: Ctx, ...args: ParamsArgs<TypeOfSchema<C>>) => ReturnType<MethodOf<C, R, S>> = (
       context: Ctx,
       ...args: ParamsArgs<TypeOfSchema<C>>
-    ) => Returns<ResultOfSchema<R>>,
+    ) => ReturnType<MethodOf<C, R, S>>,
   >(
-    info: MethodInfo<C, R>,
+    info: MethodInfo<C, R, S>,
     f: F,
   ) => F & Expects<Ctx>;
 }

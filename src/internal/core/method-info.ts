@@ -63,7 +63,7 @@ export interface MethodExample<P = unknown, A = unknown> {
 
 /**
  * What a method says about itself: its codecs (`params` decodes its params, `result` encodes its
- * result) and what its OpenRPC document shows (summary, description, tags, deprecated, the errors
+ * result, `stream` each value it streams) and what its OpenRPC document shows (summary, description, tags, deprecated, the errors
  * it may answer with, examples, and names for positional params). All optional.
  *
  * @example
@@ -80,7 +80,7 @@ export interface MethodExample<P = unknown, A = unknown> {
  * @since 5.0.10
  * @category openrpc
  */
-export interface MethodInfo<C extends Schema = t.Any, R extends Schema = t.UnknownC> {
+export interface MethodInfo<C extends Schema = t.Any, R extends Schema = t.UnknownC, S extends Schema = Schema> {
   /** io-ts codec or Standard Schema for the params: they are decoded before the call, and described in the document. */
   readonly params?: C;
   /**
@@ -90,6 +90,13 @@ export interface MethodInfo<C extends Schema = t.Any, R extends Schema = t.Unkno
    * (and may transform it) instead; a value it refuses is -32603 with its lines in `data`.
    */
   readonly result?: R;
+  /**
+   * io-ts codec or Standard Schema for each value the method streams (an `async function*`
+   * method's `yield`s), encoded (or checked) as a result is, before a transport that can carry it
+   * sends it; shown in the document as `x-stream`. A value it refuses, or an encode that throws,
+   * stops the method and answers -32603.
+   */
+  readonly stream?: S;
   /** A short summary of what the method does. */
   readonly summary?: string;
   /** What the method does, at length (GitHub Markdown). */
@@ -113,6 +120,10 @@ export interface MethodInfo<C extends Schema = t.Any, R extends Schema = t.Unkno
  * @since 5.0.10
  * @category model
  */
-export interface MethodOptions<C extends Schema = t.Any, R extends Schema = t.UnknownC> extends MethodInfo<C, R> {
+export interface MethodOptions<
+  C extends Schema = t.Any,
+  R extends Schema = t.UnknownC,
+  S extends Schema = Schema,
+> extends MethodInfo<C, R, S> {
   readonly name?: string;
 }

@@ -17,14 +17,14 @@ import { toCodec, type ResultOfSchema, type Schema, type TypeOfSchema } from "./
 import { warn } from "./warnings";
 
 /**
- * A method: a function returning a Result (sync dispatch) or a Result or a Promise of one
- * (async dispatch). Array params arrive spread, object params as one argument, and the
- * context, when dispatch is given one, first.
+ * A method: a function returning a Result (sync dispatch), a Promise of one or an async generator
+ * streaming values before it returns one (async dispatch). Array params arrive spread, object
+ * params as one argument, and the context, when dispatch is given one, first.
  *
  * @since 5.0.10
  * @category model
  */
-export type Method = (...args: never[]) => Result | PromiseLike<Result>;
+export type Method = (...args: never[]) => Result | PromiseLike<Result> | AsyncGenerator<unknown, Result, unknown>;
 
 /**
  * The methods a dispatch can call: a plain object or a `Map` from name to method.
@@ -73,7 +73,8 @@ export type ExpectsNone<F> = F extends () => unknown ? Expects<any> : Expects<No
 /**
  * A method whose params are checked by the io-ts codec `C` and whose result is encoded by the
  * codec `R`: it receives the decoded params and returns a `Result` of `R`'s type (any value
- * without `R`).
+ * without `R`). With a stream codec `S`, it may also be an `async function*` that yields values of
+ * `S`'s type and returns that Result.
  *
  * @example
  * import * as t from "io-ts";
@@ -84,13 +85,16 @@ export type ExpectsNone<F> = F extends () => unknown ? Expects<any> : Expects<No
  * @since 5.0.10
  * @category model
  */
-export type MethodOf<C extends Schema, R extends Schema = t.UnknownC> = (
+export type MethodOf<C extends Schema, R extends Schema = t.UnknownC, S extends Schema = never> = (
   ...args: ParamsArgs<TypeOfSchema<C>>
-) => Returns<ResultOfSchema<R>>;
+) =>
+  | Returns<ResultOfSchema<R>>
+  | ([S] extends [never] ? never : AsyncGenerator<ResultOfSchema<S>, Result<ResultOfSchema<R>>, unknown>);
 
 const GLOBAL = Symbol.for("rpcserver.globalMethods");
 const PARAMS = Symbol.for("rpcserver.paramsCodec");
 const RESULT = Symbol.for("rpcserver.resultCodec");
+const STREAM = Symbol.for("rpcserver.streamCodec");
 const INFO = Symbol.for("rpcserver.methodInfo");
 const RESERVED = Symbol.for("rpcserver.reservedName");
 const OUTCOME = Symbol.for("rpcserver.outcome");
@@ -171,10 +175,12 @@ const register = <F extends Method>(f: F, options: MethodOptions): F => {
  * @category registry
  */
 export function method<F extends Method>(f: F, name?: string): F;
-export function method<C extends Schema, F extends MethodOf<C, R>, R extends Schema = t.UnknownC>(
-  f: F,
-  options: MethodOptions<C, R>,
-): F;
+export function method<
+  C extends Schema,
+  F extends MethodOf<C, R, S>,
+  R extends Schema = t.UnknownC,
+  S extends Schema = never,
+>(f: F, options: MethodOptions<C, R, S>): F;
 export function method<C extends Schema>(
   options: MethodOptions<C> & { readonly params: C; readonly result?: undefined },
 ): <F extends MethodOf<C>>(f: F) => F;
@@ -224,14 +230,15 @@ export const paramsCodecOf = (f: Method): t.Any | undefined => (f as { [PARAMS]?
 /**
  * Gives a method its codecs and documentation ({@link MethodInfo}), for methods kept in your own
  * `methods` object rather than registered with `method`: `params` decodes its params, `result`
- * encodes its result (and types the value in `Success`), the rest goes into its OpenRPC document.
+ * encodes its result (and types the value in `Success`), `stream` encodes each value an
+ * `async function*` method yields (and types it), the rest goes into its OpenRPC document.
  * Returns `f` itself. Calling it again adds to what `f` carries. A `params` that cannot decode or
- * a `result` that cannot encode is a `TypeError`.
+ * a `result` or `stream` that cannot encode is a `TypeError`.
  *
  * @example
  * import * as t from "io-ts";
  * import { DateFromISOString } from "io-ts-types";
- * import { dispatch, Success, withCodecs } from "rpcserver";
+ * import { asyncDispatch, dispatch, Success, withCodecs } from "rpcserver";
  * const methods = {
  *   tomorrow: withCodecs({ params: t.tuple([DateFromISOString]), result: DateFromISOString }, (day) =>
  *     Success(new Date(day.getTime() + 86_400_000)),
@@ -239,6 +246,11 @@ export const paramsCodecOf = (f: Method): t.Any | undefined => (f as { [PARAMS]?
  * };
  * dispatch('{"jsonrpc":"2.0","method":"tomorrow","params":["2024-01-01T00:00:00.000Z"],"id":1}', methods);
  * // '{"jsonrpc":"2.0","result":"2024-01-02T00:00:00.000Z","id":1}'
+ * const count = withCodecs({ params: t.tuple([t.number]), stream: t.number }, async function* (to) {
+ *   for (let i = 1; i <= to; i++) yield i; // streamed where the transport can carry it; dropped here
+ *   return Success(to);
+ * });
+ * await asyncDispatch('{"jsonrpc":"2.0","method":"count","params":[3],"id":2}', { count }); // '{"jsonrpc":"2.0","result":3,"id":2}'
  *
  * @since 5.0.10
  * @category registry
@@ -246,14 +258,15 @@ export const paramsCodecOf = (f: Method): t.Any | undefined => (f as { [PARAMS]?
 export function withCodecs<
   C extends Schema = t.Any,
   R extends Schema = t.UnknownC,
-  F extends MethodOf<C, R> = MethodOf<C, R>,
->(info: MethodInfo<C, R>, f: F): F & ExpectsNone<F>;
-export function withCodecs(info: MethodInfo<Schema, Schema>, f: Method): Method {
+  S extends Schema = never,
+  F extends MethodOf<C, R, S> = MethodOf<C, R, S>,
+>(info: MethodInfo<C, R, S>, f: F): F & ExpectsNone<F>;
+export function withCodecs(info: MethodInfo<Schema, Schema, Schema>, f: Method): Method {
   return attach("withCodecs", info, f);
 }
 
 /** Gives `f` the codecs and documentation of `info`; `who` names the caller in its TypeErrors. */
-const attach = <F>(who: string, info: MethodInfo<Schema, Schema>, f: F): F => {
+const attach = <F>(who: string, info: MethodInfo<Schema, Schema, Schema>, f: F): F => {
   if (typeof f !== "function") throw new TypeError(`${who}: expected a function, got ${typeof f}`);
   if (typeof info !== "object" || info === null) {
     throw new TypeError(`${who}: expected the method's codecs and documentation, got ${String(info)}`);
@@ -261,14 +274,19 @@ const attach = <F>(who: string, info: MethodInfo<Schema, Schema>, f: F): F => {
   // A Standard Schema is turned into a codec here, once: dispatch then runs one code path.
   const params = info.params === undefined ? undefined : toCodec(info.params);
   const result = info.result === undefined ? undefined : toCodec(info.result);
+  const stream = info.stream === undefined ? undefined : toCodec(info.stream);
   if (params !== undefined && !hasFunctions(params, "decode")) {
     throw new TypeError(`${who}: params must be an io-ts codec or a Standard Schema`);
   }
   if (result !== undefined && !hasFunctions(result, "encode")) {
     throw new TypeError(`${who}: result must be an io-ts codec or a Standard Schema`);
   }
+  if (stream !== undefined && !hasFunctions(stream, "encode")) {
+    throw new TypeError(`${who}: stream must be an io-ts codec or a Standard Schema`);
+  }
   if (params !== undefined) define(f, PARAMS, params);
   if (result !== undefined) define(f, RESULT, result);
+  if (stream !== undefined) define(f, STREAM, stream);
   define(f, INFO, Object.freeze({ ...infoOf(f as never), ...info }));
   return f;
 };
@@ -276,6 +294,10 @@ const attach = <F>(who: string, info: MethodInfo<Schema, Schema>, f: F): F => {
 /** The result codec a method carries, if any. @internal */
 export const resultCodecOf = (f: Method): t.Encoder<unknown, unknown> | undefined =>
   (f as { [RESULT]?: t.Encoder<unknown, unknown> })[RESULT];
+
+/** The stream codec a method carries (what encodes each value it yields), if any. @internal */
+export const streamCodecOf = (f: Method): t.Encoder<unknown, unknown> | undefined =>
+  (f as { [STREAM]?: t.Encoder<unknown, unknown> })[STREAM];
 
 /** What a method carries for its OpenRPC document (its codecs included). @internal */
 export const infoOf = (f: Method): MethodInfo => {

@@ -251,9 +251,15 @@ export const standardOf = (codec: unknown): StandardSchemaV1 | undefined =>
 
 const refusals = new WeakSet<object>();
 
-/** Thrown by a standard codec's `encode` (or its Promise rejected with it) when the schema refuses a result. @internal */
+/**
+ * Thrown by a standard codec's `encode` (or its Promise rejected with it) when the schema refuses a
+ * result, or by a stream's encoding when it refuses a streamed value (`of` says which). @internal
+ */
 export class SchemaRefused extends globalThis.Error {
-  constructor(readonly lines: readonly string[]) {
+  constructor(
+    readonly lines: readonly string[],
+    readonly of: "result" | "stream" = "result",
+  ) {
     super(lines.join("; "));
     this.name = "SchemaRefused";
     refusals.add(this);

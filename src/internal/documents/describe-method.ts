@@ -1,7 +1,7 @@
 /**
  * One method's entry in an OpenRPC document: its params (split from its params codec's schema, or
- * counted from its arity), its result, and what it declares about itself (summary, tags, errors,
- * examples...).
+ * counted from its arity), its result, the values it streams (`x-stream`), and what it declares
+ * about itself (summary, tags, errors, examples...).
  *
  * @module
  */
@@ -117,6 +117,16 @@ const resultOf = (info: MethodInfo, components: Record<string, JsonSchema>): Con
   return { name: "result", schema: same(schema, { not: {} }) ? { type: "null" } : schema };
 };
 
+/** Each value a streaming method sends before its result, in its wire form: an `x-stream` extension. */
+const streamOf = (
+  stream: NonNullable<MethodInfo["stream"]>,
+  components: Record<string, JsonSchema>,
+): ContentDescriptor => ({
+  name: "stream",
+  // A Standard Schema is described from its own JSON Schema, as a result schema is.
+  schema: schemaIn(stream as Parameters<typeof schemaIn>[0], components, "output"),
+});
+
 const tagsOf = (tags: readonly MethodTag[]): Array<{ name: string; description?: string }> =>
   tags.flatMap((tag) => {
     if (typeof tag === "string") return tag === "" ? [] : [{ name: tag }];
@@ -179,6 +189,7 @@ export const describeMethod = (
     ...(described.structure === undefined ? {} : { paramStructure: described.structure }),
     params: described.params,
     result: resultOf(info, components),
+    ...(info.stream === undefined ? {} : { "x-stream": streamOf(info.stream, components) }),
     ...(Array.isArray(info.errors) && info.errors.length > 0 ? { errors: errorsOf(info.errors, components) } : {}),
     ...(Array.isArray(info.examples) && info.examples.length > 0
       ? { examples: examplesOf(info.examples, described) }

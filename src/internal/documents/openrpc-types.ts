@@ -90,6 +90,8 @@ export interface OpenRpcMethod {
   readonly paramStructure?: "by-name" | "by-position";
   readonly params: readonly ContentDescriptor[];
   readonly result: ContentDescriptor;
+  /** What a streaming method sends before its result (a specification extension of rpcserver's). */
+  readonly "x-stream"?: ContentDescriptor;
   readonly errors?: ReadonlyArray<{ readonly code: number; readonly message: string; readonly data?: JsonSchema }>;
   readonly examples?: readonly ExamplePairing[];
   readonly deprecated?: boolean;

@@ -1,7 +1,8 @@
 /**
  * Stage 5: the call. The method is called with its params (and the context first when there is
  * one), and what it returns (a Result, a contract handler's Either, an exception, a Promise of any
- * of them) becomes the Response for its request; a notification's is read for its log line alone.
+ * of them, an async generator that streams values before it returns one: `streaming.ts`) becomes
+ * the Response for its request; a notification's is read for its log line alone.
  *
  * @module
  */
@@ -19,9 +20,11 @@ import type { ErrorResult, Result } from "../result";
 import { standardOf } from "../schema";
 import { NOCONTEXT } from "../sentinels";
 import { idOf } from "../stages";
+import { isStreamed } from "../stream";
 import { failWith, refusePromise, thrownError } from "./failures";
 import type { Invocation } from "./resolve";
-import { Checking, settle, type Ending } from "./settle";
+import { Checking, settle, type Ending, type Unsettled } from "./settle";
+import { Streaming } from "./streaming";
 
 /** The params spread as arguments, after `first` when there is a context. Short lists get direct calls: a spread call costs twice as much. */
 const spread = (f: (...args: unknown[]) => unknown, params: unknown[]): unknown => {
@@ -106,8 +109,12 @@ const success = (
   return E.right(SuccessResponse(sent === undefined ? null : sent, idOf(request)));
 };
 
-/** A method's return value as the Response: a Result is sent (encoded by its result codec), anything else is -32603. */
-const fromReturned = (invocation: Invocation, returned: unknown): Response | Checking<Response> => {
+/**
+ * A method's return value as the Response: a Result is sent (encoded by its result codec), an
+ * async generator drained first (tested only here, after the Result: a method that does not stream
+ * pays nothing for it), anything else is -32603.
+ */
+const fromReturned = (invocation: Invocation, returned: unknown): Response | Unsettled<Response> => {
   const { request, method } = invocation;
   if (isOutcome(method)) return fromOutcome(invocation, returned);
   if (isResult(returned)) {
@@ -116,19 +123,23 @@ const fromReturned = (invocation: Invocation, returned: unknown): Response | Che
       ? answer(request, returned)
       : success(request, codec, returned.right.result);
   }
+  if (isStreamed(returned)) return new Streaming(returned, invocation);
   logSafely(`rpcserver: method "${request.method}" returned something other than a Result`);
   return failWith(ERROR_INTERNAL_ERROR, "Internal error", "The method did not return a Result", request);
 };
 
 /**
  * A contract handler's Either as the Response: its Right is the result itself (encoded by the
- * result codec), its Left the error. Anything else is -32603, as for a method.
+ * result codec), its Left the error; an async generator is drained first. Anything else is
+ * -32603, as for a method.
  */
-const fromOutcome = ({ request, method }: Invocation, returned: unknown): Response | Checking<Response> => {
+const fromOutcome = (invocation: Invocation, returned: unknown): Response | Unsettled<Response> => {
+  const { request, method } = invocation;
   if (isObject(returned) && (returned as { _tag?: unknown })._tag === "Right") {
     return success(request, resultCodecOf(method), (returned as E.Right<unknown>).right);
   }
   if (isErrorLeft(returned)) return E.left(errorResponse(returned.left, request));
+  if (isStreamed(returned)) return new Streaming(returned, invocation);
   logSafely(`rpcserver: method "${request.method}" returned something other than an Either`);
   return failWith(ERROR_INTERNAL_ERROR, "Internal error", "The method did not return an Either", request);
 };
@@ -193,6 +204,8 @@ export const dropped: Ending<Invocation, undefined> = {
     // that is still checking, waited for so that its refusal is logged.
     if (isOutcome(invocation.method) || !isResult(returned)) {
       const read = fromReturned(invocation, returned);
+      // A stream is drained all the same (its values to a sink, if a stage gave one), then read.
+      if (read instanceof Streaming) return read.endedAs<undefined>();
       if (read instanceof Checking) return new Checking(read.pending, () => undefined);
     }
     return undefined;

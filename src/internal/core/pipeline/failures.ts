@@ -40,8 +40,8 @@ export const thrownError = (env: Env, call: Call, what: string, thrown: unknown)
 export const errorFor = (env: Env, id: Id, who: string, thrown: unknown): ErrorResponse => {
   if (isJsonRpcError(thrown)) return ErrorResponse(thrown.code, thrown.message, thrown.data, id);
   if (isSchemaRefused(thrown)) {
-    // A result schema refused the method's value: the method's fault, reported as io-ts would be.
-    logSafely(`rpcserver: the result schema of ${who} refused its value`, thrown.message);
+    // A result (or stream) schema refused the method's value: the method's fault, reported as io-ts would be.
+    logSafely(`rpcserver: the ${thrown.of} schema of ${who} refused its value`, thrown.message);
     return ErrorResponse(ERROR_INTERNAL_ERROR, "Internal error", thrown.lines, id);
   }
   logSafely(`rpcserver: ${who} raised an exception`, thrown);

@@ -14,6 +14,7 @@ import { logSafely } from "../logger";
 import type { Env } from "../options";
 import type { ErrorResponse, Response } from "../response";
 import { isAround, isOwnAround, type AnyStage, type Call, type Handler } from "../stages";
+import { passSink } from "../stream";
 import { answered, callWith, errorResponse, isErrorLeft, isResponse } from "./call";
 import { failWith, thrownError } from "./failures";
 import { resolve, type Invocation } from "./resolve";
@@ -32,6 +33,15 @@ const fromStage = (call: Call, answered: unknown): E.Either<ErrorResponse, Call>
   if (isErrorLeft(answered)) return E.left(errorResponse(answered.left, call.request));
   logSafely(`rpcserver: a stage for method "${call.request.method}" returned something other than an Either`);
   return failWith(ERROR_INTERNAL_ERROR, "Internal error", "A stage did not return an Either", call.request);
+};
+
+/**
+ * The call a guard passed on: a new request object in the place of the one it was given takes its
+ * stream sink with it (`streamTo` keys the sink by the request object).
+ */
+const passedOn = (call: Call, passed: Call): Call => {
+  if (passed.request !== call.request) passSink(call.request, passed.request);
+  return passed;
 };
 
 /** A stage's ending: the next call, or the error for its request. */
@@ -84,14 +94,14 @@ const lift =
         // A TaskEither is a thunk of its Promise: run it, so that async dispatch can wait for it.
         if (typeof answered === "function") answered = (answered as () => unknown)();
         // The common answer, a stage that passes at once, goes straight on to the rest.
-        else if (isPass(answered)) passed = answered.right;
+        else if (isPass(answered)) passed = passedOn(call, answered.right);
       } catch (thrown) {
         return F.of(E.left(thrownError(env, call, "stage for method", thrown)));
       }
       if (passed !== undefined) return next(passed);
       // EitherT's chain: the stage's Left is the answer (a Left<ErrorResponse> is a Response).
       return F.chain(settle(F, env, call, "stage for method", answered, staged), (waited) =>
-        E.isLeft(waited) ? F.of<Response>(waited) : next(waited.right),
+        E.isLeft(waited) ? F.of<Response>(waited) : next(passedOn(call, waited.right)),
       );
     };
   };

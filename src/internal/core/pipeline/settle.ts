@@ -19,7 +19,7 @@ import { refusePromise, thrownError } from "./failures";
  * a stage in the next call or an error; a notification with no stage to see its answer in nothing.
  */
 export interface Ending<C, R> {
-  readonly read: (call: C, value: unknown) => R | Checking<R>;
+  readonly read: (call: C, value: unknown) => R | Unsettled<R>;
   readonly failed: (error: ErrorResponse) => R;
 }
 
@@ -58,29 +58,38 @@ export const settle = <F extends URIS, C extends Call, R>(
 };
 
 /**
- * What `read` made of a method's answer: `R`, or a result that an async result schema is still
- * checking, waited for as the method's own Promise is (refused by sync dispatch).
+ * What `read` made of a method's answer: `R`, or what it cannot be yet (a result an async result
+ * schema is still checking, a stream still to drain), waited for as the method's own Promise is
+ * (refused by sync dispatch). One `instanceof` on the common path, whatever the kinds of waiting.
  */
 const checked = <F extends URIS, C extends Call, R>(
   F: Effect<F>,
   env: Env,
   call: C,
-  { failed }: Ending<C, R>,
-  read: R | Checking<R>,
-): Kind<F, R> =>
-  read instanceof Checking
-    ? F.wait(
-        read.pending,
-        (value) => F.of(read.done(value)),
-        (thrown) => failed(thrownError(env, call, "method", thrown)),
-        (thenable) => failed(refusePromise(call, "result schema of method", thenable)),
-      )
-    : F.of(read);
+  ending: Ending<C, R>,
+  read: R | Unsettled<R>,
+): Kind<F, R> => (read instanceof Unsettled ? read.wait(F, env, call, ending) : F.of(read));
+
+/** What a method's answer cannot be yet: `wait` waits for it in `F` (or refuses it) and ends it by `ending`. */
+export abstract class Unsettled<R> {
+  abstract wait<F extends URIS, C extends Call>(F: Effect<F>, env: Env, call: C, ending: Ending<C, R>): Kind<F, R>;
+}
 
 /** A result an async result schema is still checking: `done` makes the answer of what it gives. */
-export class Checking<R> {
+export class Checking<R> extends Unsettled<R> {
   constructor(
     readonly pending: PromiseLike<unknown>,
     readonly done: (checked: unknown) => R,
-  ) {}
+  ) {
+    super();
+  }
+
+  wait<F extends URIS, C extends Call>(F: Effect<F>, env: Env, call: C, { failed }: Ending<C, R>): Kind<F, R> {
+    return F.wait(
+      this.pending,
+      (value) => F.of(this.done(value)),
+      (thrown) => failed(thrownError(env, call, "method", thrown)),
+      (thenable) => failed(refusePromise(call, "result schema of method", thenable)),
+    );
+  }
 }

@@ -1,0 +1,134 @@
+/**
+ * A streaming method's call: the async generator an `async function*` method returns, drained by
+ * the call stage. Each value it yields is encoded by the method's stream codec and handed to its
+ * request's sink (`stream.ts`), which is waited for before the generator is asked for the next
+ * one; what it returns is then read as a method's return value is. Sync dispatch refuses it, as
+ * it refuses a Promise, without running it.
+ *
+ * @module
+ */
+import * as E from "fp-ts/Either";
+import type { Kind, URIS } from "fp-ts/HKT";
+import { ERROR_INTERNAL_ERROR } from "../codes";
+import { methodNameOf } from "../describe";
+import type { Effect } from "../effect";
+import { isThenable } from "../guards";
+import { logSafely } from "../logger";
+import { streamCodecOf } from "../methods";
+import type { Env } from "../options";
+import { ErrorResponse } from "../response";
+import { issueLines, SchemaRefused, standardOf, type Issues, type StandardCodec } from "../schema";
+import { idOf, type Call } from "../stages";
+import { sinkOf, type StreamSink } from "../stream";
+import { refusePromise, thrownError } from "./failures";
+import type { Invocation } from "./resolve";
+import { settle, Unsettled, type Ending } from "./settle";
+
+/** How one value is made ready to send: encoded by an io-ts codec, or checked by a Standard Schema. */
+type Encode = (value: unknown) => unknown;
+
+/** A value a stream schema checked: its value, or a {@link SchemaRefused} thrown with its lines. */
+const checkedValue = (decoded: E.Either<Issues, unknown>): unknown => {
+  if (E.isLeft(decoded)) throw new SchemaRefused(issueLines(decoded.left, "stream"), "stream");
+  return decoded.right;
+};
+
+/** The method's stream codec as one function, or `undefined` (the values are sent as yielded). */
+const encoderOf = (codec: ReturnType<typeof streamCodecOf>): Encode | undefined => {
+  if (codec === undefined) return undefined;
+  if (standardOf(codec) === undefined) return (value) => codec.encode(value);
+  // A Standard Schema checks each value, and may answer a Promise: its lines start at `stream`.
+  const standard = codec as unknown as StandardCodec;
+  return (value) => {
+    const decoded = standard.decode(value);
+    return isThenable(decoded) ? decoded.then(checkedValue) : checkedValue(decoded);
+  };
+};
+
+/** Stops the generator (its `finally` runs); what stopping throws is logged, never answered. */
+const stop = async (source: AsyncIterator<unknown>, name: string): Promise<void> => {
+  try {
+    await source.return?.(undefined);
+  } catch (thrown) {
+    logSafely(`rpcserver: method "${name}" raised an exception while it was stopped`, thrown);
+  }
+};
+
+/**
+ * Drains `source`: each value encoded, handed to `sink` and waited for before the next `next()`
+ * (so the generator never runs more than one value ahead of what the sink has taken), then its
+ * return value. An encode that throws, a value the schema refuses or a sink that throws or rejects
+ * stops the generator, and is the method's exception; so is what the generator throws.
+ */
+const drain = async (
+  source: AsyncIterator<unknown>,
+  encode: Encode | undefined,
+  sink: StreamSink | undefined,
+  name: string,
+): Promise<unknown> => {
+  for (;;) {
+    const step = await source.next();
+    if (step.done === true) return step.value;
+    try {
+      let value = encode === undefined ? step.value : encode(step.value);
+      if (isThenable(value)) value = await value;
+      if (sink !== undefined) {
+        const taken = sink(value);
+        if (isThenable(taken)) await taken;
+      }
+    } catch (thrown) {
+      await stop(source, name);
+      throw thrown;
+    }
+  }
+};
+
+/** Sync dispatch cannot drain a stream: it is refused, and stopped before it runs. */
+const refuseStream = (source: AsyncIterator<unknown>, call: Call): ErrorResponse => {
+  const name = methodNameOf(call.request);
+  void stop(source, name);
+  logSafely(`rpcserver: method "${name}" returned an async generator to sync dispatch`);
+  return ErrorResponse(
+    ERROR_INTERNAL_ERROR,
+    "Internal error",
+    "The method returned an async generator; use asyncDispatch",
+    idOf(call.request),
+  );
+};
+
+/**
+ * What a streaming method returned: drained in async dispatch (each value to its request's sink,
+ * or dropped without one), then its return value read through the ending as a Promise's value
+ * would be; refused by sync dispatch.
+ */
+export class Streaming<R> extends Unsettled<R> {
+  constructor(
+    private readonly source: AsyncIterator<unknown>,
+    private readonly invocation: Invocation,
+  ) {
+    super();
+  }
+
+  wait<F extends URIS, C extends Call>(F: Effect<F>, env: Env, call: C, ending: Ending<C, R>): Kind<F, R> {
+    const { source, invocation } = this;
+    if (!F.concurrent) return F.of(ending.failed(refuseStream(source, call)));
+    const fail = (thrown: unknown): R => ending.failed(thrownError(env, call, "method", thrown));
+    const drained = drain(
+      source,
+      encoderOf(streamCodecOf(invocation.method)),
+      sinkOf(invocation.request),
+      methodNameOf(invocation.request),
+    );
+    return F.wait(
+      drained,
+      (returned) => settle(F, env, call, "method", returned, ending),
+      fail,
+      (thenable) => ending.failed(refusePromise(call, "method", thenable)),
+    );
+  }
+
+  /** The same stream, ended another way (a notification's: its answer dropped). It holds no `R`. */
+  endedAs<B>(): Streaming<B> {
+    return this as unknown as Streaming<B>;
+  }
+}
