@@ -12,6 +12,16 @@ import { join } from "node:path";
 const ROOT = join(__dirname, "..");
 
 /**
+ * The Node that runs dependency-cruiser: this one, or (when the suite runs on Node 18, which
+ * dependency-cruiser 17 does not support: it needs ^20.12) the Node that runs npm (`npm_node_execpath`,
+ * which the runtime matrix hands on), else the `node` on PATH: the one that runs `npm run lint`.
+ */
+const LINT_NODE = (() => {
+  const [major = 0, minor = 0] = process.versions.node.split(".").map(Number);
+  return major > 20 || (major === 20 && minor >= 12) ? process.execPath : (process.env["npm_node_execpath"] ?? "node");
+})();
+
+/**
  * What lint reports (`ruleId: message`) for each text as if it were the file at its path (relative
  * to the root), from the repository's own configuration, in one child process
  * (tests/helpers/lint-text.mjs): one type-aware program for every case.
@@ -161,7 +171,7 @@ describe("the import rules fail on a planted wrong import", () => {
       const cruise = (): string => {
         try {
           return execFileSync(
-            process.execPath,
+            LINT_NODE,
             [join(ROOT, "node_modules", ".bin", "depcruise"), "src", "--config", ".dependency-cruiser.cjs"],
             {
               cwd: dir,
