@@ -19,6 +19,7 @@ import { promisify } from "node:util";
 import { Error as RpcError, Success } from "../src";
 import { connect, type Channel, type ChannelEvents } from "../src/connection";
 import { lone, settle, type End } from "./helpers/channels";
+import { tcpPair } from "./helpers/real-channels";
 
 const ROOT = join(__dirname, "..");
 
@@ -390,3 +391,52 @@ const stiff = (): Channel & {
   };
   return channel;
 };
+
+describe("on a real TCP socket, in a burst", () => {
+  test.each(["contentLength", "newline"] as const)(
+    "%s framing: 40 streaming requests written at once each get their values in order, then their answer",
+    async (framing) => {
+      const pair = await tcpPair(framing);
+      const [serverChannel, clientChannel] = pair.channels;
+      const server = connect(serverChannel, {
+        methods: {
+          count: async function* ({ to }: { to: number }) {
+            for (let step = 1; step <= to; step++) yield [step];
+            return Success(to);
+          },
+        },
+        cancellation: "lsp",
+      });
+      const progress = new Map<string, unknown[]>();
+      const client = connect(clientChannel, {
+        methods: {
+          "$/progress": ({ token, value }: { token: string; value: unknown }) => {
+            progress.set(token, [...(progress.get(token) ?? []), value]);
+            return Success(null);
+          },
+        },
+        cancellation: "lsp",
+      });
+      try {
+        const answers = await Promise.all(
+          Array.from({ length: 40 }, async (_, n) => {
+            const body = request("count", { to: 5, partialResultToken: `t${n}` }, 9_000_000 + n);
+            const answer = await client.transport(body, { signal: new AbortController().signal })();
+            if (answer._tag === "Left") throw new Error(JSON.stringify(answer.left));
+            return typeof answer.right === "string" ? (JSON.parse(answer.right) as unknown) : answer.right.json;
+          }),
+        );
+        // The final result is emptied (LSP 3.17: every value went out as a partial result).
+        expect(answers).toEqual(
+          Array.from({ length: 40 }, (_, n) => ({ jsonrpc: "2.0", result: null, id: 9_000_000 + n })),
+        );
+        for (let n = 0; n < 40; n++) expect(progress.get(`t${n}`)).toEqual([[1], [2], [3], [4], [5]]);
+        expect(server.load()).toEqual({ incoming: 0, outgoing: 0, queued: 0 });
+      } finally {
+        client.close();
+        server.close();
+        await pair.dispose();
+      }
+    },
+  );
+});
