@@ -60,6 +60,7 @@ const NODE_CHUNKS = {
   "server.ts": "server",
   "request-handler.ts": "server",
   "browser-guard.ts": "server",
+  "event-stream-writer.ts": "server",
   "serve-options.ts": "server",
   "cli.ts": "cli",
   "cli-arguments.ts": "cli",

@@ -17,8 +17,9 @@
  * @module
  */
 export { batch, type BatchAnswers, type BatchMember } from "./internal/client/batch";
-export type { CallOptions, RpcCall, RpcNotification } from "./internal/client/call";
+export type { CallOptions, RpcCall, RpcNotification, RpcStream } from "./internal/client/call";
 export { notify, withOptions } from "./internal/client/calls";
+export { foldStream, open, type StreamRun } from "./internal/client/streams";
 export {
   matchClientError,
   type CallError,

@@ -76,7 +76,8 @@ export {
   type StandardSchemaV1,
   type TypeOfSchema,
 } from "./internal/core/schema";
-export { toHttp, type HttpAnswer } from "./internal/core/to-http";
+export { toHttp, type HttpAnswer, type HttpStreamAnswer } from "./internal/core/to-http";
+export { answerHttp, type HttpOptions } from "./internal/core/answer-http";
 
 // Dispatch options, the default serializer, and stages.
 export type { JsonOptions, Options, ResponseOptions, Validator } from "./internal/core/options";

@@ -12,6 +12,10 @@
  * Over a transport without statuses (WebSocket, stdio, `postMessage`), "nothing to send" means
  * writing nothing: `if (text !== "") send(text)`.
  *
+ * `answerHttp` dispatches the body itself and answers as `toHttp` does, unless the request's
+ * `Accept` names `text/event-stream`: then the values that methods stream go out as server-sent
+ * events before the answer (202 for a body of notifications only), as MCP's Streamable HTTP does.
+ *
  * @example
  * import { dispatch, Success } from "rpcserver";
  * import { toHttp } from "rpcserver/transport";
@@ -22,4 +26,5 @@
  *
  * @module
  */
-export { toHttp, type HttpAnswer } from "./internal/core/to-http";
+export { toHttp, type HttpAnswer, type HttpStreamAnswer } from "./internal/core/to-http";
+export { answerHttp, type HttpOptions } from "./internal/core/answer-http";

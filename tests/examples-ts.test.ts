@@ -7,8 +7,11 @@
  * - context.ts prints what examples/context.mjs prints;
  * - methods.ts served by the `rpcserver` command, and client.ts calling it, line by line;
  * - lsp/server.ts (a `ConnectionContext`, calling back through `ctx.peer`) driven by
- *   vscode-jsonrpc's `MessageConnection`, as tests/connection-interop.test.ts drives the .mjs one;
- * - mcp/server.ts driven by the official MCP SDK's `Client` over stdio.
+ *   vscode-jsonrpc's `MessageConnection`, as tests/connection-interop.test.ts drives the .mjs one,
+ *   and its streaming `example/count` read with `onProgress`, as tests/streams-connection.test.ts
+ *   reads the .mjs one's;
+ * - mcp/server.ts driven by the official MCP SDK's `Client` over stdio, its streaming tool `count`
+ *   read with `onprogress`, and cancelled mid-way.
  *
  * `npm run examples:ts` is the same compile from the command line (to .tmp/examples-ts/).
  */
@@ -20,6 +23,7 @@ import { join, relative } from "node:path";
 import {
   CancellationTokenSource,
   createMessageConnection,
+  ProgressType,
   StreamMessageReader,
   StreamMessageWriter,
   type MessageConnection,
@@ -174,6 +178,14 @@ describe("what the examples say does not compile, does not", () => {
     );
   });
 
+  test("lsp/server.ts: a partial result of another type than the entry's stream", () => {
+    expect(problemsAfter("lsp/server.ts", "yield [step];", "yield step;")).toEqual([
+      expect.stringMatching(
+        /^examples\/ts\/lsp\/server\.ts:\d+: TS2322 Type '\(\{ signal \}: ConnectionContext<Session>.*AsyncGenerator<number, /,
+      ),
+    ]);
+  });
+
   test("lsp/server.ts: ctx.peer without ConnectionContext", () => {
     expect(problemsAfter("lsp/server.ts", ".context<ConnectionContext<Session>>()", ".context<Session>()")).toEqual(
       expect.arrayContaining([expect.stringMatching(/TS2339 Property 'peer' does not exist/)]),
@@ -265,23 +277,73 @@ const exitCode = (child: ChildProcess): Promise<number | null> =>
     "the server to exit",
   );
 
+type Lsp = ReturnType<typeof startLsp>;
+
+/** Runs `session` against a new lsp/server.ts, then lets go of the connection and the child. */
+const withLsp = async (session: (lsp: Lsp) => Promise<void>): Promise<void> => {
+  const lsp = startLsp();
+  try {
+    await session(lsp);
+  } finally {
+    lsp.connection.dispose();
+    lsp.child.kill("SIGKILL");
+  }
+};
+
+/** Ends the session as an editor does: `shutdown`, then `exit`; the server exits with status 0. */
+const shutdown = async ({ connection, child }: Lsp): Promise<void> => {
+  await connection.sendRequest("shutdown");
+  await connection.sendNotification("exit");
+  expect(await exitCode(child)).toBe(0);
+};
+
 const errorOf = (error: unknown): { code: unknown; message: unknown } => {
   const { code, message } = error as { code?: unknown; message?: unknown };
   return { code, message };
 };
 
+/**
+ * Sends `example/count` with `params`, gathering what each token in `tokens` receives; with a
+ * `source`, cancels the request once a token has received three values.
+ */
+const countOn = async (
+  connection: MessageConnection,
+  params: object,
+  tokens: ReadonlyArray<string | number>,
+  source?: CancellationTokenSource,
+): Promise<{ result: unknown; received: Record<string, unknown[]> }> => {
+  const received = new Map<string | number, unknown[]>(tokens.map((each) => [each, []]));
+  const listening = tokens.map((each) =>
+    connection.onProgress(new ProgressType<unknown>(), each, (value) => {
+      received.get(each)?.push(value);
+      if (received.get(each)?.length === 3) source?.cancel();
+    }),
+  );
+  // (An `undefined` token would be sent as a second param.)
+  const sent =
+    source === undefined
+      ? connection.sendRequest("example/count", params)
+      : connection.sendRequest("example/count", params, source.token);
+  const result = await sent.then(
+    (answer: unknown) => answer,
+    (error: unknown) => errorOf(error),
+  );
+  for (const each of listening) each.dispose();
+  return { result, received: Object.fromEntries(received) };
+};
+
 describe("vscode-jsonrpc's MessageConnection against lsp/server.ts", () => {
-  test("initialize, a call back through ctx.peer, $/cancelRequest, invalid params, shutdown and exit", async () => {
-    const { child, connection, stderr } = startLsp();
-    const logged: unknown[] = [];
-    connection.onRequest("workspace/configuration", ({ items }: { items: Array<{ section: string }> }) =>
-      items.map((item) => `value of ${item.section}`),
-    );
-    connection.onNotification("window/logMessage", (params: unknown) => {
-      logged.push(params);
-    });
-    connection.listen();
-    try {
+  test("initialize, a call back through ctx.peer, $/cancelRequest, invalid params, shutdown and exit", () =>
+    withLsp(async (lsp) => {
+      const { connection, stderr } = lsp;
+      const logged: unknown[] = [];
+      connection.onRequest("workspace/configuration", ({ items }: { items: Array<{ section: string }> }) =>
+        items.map((item) => `value of ${item.section}`),
+      );
+      connection.onNotification("window/logMessage", (params: unknown) => {
+        logged.push(params);
+      });
+      connection.listen();
       expect(await connection.sendRequest("initialize", { processId: null, capabilities: {}, rootUri: null })).toEqual({
         capabilities: { hoverProvider: false },
         serverInfo: { name: "rpcserver-lsp-example", version: "1.0.0" },
@@ -312,30 +374,55 @@ describe("vscode-jsonrpc's MessageConnection against lsp/server.ts", () => {
         ),
       ).toEqual({ code: -32602, message: "Invalid params" });
 
-      await connection.sendRequest("shutdown");
-      await connection.sendNotification("exit");
-      expect(await exitCode(child)).toBe(0);
-    } finally {
-      connection.dispose();
-      child.kill("SIGKILL");
-    }
-  });
+      await shutdown(lsp);
+    }));
 
-  test("exit without shutdown: status 1 (the connection's own state, in its context)", async () => {
-    const { child, connection } = startLsp();
-    connection.listen();
-    try {
+  test("example/count: partial results with onProgress, work-done progress, no token, cancelled", () =>
+    withLsp(async (lsp) => {
+      const { connection, stderr } = lsp;
+      connection.listen();
+      const count = (params: object, tokens: ReadonlyArray<string | number>, source?: CancellationTokenSource) =>
+        countOn(connection, params, tokens, source);
+      await connection.sendRequest("initialize", { processId: null, capabilities: {}, rootUri: null });
+      expect(await count({ to: 4, partialResultToken: "partial" }, ["partial"])).toEqual({
+        result: [],
+        received: { partial: [[1], [2], [3], [4]] },
+      });
+      expect(await count({ to: 2, workDoneToken: 7 }, [7])).toEqual({
+        result: [1, 2],
+        received: {
+          7: [
+            { kind: "begin", title: "example/count" },
+            { kind: "report", message: "[1]" },
+            { kind: "report", message: "[2]" },
+            { kind: "end" },
+          ],
+        },
+      });
+      expect(await count({ to: 3 }, [])).toEqual({ result: [1, 2, 3], received: {} });
+      // Cancelled after three partial results: -32800 at once, the method stopped, the server goes on.
+      const cancelled = await count(
+        { to: 100_000, partialResultToken: "long" },
+        ["long"],
+        new CancellationTokenSource(),
+      );
+      expect(cancelled.result).toEqual({ code: -32800, message: "Request cancelled" });
+      expect(cancelled.received["long"]?.slice(0, 3)).toEqual([[1], [2], [3]]);
+      await eventually(stderr, "example/count(100000) stopped after");
+      expect(await connection.sendRequest("example/count", { to: 1 })).toEqual([1]);
+      await shutdown(lsp);
+    }));
+
+  test("exit without shutdown: status 1 (the connection's own state, in its context)", () =>
+    withLsp(async ({ child, connection }) => {
+      connection.listen();
       await connection.sendNotification("exit");
       expect(await exitCode(child)).toBe(1);
-    } finally {
-      connection.dispose();
-      child.kill("SIGKILL");
-    }
-  });
+    }));
 });
 
 describe("the MCP SDK's Client over stdio against mcp/server.ts", () => {
-  test("initialize, tools/list, tools/call, and notifications/cancelled with its reason", async () => {
+  test("initialize, tools/list, tools/call, notifications/cancelled with its reason, and count's progress", async () => {
     const run = await runNode(join("tests", "fixtures", "examples-ts-mcp-client.mjs"), {}, [compiled("mcp/server")]);
     expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: "" });
     const seen = JSON.parse(run.stdout.trim().split("\n").pop() ?? "{}") as Record<string, unknown>;
@@ -353,6 +440,11 @@ describe("the MCP SDK's Client over stdio against mcp/server.ts", () => {
           },
         },
         expect.objectContaining({ name: "sleep" }),
+        {
+          name: "count",
+          description: "Counts from 1 to `to`, a few milliseconds apart, reporting each step as progress",
+          inputSchema: { type: "object", properties: { to: { type: "number" } }, required: ["to"] },
+        },
       ],
       add: { content: [{ type: "text", text: "5" }] },
       invalid: { content: [{ type: "text", text: "Invalid arguments for add" }], isError: true },
@@ -360,8 +452,19 @@ describe("the MCP SDK's Client over stdio against mcp/server.ts", () => {
       during: { content: [{ type: "text", text: "2" }] },
       cancelled: "McpError",
       ping: {},
-      // The reason the client gave reaches the tool's signal.
-      stderr: "sleep(10000) cancelled (changed my mind)\n",
+      // `count`: each step of 4 through onprogress, then the text; without onprogress, the text alone.
+      count: { content: [{ type: "text", text: "counted to 4" }] },
+      steps: [1, 2, 3, 4].map((progress) => ({ progress, total: 4 })),
+      quiet: { content: [{ type: "text", text: "counted to 2" }] },
+      // Cancelled after three steps: the tool stopped, and the server answers the next call.
+      countCancelled: "McpError",
+      before: [1, 2, 3],
+      after: { content: [{ type: "text", text: "4" }] },
+      // The reason the client gave reaches the tool's signal; the cancelled count says where it stopped.
+      stderr: expect.stringMatching(
+        /^sleep\(10000\) cancelled \(changed my mind\)\ncount\(100000\) stopped after \d+\n$/,
+      ),
+      errors: [],
     });
   });
 });

@@ -13,6 +13,7 @@ import * as clientEntry from "../src/client";
 import * as clientError from "../src/internal/client/errors";
 import * as httpTransport from "../src/internal/client/transports/http";
 import * as localTransport from "../src/internal/client/transports/local";
+import * as clientStreams from "../src/internal/client/streams";
 import * as contractModule from "../src/internal/contract/contract";
 import * as implementModule from "../src/internal/contract/implement";
 import * as stubs from "../src/internal/client/client";
@@ -156,6 +157,8 @@ describe("rpcserver/client", () => {
       notify: calls.notify,
       withOptions: calls.withOptions,
       matchClientError: clientError.matchClientError,
+      open: clientStreams.open,
+      foldStream: clientStreams.foldStream,
     });
   });
 

@@ -4,7 +4,9 @@
  * Fastify, Koa, Hono on Node.js, Bun and Deno, a node:cluster of workers), a `ws` client, a parent
  * process over stdio (both framings), and a worker thread over postMessage. Each is checked for a
  * single request, a batch, a notification (204, or nothing at all), errors, and the context (the
- * caller from a token) reaching the methods. The examples import the built package: `npm run build`
+ * caller from a token) reaching the methods; each HTTP one also for a streamed call answered with
+ * `answerHttp` (`Accept: text/event-stream`: the values as server-sent events, then the answer; 202
+ * for notifications; the client going away stopping the method). The examples import the built package: `npm run build`
  * first.
  *
  * A framework whose packages declare (in `engines`) that they do not support the running Node.js
@@ -16,6 +18,7 @@ import { join } from "node:path";
 import { Worker } from "node:worker_threads";
 import WebSocket from "ws";
 import { toHttp } from "../src/transport";
+import { EventReader, parseEvents } from "./fixtures/sse";
 import {
   bounded,
   eventually,
@@ -34,6 +37,9 @@ import {
 /** The tokens examples/integrations/methods.mjs knows. */
 const ADA = "token-of-ada";
 const BOB = "token-of-bob";
+
+/** The `Accept` of a client that wants the values methods stream (MCP's Streamable HTTP sends it). */
+const EVENTS = "text/event-stream, application/json";
 
 /** The limits the examples set. */
 const MAX_BATCH_SIZE = 100;
@@ -195,6 +201,59 @@ const httpChecks = (server: () => Server): void => {
     const reply = await postJson(server().url, notification("log", [mark]), ADA);
     expect(reply).toEqual({ status: 204, type: null, text: "" });
     await eventually(() => server().stderr().includes(`[log] Ada: ${mark}`), "the notification's log line");
+  });
+
+  test("a streamed call (Accept: text/event-stream): each value as $/progress on its id, then the answer", async () => {
+    const response = await fetch(server().url, {
+      method: "POST",
+      headers: { Accept: EVENTS, Authorization: `Bearer ${ADA}` },
+      body: JSON.stringify(request("count", [3], 7)),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("content-type")).toMatch(/^text\/event-stream/);
+    expect(response.headers.get("cache-control")).toBe("no-cache");
+    const progress = (value: number) => ({ jsonrpc: "2.0", method: "$/progress", params: { token: 7, value } });
+    expect(parseEvents(await response.text())).toEqual([
+      progress(1),
+      progress(2),
+      progress(3),
+      { jsonrpc: "2.0", result: "counted to 3", id: 7 },
+    ]);
+  });
+
+  test("with that Accept: notifications alone are 202 with no body; a call that answers at once, JSON", async () => {
+    const headers = { Accept: EVENTS, Authorization: `Bearer ${ADA}` };
+    const accepted = await fetch(server().url, {
+      method: "POST",
+      headers,
+      body: JSON.stringify(notification("log", ["sse"])),
+    });
+    expect([accepted.status, await accepted.text()]).toEqual([202, ""]);
+    const plain = await fetch(server().url, {
+      method: "POST",
+      headers,
+      body: JSON.stringify(request("add", [1, 2], 1)),
+    });
+    expect([
+      plain.status,
+      plain.headers.get("content-type")?.startsWith("application/json"),
+      await plain.text(),
+    ]).toEqual([200, true, '{"jsonrpc":"2.0","result":3,"id":1}']);
+  });
+
+  test("a streamed call whose client goes away: the method stops (its signal, its next yield)", async () => {
+    const client = new AbortController();
+    const response = await fetch(server().url, {
+      method: "POST",
+      headers: { Accept: EVENTS, Authorization: `Bearer ${BOB}` },
+      body: JSON.stringify(request("count", [1000], 1)),
+      signal: client.signal,
+    });
+    const reader = new EventReader(response.body as ReadableStream<Uint8Array>);
+    await reader.next();
+    await reader.next();
+    client.abort();
+    await eventually(() => /\[count\] Bob: stopped at \d+ of 1000/.test(server().stderr()), "the method's stop");
   });
 
   test("a batch of notifications only: 204, no body", async () => {

@@ -3,15 +3,44 @@
  * keep-alive agent, against real node:http servers on 127.0.0.1. It must answer as `http` (on
  * fetch) answers: the same Eithers for the same server, the same TransportErrors (status, network,
  * aborted, tooLarge), and keep its connection between calls.
+ *
+ * Streamed calls (issue 24): against the development server (`serve`), the values in order then
+ * the result; `break` and the call's signal stopping the server's generator (its `finally` runs);
+ * a slow consumer holding the server back (counted: what the transport handed on, what the server
+ * yielded); JSON when the method answers before any value. Against servers written here, the same
+ * values and answers as `http` for event streams cut anywhere, gzipped, cut short or too large.
  */
 import * as E from "fp-ts/Either";
+import { pipe } from "fp-ts/function";
 import * as t from "io-ts";
-import { createServer, Agent, type IncomingMessage, type ServerResponse } from "node:http";
+import { getEventListeners } from "node:events";
+import { createServer, Agent, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Socket } from "node:net";
 import { gzipSync } from "node:zlib";
-import { asyncDispatch, contract, implement, Error as RpcError, Success, type Methods } from "../src";
-import { batch, client, http, notify, withOptions, type ClientError, type Transport } from "../src/client";
+import {
+  asyncDispatch,
+  contract,
+  implement,
+  Error as RpcError,
+  serve,
+  Success,
+  type DevServer,
+  type Methods,
+} from "../src";
+import {
+  batch,
+  client,
+  foldStream,
+  http,
+  notify,
+  open,
+  withOptions,
+  type ClientError,
+  type StreamRun,
+  type Transport,
+} from "../src/client";
+import { STREAM_BUFFER } from "../src/internal/client/streams";
 import { nodeHttp } from "../src/node-http";
 import { recordLogs } from "./support";
 
@@ -436,4 +465,275 @@ test("a server of rpcserver's own errors: the same as through http", async () =>
   const c = client<{ boom: () => unknown; ok: () => unknown }>(nodeHttp(server.url));
   expect(await c.boom()()).toStrictEqual(E.left({ _tag: "ServerError", code: -32099, message: "boom", data: [1] }));
   expect(await c.ok()()).toStrictEqual(E.right("ok"));
+});
+
+/** A promise and its resolver. */
+const deferred = <A = void>(): { promise: Promise<A>; resolve: (value: A) => void } => {
+  let resolve: (value: A) => void = () => undefined;
+  const promise = new Promise<A>((r) => (resolve = r));
+  return { promise, resolve };
+};
+
+/** The values of a run until `leave` says so (then `break`), and its result. */
+const readRun = async <V, A>(
+  run: StreamRun<V, A>,
+  leave: (value: V) => boolean = () => false,
+): Promise<{ values: V[]; result: E.Either<ClientError, A> }> => {
+  const values: V[] = [];
+  for await (const value of run) if ((values.push(value), leave(value))) break;
+  return { values, result: await run.result };
+};
+
+describe("streamed calls against the development server", () => {
+  const api = contract({
+    count: { params: t.tuple([t.number]), stream: t.number, result: t.string },
+    endless: { stream: t.number, result: t.string },
+    big: { params: t.tuple([t.number, t.number]), stream: t.string, result: t.number },
+    atOnce: { stream: t.number, result: t.string },
+  });
+  /** What the server's generators did: how many values they yielded, and their `finally`. */
+  let yielded = 0;
+  let finished = deferred();
+  const methods = implement(api, {
+    count: async function* (to) {
+      for (let i = 1; i <= to; i++) yield i;
+      return to < 0 ? E.left({ code: 1, message: "Cannot count down" }) : E.right(`counted to ${to}`);
+    },
+    endless: async function* () {
+      try {
+        while (true) yield ++yielded;
+      } finally {
+        finished.resolve();
+      }
+    },
+    big: async function* (n, size) {
+      while (yielded < n) yield String(++yielded).padEnd(size, ".");
+      return E.right(n);
+    },
+    atOnce: () => E.right("answered at once"),
+  });
+
+  /** Each answer's head as the server wrote it, beside its request's `Accept`. */
+  const heads: Array<{ readonly accept: string | undefined; readonly type: string | undefined }> = [];
+  let dev: DevServer;
+  let url: string;
+  const escaped: unknown[] = [];
+  const onRejection = (reason: unknown): void => void escaped.push(reason);
+  beforeAll(async () => {
+    process.on("unhandledRejection", onRejection);
+    const quiet = recordLogs();
+    dev = await serve("127.0.0.1", 0, { methods, openrpc: false }).finally(quiet.restore);
+    url = `http://127.0.0.1:${(dev.address() as AddressInfo).port}`;
+    // Watches, beside the server's own handler: the head it writes, never the body.
+    (dev as unknown as Server).prependListener("request", (req: IncomingMessage, res: ServerResponse) => {
+      const writeHead = res.writeHead.bind(res) as (
+        status: number,
+        headers?: Record<string, unknown>,
+      ) => ServerResponse;
+      res.writeHead = ((status: number, headers?: Record<string, unknown>) => {
+        const type = Object.entries(headers ?? {}).find(([name]) => name.toLowerCase() === "content-type")?.[1];
+        heads.push({ accept: req.headers.accept, type: type === undefined ? undefined : String(type) });
+        return writeHead(status, headers);
+      }) as ServerResponse["writeHead"];
+    });
+  });
+  afterAll(async () => {
+    process.off("unhandledRejection", onRejection);
+    dev.closeAllConnections();
+    await new Promise<void>((resolve) => dev.close(() => resolve()));
+  });
+  beforeEach(() => {
+    heads.length = 0;
+    yielded = 0;
+    finished = deferred();
+  });
+  afterEach(async () => {
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(escaped).toEqual([]);
+  });
+
+  const calls = () => client(api, nodeHttp(url));
+  const STREAMED = { accept: "text/event-stream, application/json", type: "text/event-stream" };
+
+  test("values in order, then the result: the call asks for an event stream, and gets one", async () => {
+    expect(await readRun(open(calls().count(3)))).toEqual({ values: [1, 2, 3], result: E.right("counted to 3") });
+    const many = await readRun(open(calls().count(5000)));
+    expect(many.values).toEqual(Array.from({ length: 5000 }, (_, i) => i + 1));
+    expect(many.result).toEqual(E.right("counted to 5000"));
+    expect(heads).toEqual([STREAMED, STREAMED]);
+  });
+
+  test("the same call run as a TaskEither asks for JSON only, and the server drops the values", async () => {
+    expect(await calls().count(3)()).toEqual(E.right("counted to 3"));
+    expect(heads).toEqual([{ accept: "application/json", type: "application/json" }]);
+  });
+
+  test("a method that answers before any value: a JSON answer, the run ends with it", async () => {
+    expect(await open(calls().atOnce()).next()).toEqual({ done: true, value: E.right("answered at once") });
+    expect(await readRun(open(calls().count(-1)))).toEqual({
+      values: [],
+      result: E.left({ _tag: "ServerError", code: 1, message: "Cannot count down" }),
+    });
+    const json = { accept: "text/event-stream, application/json", type: "application/json" };
+    expect(heads).toEqual([json, json]);
+  });
+
+  test("foldStream: the values folded as they arrive, and the result", async () => {
+    const sum = foldStream(0, (total, n: number) => total + n);
+    expect(await pipe(calls().count(4), sum)()).toEqual(E.right([10, "counted to 4"]));
+  });
+
+  test("break stops the server's generator (its finally runs); the result is aborted; the next call is answered", async () => {
+    const left = await readRun(open(calls().endless()), (n) => n === 3);
+    await finished.promise;
+    expect(left).toMatchObject({ values: [1, 2, 3], result: E.left({ _tag: "TransportError", reason: "aborted" }) });
+    expect(await calls().count(1)()).toEqual(E.right("counted to 1"));
+  });
+
+  test("the call's signal stops it too, with its reason; no listener is left on the signal", async () => {
+    const controller = new AbortController();
+    const stopAt2 = (n: number): boolean => (n === 2 && controller.abort("enough"), false);
+    const left = await readRun(open(pipe(calls().endless(), withOptions({ signal: controller.signal }))), stopAt2);
+    await finished.promise;
+    expect(left).toEqual({
+      values: [1, 2],
+      result: E.left({ _tag: "TransportError", reason: "aborted", cause: "enough" }),
+    });
+    expect(getEventListeners(controller.signal, "abort")).toHaveLength(0);
+  });
+
+  test("a slow consumer holds the server back: what the transport hands on and what the server yields stay bounded (counted)", async () => {
+    // 400 values of 128 KiB (50 MiB): far more than the sockets' buffers hold between the two ends.
+    const total = 400;
+    let handed = 0;
+    const inner = nodeHttp(url);
+    // Counts the values the transport hands over, before the run's buffer takes them.
+    const counting: Transport = (body, options) => {
+      const { onValue } = options;
+      return inner(
+        body,
+        onValue === undefined ? options : { ...options, onValue: (value) => (handed++, onValue(value)) },
+      );
+    };
+    const run = open(client(api, counting).big(total, 128 * 1024));
+    expect((await run.next()).value).toMatch(/^1\./);
+    let taken = 1;
+    // The consumer stops: wait until the server has gone as far as it can (its count no longer moves).
+    for (let still = 0, last = -1; still < 10;) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+      [still, last] = [yielded === last ? still + 1 : 0, yielded];
+    }
+    expect(handed - taken).toBe(STREAM_BUFFER);
+    // What the server ran ahead by is what the buffer, the response's and the sockets' buffers hold:
+    // about 40 values here; without back-pressure, all 399.
+    expect(yielded - taken).toBeGreaterThanOrEqual(STREAM_BUFFER);
+    expect(yielded - taken).toBeLessThan(total / 2);
+    let lead = 0;
+    for await (const value of run) {
+      expect(value.startsWith(`${++taken}.`)).toBe(true);
+      lead = Math.max(lead, handed - taken);
+    }
+    expect(taken).toBe(total);
+    expect(lead).toBeLessThanOrEqual(STREAM_BUFFER);
+    expect(await run.result).toEqual(E.right(total));
+  });
+});
+
+describe("streamed calls: the same values and answers as http, from servers written here", () => {
+  const api = contract({ s: { stream: t.union([t.string, t.number]), result: t.unknown } });
+
+  /** The value `value` of the call `id`, as a `$/progress` event. */
+  const progress = (id: number, value: unknown): string =>
+    `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", method: "$/progress", params: { token: id, value } })}\n\n`;
+  const answer = (id: number, result: unknown): string =>
+    `event: message\ndata: ${JSON.stringify({ jsonrpc: "2.0", result, id })}\n\n`;
+  const SSE = { "content-type": "text/event-stream" };
+
+  /** Writes `text` a few bytes at a time (a character may be cut), then ends. */
+  const dribble = (res: ServerResponse, text: string | Buffer, step: number): void => {
+    const bytes = typeof text === "string" ? Buffer.from(text, "utf8") : text;
+    for (let at = 0; at < bytes.length; at += step) res.write(bytes.subarray(at, at + step));
+    res.end();
+  };
+
+  const scripts: Record<string, (id: number, res: ServerResponse) => void> = {
+    "cut anywhere: CRLF, CR, comments, multi-line data, other events and notifications skipped": (id, res) => {
+      res.writeHead(200, SSE);
+      const text =
+        `: a comment\r\n${progress(id, "é🙂").replace(/\n/g, "\r\n")}` +
+        `event: other\ndata: ${JSON.stringify({ jsonrpc: "2.0", method: "$/progress", params: { token: id, value: 9 } })}\n\n` +
+        `data: {"jsonrpc":"2.0","method":"$/progress",\rdata: "params":{"token":${id + 1},"value":8}}\r\r` +
+        `data: ${JSON.stringify({ jsonrpc: "2.0", method: "note", params: {} })}\n\n` +
+        `${progress(id, 2)}data: {"jsonrpc":"2.0",\ndata: "result":"bytes","id":${id}}\n\n`;
+      dribble(res, text, 1);
+    },
+    "gzipped, written in pieces": (id, res) => {
+      res.writeHead(200, { ...SSE, "content-encoding": "gzip" });
+      dribble(res, gzipSync(Buffer.from(progress(id, 1) + progress(id, "two") + answer(id, "zipped"))), 7);
+    },
+    "a 500 with an event stream": (id, res) => {
+      res.writeHead(500, SSE);
+      res.end(progress(id, 1) + answer(id, "anyway"));
+    },
+    "an error answer after a value": (id, res) => {
+      res.writeHead(200, SSE);
+      res.end(
+        progress(id, 1) + `data: ${JSON.stringify({ jsonrpc: "2.0", error: { code: 5, message: "no" }, id })}\n\n`,
+      );
+    },
+    "an answer that is no JSON": (id, res) => {
+      res.writeHead(200, SSE);
+      res.end(`${progress(id, 1)}data: not json\n\n`);
+    },
+    "ended before the answer: network": (id, res) => {
+      res.writeHead(200, SSE);
+      res.end(progress(id, 1));
+    },
+    "the connection lost mid-stream: network": (id, res) => {
+      res.writeHead(200, SSE);
+      res.write(progress(id, 1));
+      setTimeout(() => res.socket?.destroy(), 10);
+    },
+    "an event longer than maxAnswerBytes: tooLarge": (id, res) => {
+      res.writeHead(200, SSE);
+      res.write(progress(id, 1));
+      dribble(res, progress(id, "x".repeat(3000)) + answer(id, "never"), 500);
+    },
+  };
+
+  let script = "";
+  let target: Server;
+  let url: string;
+  beforeAll(async () => {
+    target = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (chunk: Buffer) => chunks.push(chunk));
+      req.on("end", () => scripts[script]?.((JSON.parse(Buffer.concat(chunks).toString()) as { id: number }).id, res));
+    });
+    await new Promise<void>((resolve) => target.listen(0, "127.0.0.1", resolve));
+    url = `http://127.0.0.1:${(target.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    target.closeAllConnections();
+    await new Promise<void>((resolve) => target.close(() => resolve()));
+  });
+
+  const through = async (transport: Transport) => {
+    const { values, result } = await readRun(open(client(api, transport).s()));
+    return { values, result: withoutCause(result) };
+  };
+
+  test.each(Object.keys(scripts))("%s", async (name) => {
+    script = name;
+    const viaNode = await through(nodeHttp(url, { maxAnswerBytes: 2000 }));
+    const viaFetch = await through(http(url, { maxAnswerBytes: 2000 }));
+    expect(viaNode).toStrictEqual(viaFetch);
+    expect(viaNode.values.length).toBeGreaterThan(0);
+  });
+
+  test("a plain call given an event stream anyway: its answer, the values dropped (as http)", async () => {
+    script = "gzipped, written in pieces";
+    expect(await client(api, nodeHttp(url)).s()()).toEqual(E.right("zipped"));
+    expect(await client(api, http(url)).s()()).toEqual(E.right("zipped"));
+  });
 });

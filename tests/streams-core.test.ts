@@ -14,6 +14,7 @@ import {
   dispatch,
   JsonRpcError,
   Success,
+  timeout,
   withCodecs,
   type Call,
   type ErrorResult,
@@ -295,6 +296,155 @@ describe("a streaming method with a sink", () => {
     const stages = [sinking(() => (value) => void seen.push(value))];
     expect(await asyncDispatch(request("count", [2]), methods, { stages })).toBe("");
     expect(seen).toEqual([1, 2]);
+  });
+});
+
+describe("a streaming method answered by something else first (a timeout stage)", () => {
+  const TIMED_OUT =
+    '{"jsonrpc":"2.0","error":{"code":-32001,"message":"Request timed out","data":{"timeoutMs":20}},"id":1}';
+
+  /** Unhandled rejections while these tests run: there must be none. */
+  const unhandled: unknown[] = [];
+  const onUnhandled = (reason: unknown): void => void unhandled.push(reason);
+  beforeEach(() => process.on("unhandledRejection", onUnhandled));
+  afterEach(async () => {
+    await settled();
+    process.off("unhandledRejection", onUnhandled);
+    expect(unhandled.splice(0)).toEqual([]);
+  });
+
+  /** Waits until `check` holds (bounded: the test then fails on what it asserts). */
+  const until = async (check: () => boolean): Promise<void> => {
+    for (let i = 0; i < 200 && !check(); i++) await new Promise((resolve) => setTimeout(resolve, 5));
+  };
+
+  /** `step(n)` holds the generator before its n-th value until the test calls `release(n)`; `open` steps pass at once. */
+  const gated = (open: number) => {
+    const events: string[] = [];
+    const gates = new Map<number, () => void>();
+    const step = (n: number): Promise<void> =>
+      n <= open ? Promise.resolve() : new Promise<void>((resolve) => gates.set(n, resolve));
+    const methods = {
+      count: withCodecs({ stream: t.number }, async function* () {
+        events.push("start");
+        try {
+          for (let n = 1; ; n++) {
+            await step(n);
+            events.push(`yield ${n}`);
+            yield n;
+          }
+        } finally {
+          events.push("finally");
+        }
+      }),
+    };
+    return { events, methods, release: (n: number) => gates.get(n)?.() };
+  };
+
+  test("timed out mid-stream: -32001 answered, the generator stopped at its next yield, nothing more sunk", async () => {
+    const { events, methods, release } = gated(2);
+    const seen: unknown[] = [];
+    const stages = [timeout(20), sinking(() => (value) => void seen.push(value))];
+    // The generator waits before its third value, inside (not at a yield): the timeout answers meanwhile.
+    expect(await asyncDispatch(request("count", [], 1), methods, { stages })).toBe(TIMED_OUT);
+    expect(events).toEqual(["start", "yield 1", "yield 2"]);
+    release(3);
+    await until(() => events.includes("finally"));
+    // Its third value was yielded after the answer: dropped, and the generator stopped there.
+    expect(events).toEqual(["start", "yield 1", "yield 2", "yield 3", "finally"]);
+    expect(seen).toEqual([1, 2]);
+    // Its outcome went nowhere: no log for the -32001 it was stopped with.
+    expect(logs.entries).toEqual([]);
+  });
+
+  test("without a sink the same: stopped at its next yield", async () => {
+    const { events, methods, release } = gated(2);
+    expect(await asyncDispatch(request("count", [], 1), methods, { stages: [timeout(20)] })).toBe(TIMED_OUT);
+    release(3);
+    await until(() => events.includes("finally"));
+    expect(events).toEqual(["start", "yield 1", "yield 2", "yield 3", "finally"]);
+  });
+
+  test("a generator held at its yield by a sink that never takes the value is stopped at once", async () => {
+    const { events, methods } = gated(2);
+    const offered: unknown[] = [];
+    const stages = [
+      timeout(20),
+      sinking(() => (value) => {
+        offered.push(value);
+        return new Promise<void>(() => undefined);
+      }),
+    ];
+    expect(await asyncDispatch(request("count", [], 1), methods, { stages })).toBe(TIMED_OUT);
+    await until(() => events.includes("finally"));
+    expect(events).toEqual(["start", "yield 1", "finally"]);
+    expect(offered).toEqual([1]);
+  });
+
+  test("a generator that never finishes (it yields forever, a turn apart) is stopped by the timeout", async () => {
+    const events: string[] = [];
+    // Set by the test when it ends, so that a failing run does not leave the generator running.
+    let abandoned = false;
+    const methods = {
+      forever: async function* () {
+        try {
+          for (let n = 1; !abandoned; n++) {
+            await new Promise((resolve) => setImmediate(resolve));
+            yield n;
+          }
+        } finally {
+          events.push("finally");
+        }
+        return Success("abandoned");
+      },
+    };
+    const seen: unknown[] = [];
+    const stages = [timeout(20), sinking(() => (value) => void seen.push(value))];
+    try {
+      expect(await asyncDispatch(request("forever", [], 1), methods, { stages })).toBe(TIMED_OUT);
+      const sunk = seen.length;
+      await until(() => events.includes("finally"));
+      expect(events).toEqual(["finally"]);
+      await settled();
+      // Nothing reached the sink after the answer.
+      expect(seen).toEqual(Array.from({ length: sunk }, (_, i) => i + 1));
+    } finally {
+      abandoned = true;
+    }
+  });
+
+  test("answered before the method is called (a slow stage after the timeout): none of its body runs", async () => {
+    const { events, methods } = gated(0);
+    let resume: () => void = () => undefined;
+    const slow = (call: Call) => () =>
+      new Promise<E.Either<ErrorResult, Call>>((resolve) => (resume = () => resolve(E.right(call))));
+    expect(await asyncDispatch(request("count", [], 1), methods, { stages: [timeout(20), slow] })).toBe(TIMED_OUT);
+    resume();
+    await settled();
+    expect(events).toEqual([]);
+  });
+
+  test("a stage after the timeout that passes a new request object on: the stop goes with its sink", async () => {
+    const { events, methods, release } = gated(1);
+    const seen: unknown[] = [];
+    const rewrite = (call: Call): E.Either<ErrorResult, Call> => E.right({ ...call, request: { ...call.request } });
+    const stages = [sinking(() => (value) => void seen.push(value)), timeout(20), rewrite];
+    expect(await asyncDispatch(request("count", [], 1), methods, { stages })).toBe(TIMED_OUT);
+    release(2);
+    await until(() => events.includes("finally"));
+    expect(events).toEqual(["start", "yield 1", "yield 2", "finally"]);
+    expect(seen).toEqual([1]);
+  });
+
+  test("a method that ends in time is not touched: every value sunk, its own answer", async () => {
+    const { events, methods } = counting();
+    const seen: unknown[] = [];
+    const stages = [timeout(60_000), sinking(() => (value) => void seen.push(value))];
+    expect(await asyncDispatch(request("count", [3], 1), methods, { stages })).toBe(
+      '{"jsonrpc":"2.0","result":"counted to 3","id":1}',
+    );
+    expect(seen).toEqual([1, 2, 3]);
+    expect(events).toEqual(["yield 1", "yield 2", "yield 3", "finally"]);
   });
 });
 

@@ -13,8 +13,9 @@
 import cluster from "node:cluster";
 import { createServer } from "node:http";
 import { availableParallelism } from "node:os";
-import { asyncDispatch, Success, toHttp } from "rpcserver";
+import { answerHttp, Success } from "rpcserver";
 import { BODY_LIMIT, listenOn, MAX_BATCH_SIZE, methods, userFromAuthorization } from "./methods.mjs";
+import { closedSignal, writeAnswer } from "./node-answer.mjs";
 import { readBody } from "./read-body.mjs";
 
 const { host, port } = listenOn(process.env);
@@ -65,8 +66,13 @@ if (cluster.isPrimary) {
       return;
     }
     const context = { user: userFromAuthorization(req.headers.authorization), worker: cluster.worker.id };
-    const answer = toHttp(await asyncDispatch(body, clusterMethods, { context, maxBatchSize: MAX_BATCH_SIZE }));
-    res.writeHead(answer.status, answer.headers).end(answer.body ?? undefined);
+    const answer = await answerHttp(body, clusterMethods, {
+      context,
+      maxBatchSize: MAX_BATCH_SIZE,
+      accept: req.headers.accept,
+      signal: closedSignal(res),
+    });
+    await writeAnswer(res, answer);
   });
   server.listen(port, host);
 }

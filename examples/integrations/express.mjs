@@ -5,11 +5,14 @@
  *
  * The body is read as raw bytes (at most 1 MiB; more is 413) and handed to dispatch, which answers
  * text that is not JSON or not UTF-8 with -32700. The caller, from `Authorization: Bearer <token>`,
- * reaches the methods as the context. A notification is answered 204 with no body.
+ * reaches the methods as the context. A notification is answered 204 with no body. A client whose
+ * `Accept` names `text/event-stream` gets the values a method streams as server-sent events before
+ * its answer (202 for notifications alone), written at its pace; its going away stops the method.
  */
 import express from "express";
-import { asyncDispatch, toHttp } from "rpcserver";
+import { answerHttp } from "rpcserver";
 import { BODY_LIMIT, listenOn, MAX_BATCH_SIZE, methods, userFromAuthorization } from "./methods.mjs";
+import { closedSignal, pipeEvents } from "./node-answer.mjs";
 
 export const app = express();
 app.disable("x-powered-by");
@@ -19,8 +22,15 @@ app.post("/rpc", express.raw({ type: () => true, limit: BODY_LIMIT }), async (re
   const context = { user: userFromAuthorization(req.get("Authorization")) };
   // No body at all leaves req.body undefined: "" is then a parse error, like any body that is not JSON.
   const body = Buffer.isBuffer(req.body) ? req.body : "";
-  const answer = toHttp(await asyncDispatch(body, methods, { context, maxBatchSize: MAX_BATCH_SIZE }));
-  res.status(answer.status).set(answer.headers).send(answer.body);
+  const answer = await answerHttp(body, methods, {
+    context,
+    maxBatchSize: MAX_BATCH_SIZE,
+    accept: req.get("Accept"),
+    signal: closedSignal(res), // the client going away aborts the methods' signal
+  });
+  res.status(answer.status).set(answer.headers);
+  if (typeof answer.body === "string" || answer.body === null) res.send(answer.body);
+  else await pipeEvents(res, answer.body); // an event stream, at the client's pace
 });
 
 // A body over the limit (413) or a broken one (400): a short plain-text answer, not Express's default

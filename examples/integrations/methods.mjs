@@ -60,6 +60,27 @@ export const methods = {
     return b === 0 ? RpcError(1, "Division by zero") : Success(a / b);
   },
 
+  /**
+   * Counts to `to` (at most 1000), a step a millisecond, each step a value streamed before the
+   * answer: a client whose `Accept` names `text/event-stream` gets each as `$/progress` on the
+   * request's id (`answerHttp`); any other, the answer alone. A client that goes away stops it: its
+   * `signal` aborts and its next `yield` ends it (the `finally` logs where it stopped, on stderr).
+   */
+  count: async function* (context, to) {
+    if (!Number.isInteger(to) || to < 0 || to > 1000) return InvalidParams("count takes an integer from 0 to 1000");
+    let at = 0;
+    try {
+      while (at < to && !context.signal?.aborted) {
+        await new Promise((resolve) => setTimeout(resolve, 1));
+        at += 1;
+        yield at;
+      }
+      return Success(`counted to ${at}`);
+    } finally {
+      if (at < to) console.error(`[count] ${context.user.name}: stopped at ${at} of ${to}`);
+    }
+  },
+
   /** A notification target: send it without an `id`; nothing is answered. Logs on stderr. */
   log: (context, message) => {
     console.error(`[log] ${context.user.name}: ${String(message)}`);

@@ -4,22 +4,16 @@
 // serves the notifications the server pushes. Needs Debian's chromium (/usr/bin/chromium, or
 // CHROMIUM_PATH) and playwright-core; prints one JSON line of what the page saw, and exits 1 on a
 // failure (tests/connection-browser.test.ts runs it).
-import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { rollup } from "@rollup/wasm-node";
 import { chromium } from "playwright-core";
+import { chromiumPath, es6Build } from "./chromium.mjs";
 import { start } from "../../examples/websocket/server.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
 const root = join(here, "..", "..");
-const require = createRequire(import.meta.url);
-const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-if (!existsSync(executablePath)) {
-  console.error(`no Chromium at ${executablePath}: apt-get install chromium, or set CHROMIUM_PATH`);
-  process.exit(1);
-}
+const executablePath = chromiumPath();
 
 // The package by name to its built ES modules; fp-ts and io-ts to their ES module builds.
 const resolve = {
@@ -27,10 +21,7 @@ const resolve = {
   resolveId(source) {
     const own = /^rpcserver(?:\/(\w+))?$/.exec(source);
     if (own) return join(root, "dist", "esm", `${own[1] ?? "index"}.js`);
-    const fp = /^fp-ts\/(?:lib|es6)\/([\w]+)(?:\.js)?$/.exec(source);
-    if (fp) return join(dirname(require.resolve("fp-ts/package.json")), "es6", `${fp[1]}.js`);
-    if (source === "io-ts") return join(dirname(require.resolve("io-ts/package.json")), "es6", "index.js");
-    return null;
+    return es6Build(source);
   },
 };
 const bundle = await rollup({

@@ -10,30 +10,21 @@
 // JSON POST needs (OPTIONS) with 405. The dev server serves no pages (a GET is 405), so Playwright
 // answers the page's own URL, /conformance.html, with a blank HTML document; nothing else is
 // intercepted, and the client's POSTs to / reach the real server.
-import { existsSync } from "node:fs";
-import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { rollup } from "@rollup/wasm-node";
 import { chromium } from "playwright-core";
+import { chromiumPath, es6Build } from "./chromium.mjs";
 
 const here = dirname(fileURLToPath(import.meta.url));
-const require = createRequire(import.meta.url);
-const executablePath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-if (!existsSync(executablePath)) {
-  console.error(`no Chromium at ${executablePath}: apt-get install chromium, or set CHROMIUM_PATH`);
-  process.exit(1);
-}
+const executablePath = chromiumPath();
 
 // fp-ts and io-ts ship ES modules in es6/, with extensionless specifiers a browser cannot resolve:
 // point every fp-ts and io-ts import at those files.
 const es6 = {
   name: "fp-ts-es6",
   resolveId(source) {
-    const fp = /^fp-ts\/(?:lib|es6)\/([\w]+)(?:\.js)?$/.exec(source);
-    if (fp) return join(dirname(require.resolve("fp-ts/package.json")), "es6", `${fp[1]}.js`);
-    if (source === "io-ts") return join(dirname(require.resolve("io-ts/package.json")), "es6", "index.js");
-    return null;
+    return es6Build(source);
   },
 };
 

@@ -5,11 +5,14 @@
  *
  * `bodyLimit` refuses a body over 1 MiB with 413; the bytes are handed to dispatch, which answers
  * text that is not JSON or not UTF-8 with -32700. The caller, from `Authorization: Bearer <token>`,
- * reaches the methods as the context. A notification is answered 204 with no body.
+ * reaches the methods as the context. A notification is answered 204 with no body. A client whose
+ * `Accept` names `text/event-stream` gets the values a method streams as server-sent events before
+ * its answer (202 for notifications alone): the web stream is the response's body, which every
+ * runtime sends at the client's pace; the request's signal (the client going away) stops the method.
  */
 import { Hono } from "hono";
 import { bodyLimit } from "hono/body-limit";
-import { asyncDispatch, toHttp } from "rpcserver";
+import { answerHttp } from "rpcserver";
 import { BODY_LIMIT, MAX_BATCH_SIZE, methods, userFromAuthorization } from "../methods.mjs";
 
 export const app = new Hono();
@@ -17,7 +20,12 @@ export const app = new Hono();
 app.post("/rpc", bodyLimit({ maxSize: BODY_LIMIT, onError: (c) => c.text("Payload Too Large", 413) }), async (c) => {
   const context = { user: userFromAuthorization(c.req.header("Authorization")) };
   const body = new Uint8Array(await c.req.arrayBuffer());
-  const answer = toHttp(await asyncDispatch(body, methods, { context, maxBatchSize: MAX_BATCH_SIZE }));
+  const answer = await answerHttp(body, methods, {
+    context,
+    maxBatchSize: MAX_BATCH_SIZE,
+    accept: c.req.header("Accept"),
+    signal: c.req.raw.signal,
+  });
   return c.newResponse(answer.body, answer.status, answer.headers);
 });
 

@@ -9,7 +9,11 @@
  * with `$/cancelRequest` (answered -32800 "Request cancelled" at once, its signal aborted), and
  * `example/configured`, which calls back to the client (`workspace/configuration`) before it
  * answers, and tells it so with a `window/logMessage` notification: calls in both directions on one
- * connection.
+ * connection. A third streams: `example/count` (`{ to }`) is an `async function*` yielding `[1]`,
+ * `[2]`, ... `[to]`, each sent as `$/progress` on the request's `partialResultToken` (the final
+ * result is then `[]`, as LSP requires), or as a work-done report on its `workDoneToken` (between
+ * `begin` and `end`); without a token it answers `[1, ..., to]` alone. The contract's `stream` types
+ * what it yields: a partial result of another type does not compile.
  *
  * The app declares its context as `ConnectionContext<Session>`: each handler receives `ctx.peer`
  * (this connection, to call the editor back) and `ctx.signal` (aborted when the request is
@@ -25,6 +29,24 @@ import { contract, server } from "rpcserver";
 import { client, notify } from "rpcserver/client";
 import { connect, contentLength, streams, type ConnectionContext } from "rpcserver/connection";
 
+/** LSP's `ProgressToken`. */
+const ProgressToken = t.union([t.number, t.string]);
+
+/** Waits `ms` milliseconds: `true`, or `false` at once if `signal` aborts (the request was cancelled). */
+const pause = (ms: number, signal: AbortSignal): Promise<boolean> =>
+  new Promise((settle) => {
+    if (signal.aborted) return settle(false);
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      settle(false);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", onAbort);
+      settle(true);
+    }, ms);
+    signal.addEventListener("abort", onAbort, { once: true });
+  });
+
 /** What this server serves. */
 const lsp = contract({
   initialize: { params: t.type({ processId: t.union([t.number, t.null]) }), result: t.UnknownRecord },
@@ -33,6 +55,15 @@ const lsp = contract({
   exit: {},
   "example/slow": { params: t.type({ ms: t.number }), result: t.string },
   "example/configured": { params: t.type({ section: t.string }), result: t.unknown },
+  "example/count": {
+    params: t.intersection([
+      t.type({ to: t.number }),
+      t.partial({ partialResultToken: ProgressToken, workDoneToken: ProgressToken }),
+    ]),
+    result: t.array(t.number),
+    // Each partial result: items of the result's type.
+    stream: t.array(t.number),
+  },
 });
 
 /** What it calls on the client. */
@@ -97,6 +128,21 @@ const app = server(lsp)
         ),
         TE.map(([value]) => value ?? null),
       );
+    },
+    // Partial results, a millisecond apart: the connection sends each on the request's token. A
+    // cancelled request stops here at its signal, or at its next `yield` (its `finally` runs).
+    "example/count": async function* ({ signal }, { to }) {
+      let step = 0;
+      try {
+        while (step < to) {
+          if (!(await pause(1, signal))) return E.left({ code: -32800, message: "Request cancelled" });
+          step += 1;
+          yield [step];
+        }
+        return E.right(Array.from({ length: to }, (_, index) => index + 1));
+      } finally {
+        if (step < to) process.stderr.write(`example/count(${to}) stopped after ${step}\n`);
+      }
     },
   });
 

@@ -44,6 +44,11 @@ export interface Spec<A> {
   readonly params: () => unknown;
   readonly decode: (result: unknown) => E.Either<InvalidAnswer, A>;
   /**
+   * Set for a call that streams (its {@link RpcStream}): each value as the program gets it, decoded
+   * by the entry's stream codec (a table's client: the value as it came).
+   */
+  readonly stream?: (value: unknown) => E.Either<InvalidAnswer, unknown>;
+  /**
    * The error as one the call's contract entry declares (its data decoded), or `undefined` when it
    * is none of them. `error` is the response's `error` object, its `code` and `message` checked.
    */
@@ -83,6 +88,38 @@ export interface RpcCall<A, L extends ClientError = ClientError> extends TaskEit
   readonly [CALL]: Spec<A>;
   readonly notification: false;
 }
+
+/**
+ * The call of a method that streams (a contract entry with `stream`, a table's `async function*`):
+ * an {@link RpcCall}, which run as a `TaskEither` asks for no values (the server drops them) and
+ * answers the result alone, that is also an `AsyncIterable` of the values, each decoded by the
+ * entry's stream codec. `for await (const value of call)` sends the call asking for its values and
+ * ends when the answer comes (the result is then dropped: take it with `open`); `open(call)` and
+ * `foldStream(initial, f)(call)` give the result too. `withOptions` keeps it an `RpcStream`;
+ * `batch` and `notify` send it as the plain call it also is.
+ *
+ * @example
+ * import * as E from "fp-ts/Either";
+ * import * as t from "io-ts";
+ * import { contract, implement } from "rpcserver";
+ * import { client, local, type RpcStream } from "rpcserver/client";
+ * const api = contract({ count: { params: t.tuple([t.number]), stream: t.number, result: t.string } });
+ * const methods = implement(api, {
+ *   count: async function* (to) {
+ *     for (let i = 1; i <= to; i++) yield i;
+ *     return E.right(`counted to ${to}`);
+ *   },
+ * });
+ * const counting: RpcStream<number, string> = client(api, local(methods)).count(3);
+ * const seen: number[] = [];
+ * for await (const n of counting) seen.push(n);
+ * seen; // [1, 2, 3]
+ * await counting(); // { _tag: "Right", right: "counted to 3" }
+ *
+ * @since 5.0.10
+ * @category client
+ */
+export interface RpcStream<V, A, L extends ClientError = ClientError> extends RpcCall<A, L>, AsyncIterable<V> {}
 
 /**
  * A notification not yet sent (see {@link notify}): no id, no answer awaited; only sending can fail.

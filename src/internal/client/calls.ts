@@ -1,41 +1,18 @@
 /**
- * Sending one call: the call of a request (`makeCall`), run to send it and read its answer, and
- * the free functions that send it otherwise: `withOptions` (other options) and `notify` (as a
+ * Calls as values: the call of a request (`makeCall`), and of a request that streams
+ * (`makeStream`: also an `AsyncIterable` of its values), each sent when run (./send); and the free
+ * functions that send a call otherwise: `withOptions` (other options) and `notify` (as a
  * notification).
  *
  * @module
  */
 import * as E from "fp-ts/Either";
-import { CALL, type CallOptions, type RpcCall, type RpcNotification, type Spec } from "./call";
-import { guarded } from "./deadline";
+import { CALL, type CallOptions, type RpcCall, type RpcNotification, type RpcStream, type Spec } from "./call";
 import type { ClientError } from "./errors";
-import { directOf, exchange } from "./exchange";
-import { answerOf } from "./read-answer";
-import { requestOf } from "./request-body";
-import type { ParsedAnswer } from "./transport";
+import { run, send } from "./send";
+import { open } from "./streams";
 
 const sentNotification = (): E.Either<ClientError, void> => E.right(undefined);
-
-/** Sends one call or notification (`id` undefined) and reads its answer with `readText`. */
-const send = <A>(
-  spec: Spec<unknown>,
-  id: number | undefined,
-  readText: (text: string | ParsedAnswer) => E.Either<ClientError, A>,
-): Promise<E.Either<ClientError, A>> => {
-  const direct = directOf(spec.transport);
-  let body: unknown;
-  try {
-    body = requestOf(spec, id, direct);
-  } catch (cause) {
-    return Promise.resolve(E.left({ _tag: "InvalidCall", method: spec.method, cause }));
-  }
-  return guarded(spec.options, (signal) => exchange(spec, body, { signal, ids: [id] }, readText, direct));
-};
-
-const run = <A>(spec: Spec<A>): Promise<E.Either<ClientError, A>> => {
-  const id = spec.nextId();
-  return send(spec as Spec<unknown>, id, (text) => answerOf(spec, id, text));
-};
 
 const runNotification = (spec: Spec<unknown>): Promise<E.Either<ClientError, void>> =>
   send(spec, undefined, sentNotification);
@@ -51,9 +28,24 @@ export const makeCall = <A>(spec: Spec<A>): RpcCall<A> => {
   return call as RpcCall<A>;
 };
 
+/** What iterating a stream does: `open` it, its result dropped. One function for every stream. */
+function iterate<V>(this: RpcStream<V, unknown>): AsyncIterator<V> {
+  return open(this);
+}
+
+/**
+ * The call of a streaming `spec` (its `stream` set): a call that is also an `AsyncIterable` of its
+ * values. @internal
+ */
+export const makeStream = <V, A>(spec: Spec<A>): RpcStream<V, A> => {
+  const call = makeCall(spec) as Building<RpcStream<V, A>>;
+  call[Symbol.asyncIterator] = iterate;
+  return call as RpcStream<V, A>;
+};
+
 /**
  * A call with other options (a signal, a timeout), pipeable: the client's options are kept where
- * these say nothing.
+ * these say nothing. A stream stays a stream ({@link RpcStream}).
  *
  * @example
  * import * as E from "fp-ts/Either";
@@ -75,7 +67,9 @@ export const withOptions =
   (options: CallOptions) =>
   <C extends RpcCall<unknown> | RpcNotification>(call: C): C => {
     const spec = { ...call[CALL], options: { ...call[CALL].options, ...defined(options) } };
-    return (call.notification ? toNotification(spec) : makeCall(spec)) as C;
+    return (
+      call.notification ? toNotification(spec) : spec.stream === undefined ? makeCall(spec) : makeStream(spec)
+    ) as C;
   };
 
 /** The options that are set (an explicit `undefined` keeps the client's). @internal */

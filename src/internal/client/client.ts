@@ -5,10 +5,10 @@
  */
 import * as E from "fp-ts/Either";
 import type * as t from "io-ts";
-import type { CallOptions, RpcCall } from "./call";
+import type { CallOptions, RpcCall, RpcStream } from "./call";
 import { nextCallId } from "./call-ids";
-import { makeCall } from "./calls";
-import { notDeclared } from "./read-answer";
+import { makeCall, makeStream } from "./calls";
+import { notDeclared, refusal } from "./read-answer";
 import { requestHead } from "./request-body";
 import type { CallError, DeclaredError, InvalidAnswer } from "./errors";
 import type { Transport } from "./transport";
@@ -32,6 +32,7 @@ import {
   type Schema,
   type StandardCodec,
   type StandardSchemaV1,
+  type TypeOfSchema,
 } from "../core/schema";
 
 /** What a declared error's `data` schema decodes to: a Standard Schema's output, an io-ts decoder's type. */
@@ -65,13 +66,18 @@ export type DeclaredErrorsOf<E> = E extends { readonly errors: ReadonlyArray<inf
 /**
  * The client of a contract: one function per method, taking the method's arguments (decoded
  * form: a `Date` where the codec makes one) and making an {@link RpcCall} of its decoded result,
- * whose Left is a `CallError` of the errors its entry declares (a `ClientError` when none).
+ * whose Left is a `CallError` of the errors its entry declares (a `ClientError` when none). For an
+ * entry with `stream`, the call is an {@link RpcStream} of the values that codec decodes to.
  *
  * @since 5.0.10
  * @category client
  */
 export type ContractClient<M extends Entries> = {
-  readonly [K in keyof M]: (...args: CallArgsOf<M[K]>) => RpcCall<ResultOf<M[K]>, CallError<DeclaredErrorsOf<M[K]>>>;
+  readonly [K in keyof M]: (
+    ...args: CallArgsOf<M[K]>
+  ) => M[K] extends { readonly stream: infer S extends Schema }
+    ? RpcStream<TypeOfSchema<S>, ResultOf<M[K]>, CallError<DeclaredErrorsOf<M[K]>>>
+    : RpcCall<ResultOf<M[K]>, CallError<DeclaredErrorsOf<M[K]>>>;
 };
 
 /**
@@ -114,7 +120,8 @@ type CallerArgs<P, C> = [C] extends [NoContext] ? P : P extends [unknown, ...inf
  * The client of a methods table known by its type alone (no codecs, so nothing is encoded or
  * decoded): each function takes the method's parameters (the context dropped, for a method
  * marked as taking one, or for all when `Ctx` is `"context"`) and answers the JSON form of its
- * result (`Json<A>`).
+ * result (`Json<A>`). A method that is an `async function*` makes an {@link RpcStream} of the JSON
+ * form of what it yields.
  *
  * @since 5.0.10
  * @category client
@@ -123,7 +130,9 @@ export type TableClient<T, Ctx extends "context" | "no context" = "no context"> 
   readonly [K in Exclude<keyof T, "then" | "toJSON"> & string]: T[K] extends (...args: infer P) => infer R
     ? (
         ...args: CallerArgs<P, ExpectedContext<T[K], Ctx extends "context" ? unknown : NoContext>>
-      ) => RpcCall<Json<Answered<R>>>
+      ) => [R] extends [AsyncGenerator<infer V, infer G, never>]
+        ? RpcStream<Json<V>, Json<Answered<G>>>
+        : RpcCall<Json<Answered<R>>>
     : never;
 };
 
@@ -142,29 +151,20 @@ const idsFor = (transport: Transport): (() => number) =>
 
 const isPlainObject = (value: unknown): boolean => typeof value === "object" && value !== null && !Array.isArray(value);
 
-/** A result as the call's Right: decoded by the codec when there is one. */
-const resultDecoder =
-  (codec: Pick<t.Any, "decode"> | StandardCodec | undefined) =>
-  (result: unknown): E.Either<InvalidAnswer, unknown> => {
-    if (codec === undefined) return E.right(result);
-    const decoded = codec.decode(result) as E.Either<unknown, unknown> | PromiseLike<unknown>;
+/**
+ * A result (`of` "result") or a streamed value (`of` "stream") as the program gets it: decoded by
+ * the codec when there is one. A schema that answers a Promise refuses it: answers are read at once.
+ */
+const decoderOf =
+  (codec: Pick<t.Any, "decode"> | StandardCodec | undefined, of: "result" | "stream") =>
+  (value: unknown): E.Either<InvalidAnswer, unknown> => {
+    if (codec === undefined) return E.right(value);
+    const decoded = codec.decode(value) as E.Either<unknown, unknown> | PromiseLike<unknown>;
     if (!("_tag" in decoded)) {
       decoded.then(undefined, () => undefined);
-      return E.left({
-        _tag: "InvalidAnswer",
-        reason: "resultRefused",
-        result,
-        message: "result: the result schema returned a Promise; results are decoded synchronously",
-      });
+      return E.left(refusal(of, value, `${of}: the ${of} schema returned a Promise; ${of}s are decoded synchronously`));
     }
-    return E.isRight(decoded)
-      ? decoded
-      : E.left({
-          _tag: "InvalidAnswer",
-          reason: "resultRefused",
-          result,
-          message: failureLines(codec, decoded.left, "result").join("; "),
-        });
+    return E.isRight(decoded) ? decoded : E.left(refusal(of, value, failureLines(codec, decoded.left, of).join("; ")));
   };
 
 /** What a declared error's data schema answers: an Either, or (an async Standard Schema) a Promise of one. */
@@ -246,11 +246,17 @@ const contractClient = (c: Contract<Entries>, transport: Transport, options: Cal
   const stubs: Record<string, unknown> = Object.create(null) as Record<string, unknown>;
   for (const [method, entry] of Object.entries(c.methods)) {
     const encode = paramsEncoder(entry.params);
-    const decode = resultDecoder(toCodec(entry.result) as t.Any | StandardCodec | undefined);
+    const decode = decoderOf(toCodec(entry.result) as t.Any | StandardCodec | undefined, "result");
     const declared = errorDecoder(entry);
     const head = requestHead(method);
+    if (entry.stream === undefined) {
+      stubs[method] = (...args: unknown[]) =>
+        makeCall({ method, head, params: () => encode(args), decode, declared, transport, options, nextId });
+      continue;
+    }
+    const stream = decoderOf(toCodec(entry.stream) as t.Any | StandardCodec, "stream");
     stubs[method] = (...args: unknown[]) =>
-      makeCall({ method, head, params: () => encode(args), decode, declared, transport, options, nextId });
+      makeStream({ method, head, params: () => encode(args), decode, stream, declared, transport, options, nextId });
   }
   return Object.freeze(stubs);
 };
@@ -268,14 +274,16 @@ const tableClient = (transport: Transport, options: CallOptions, nextId: () => n
       let stub = cache.get(key);
       if (stub === undefined) {
         const head = requestHead(key);
+        // Any method may be an `async function*` (the table's type says which): every call can stream.
         stub = (...args: unknown[]) =>
-          makeCall({
+          makeStream({
             method: key,
             head,
             // One plain object is sent as named params, anything else positionally.
             params: () =>
               args.length === 0 ? undefined : args.length === 1 && isPlainObject(args[0]) ? args[0] : args,
             decode: E.right,
+            stream: E.right,
             declared: notDeclared,
             transport,
             options,

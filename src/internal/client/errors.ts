@@ -116,8 +116,9 @@ export type TransportError =
 /**
  * An answer came that is not this call's: not JSON, not a JSON-RPC response (or, in a batch, two
  * responses with this call's id), one whose id matches no request (a success with a null id
- * included), none at all for a request, or a result the contract's result codec refuses (with the
- * codec's report in `message`, or what it threw).
+ * included), none at all for a request, a result the contract's result codec refuses (with the
+ * codec's report in `message`, or what it threw), or a value of a streamed call that its stream
+ * codec refuses (`valueRefused`: the call is cancelled).
  *
  * @example
  * import type { InvalidAnswer } from "rpcserver/client";
@@ -135,6 +136,13 @@ export type InvalidAnswer =
       readonly _tag: "InvalidAnswer";
       readonly reason: "resultRefused";
       readonly result: unknown;
+      readonly message: string;
+    }
+  /** A value a streamed call received that the entry's stream codec refuses (the call is then cancelled). */
+  | {
+      readonly _tag: "InvalidAnswer";
+      readonly reason: "valueRefused";
+      readonly value: unknown;
       readonly message: string;
     };
 

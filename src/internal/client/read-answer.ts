@@ -7,7 +7,7 @@
 import * as E from "fp-ts/Either";
 import { isMembers as isObject } from "../core/guards";
 import type { Spec } from "./call";
-import type { ClientError, DeclaredError } from "./errors";
+import type { ClientError, DeclaredError, InvalidAnswer } from "./errors";
 import type { ParsedAnswer } from "./transport";
 
 /** An answer as the value it holds: its text parsed, or the value a transport parsed already. @internal */
@@ -32,18 +32,34 @@ const messageOf = (thrown: unknown): string => {
   }
 };
 
+/** A result (`of` "result") or a streamed value (`of` "stream") that its codec refuses, and why. @internal */
+export const refusal = (of: "result" | "stream", value: unknown, message: string): InvalidAnswer =>
+  of === "result"
+    ? { _tag: "InvalidAnswer", reason: "resultRefused", result: value, message }
+    : { _tag: "InvalidAnswer", reason: "valueRefused", value, message };
+
 /**
- * A result decoded by the call's codec. A user's codec may throw: that refuses the result, with
- * what it threw, so that a call answers a Left and never rejects (the user codecs' one boundary).
+ * `decode(value)`. A user's codec may throw: that refuses the value, with what it threw, so that a
+ * call answers a Left and never rejects (the user codecs' one boundary).
  */
-const decoded = <A>(spec: Spec<A>, result: unknown): E.Either<ClientError, A> => {
+const safely = <A>(
+  decode: (value: unknown) => E.Either<InvalidAnswer, A>,
+  value: unknown,
+  of: "result" | "stream",
+): E.Either<InvalidAnswer, A> => {
   try {
-    return spec.decode(result);
+    return decode(value);
   } catch (thrown) {
-    const message = `result: the result codec threw: ${messageOf(thrown)}`;
-    return E.left({ _tag: "InvalidAnswer", reason: "resultRefused", result, message });
+    return E.left(refusal(of, value, `${of}: the ${of} codec threw: ${messageOf(thrown)}`));
   }
 };
+
+/** A result decoded by the call's codec. */
+const decoded = <A>(spec: Spec<A>, result: unknown): E.Either<ClientError, A> => safely(spec.decode, result, "result");
+
+/** A streamed value decoded by the call's stream codec (as it came, without one). @internal */
+export const decodedValue = (spec: Spec<unknown>, value: unknown): E.Either<InvalidAnswer, unknown> =>
+  spec.stream === undefined ? E.right(value) : safely(spec.stream, value, "stream");
 
 /** The error as a declared one, if it is; a user's codec that throws refuses it (the error is then as sent). */
 const declaredError = (

@@ -45,8 +45,9 @@ export type Transport = ((
 };
 
 /**
- * What a transport is told with each body: the call's signal, and the ids of the requests in the
- * body, in order (`undefined` for a notification), for a transport that matches answers by id.
+ * What a transport is told with each body: the call's signal, the ids of the requests in the body,
+ * in order (`undefined` for a notification), for a transport that matches answers by id, and for a
+ * streamed call where its values go (`onValue`).
  *
  * @since 5.0.10
  * @category client
@@ -54,6 +55,18 @@ export type Transport = ((
 export interface TransportOptions {
   readonly signal: AbortSignal;
   readonly ids?: ReadonlyArray<number | undefined>;
+  /**
+   * Set for a streamed call (one request, never a batch): where the values its method streams go,
+   * each as received, before the answer. A transport that can carry them asks the server for them
+   * (`http`: `Accept: text/event-stream`; a connection: a progress token; `local`: a sink) and
+   * waits for a returned Promise before it reads on, so a slow consumer slows the server (one that
+   * does not wait makes the call hold every value its consumer has not taken). A transport that
+   * cannot carry values ignores it: the call then gets its answer alone. It never throws nor
+   * rejects. When the call is over before its answer (its consumer left, a value was refused, it
+   * timed out), `signal` aborts first, and a waiting Promise then resolves: stop there, as for any
+   * abort (later values are dropped).
+   */
+  readonly onValue?: (value: unknown) => void | Promise<void>;
 }
 
 /**

@@ -7,8 +7,7 @@
  *
  * @module
  */
-import { ERROR_REQUEST_CANCELLED } from "../core/codes";
-import { JsonRpcError } from "../core/exceptions";
+import { requestCancelled } from "../core/progress-wire";
 import type { PeerState, Progress } from "./state";
 
 /** Waits for the channel to drain: resolves then, rejects if the request stops first. */
@@ -30,14 +29,6 @@ export const release = (state: PeerState): void => {
 };
 
 /**
- * Why a sink refuses once its request is cancelled or its connection closed: -32800, which stops
- * the method as its own `JsonRpcError` would (answered as given, nothing logged). Its answer goes
- * nowhere: the request was answered -32800 already (LSP), is not answered (MCP), or the connection
- * is gone. The method learns why from its signal.
- */
-export const cancelled = (): JsonRpcError => new JsonRpcError(ERROR_REQUEST_CANCELLED, "Request cancelled");
-
-/**
  * The request has stopped (cancelled, or the connection closed): its sink refuses from now on, and
  * one waiting fails. (Its record stays in `held` until the next drain or the close, which skip it:
  * the set is bounded by the requests in flight.)
@@ -47,5 +38,5 @@ export const refuse = (progress: Progress): void => {
   const waiting = progress.waiting;
   if (waiting === undefined) return;
   progress.waiting = undefined;
-  waiting.stop(cancelled());
+  waiting.stop(requestCancelled());
 };

@@ -12,7 +12,7 @@ import { ERROR_REQUEST_CANCELLED } from "../core/codes";
 import type { Id } from "../core/request";
 import { ErrorResponse } from "../core/response";
 import { NODATA } from "../core/sentinels";
-import { writeAll } from "../core/serializer";
+import { serialize, writeAll } from "../core/serializer";
 import { send } from "./flow-control";
 import { abortServing } from "./incoming";
 import { isId, isRecord } from "./messages";
@@ -26,6 +26,10 @@ export const cancelMethodOf = (cancellation: Cancellation): string =>
 /** The params of a cancellation of `id`. */
 export const cancelParams = (cancellation: Cancellation, id: Id): Record<string, Id> =>
   cancellation === "lsp" ? { id } : { requestId: id };
+
+/** Cancels one of this side's calls on the other side: the convention's notification for `id`. */
+export const cancelOnPeer = (state: PeerState, id: Id): void =>
+  send(state, serialize({ jsonrpc: "2.0", method: state.cancelMethod, params: cancelParams(state.cancellation, id) }));
 
 /** The id a cancellation's params name. */
 const cancelledId = (cancellation: Cancellation, params: unknown): unknown =>

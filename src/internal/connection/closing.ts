@@ -55,6 +55,10 @@ export const ended = (state: PeerState, reason: unknown): void => {
   state.inFlight = 0;
   const pending = new Set(state.outgoing.values());
   state.outgoing.clear();
+  // Each fails, its streamed values (if it asked for any) dropped; a streamed call answered
+  // already still hands its held values on, then its answer.
   for (const each of pending) each.fail({ _tag: "TransportError", reason: "closed", cause });
+  state.streams.clear();
+  state.endedTokens.clear();
   state.settleClosed(reason);
 };

@@ -15,7 +15,8 @@
  * the other side cannot deadlock the connection.
  *
  * This file makes the connection and routes each message received: a response to ./outgoing, a
- * cancellation to ./cancellation, anything else to ./flow-control, which runs it through the
+ * cancellation to ./cancellation, a progress notification on the token of one of this side's
+ * streamed calls to ./streamed-calls, anything else to ./flow-control, which runs it through the
  * pipeline of ./incoming when a slot is free. ./closing ends it all.
  *
  * @module
@@ -33,9 +34,10 @@ import { answered, transportOf } from "./outgoing";
 import { progressHooks } from "./progress";
 import { settingsOf, type AnyServer, type ConnectOptionsFor, type Connection, type ServerCheck } from "./options";
 import { createState, type PeerState } from "./state";
+import { failStreams, progressMethodOf, routed } from "./streamed-calls";
 
 /** Answers a message skipped for its size (-32002, id null: its id was not read); the connection goes on. */
-const tooLarge = (state: PeerState, length: number, max: number = state.maxMessageLength): void =>
+const tooLarge = (state: PeerState, length: number, max: number = state.maxMessageLength): void => {
   send(
     state,
     serialize({
@@ -44,8 +46,13 @@ const tooLarge = (state: PeerState, length: number, max: number = state.maxMessa
       id: null,
     }),
   );
+  failStreams(state, max);
+};
 
-/** Where each message received goes: a response to its call, a cancellation to its request, the rest to be served. */
+/**
+ * Where each message received goes: a response to its call, a cancellation to its request, a value
+ * to its streamed call, the rest to be served.
+ */
 const receiver =
   (state: PeerState) =>
   (text: string): void => {
@@ -64,6 +71,16 @@ const receiver =
     }
     if (isRecord(parsed) && parsed["method"] === state.cancelMethod && !("id" in parsed)) {
       return cancel(state, parsed["params"]);
+    }
+    // Looked for only while this side has streamed calls (or has had: their late values are dropped).
+    if (
+      (state.streams.size > 0 || state.endedTokens.size > 0) &&
+      isRecord(parsed) &&
+      parsed["method"] === state.progressMethod &&
+      !("id" in parsed) &&
+      routed(state, parsed["params"], text.length)
+    ) {
+      return;
     }
     enqueue(state, text, parsed);
   };
@@ -104,7 +121,12 @@ export const connect = <C = NoContext, S extends AnyServer = never>(
   options?: ServerCheck<C, S> & ConnectOptionsFor<C, S>,
 ): Connection => {
   const settings = settingsOf(options ?? {});
-  const state = createState(channel, settings, cancelMethodOf(settings.cancellation));
+  const state = createState(
+    channel,
+    settings,
+    cancelMethodOf(settings.cancellation),
+    progressMethodOf(settings.cancellation),
+  );
   state.connection = {
     transport: transportOf(state),
     closed: state.whenClosed,

@@ -11,6 +11,8 @@
  * - Outgoing: messages queue while the channel is full; this side's own past `maxQueued` are
  *   refused (`overloaded`, see `roomForOwn`), and a queue past every bound (a peer that does not
  *   read) closes the connection.
+ * - Values for this side's streamed calls (./streamed-calls) that their consumers have not taken
+ *   pause reading too, past `VALUES_HIGH_WATER` (see `valuesPause`).
  *
  * @module
  */
@@ -23,6 +25,12 @@ import type { Incoming, PeerState } from "./state";
 
 /** How long a pause may see nothing served before it reads on (answers or cancellations may be behind). */
 const STALL_MS = 1000;
+
+/**
+ * Values held for consumers that have not taken them (all streamed calls together) past which
+ * reading pauses; it goes on at half of it.
+ */
+export const VALUES_HIGH_WATER = 16;
 
 // ------------------------------------------------------------------------------- sending
 
@@ -145,14 +153,31 @@ const look = (state: PeerState): void => {
 };
 
 /**
- * Reading pauses while much waits (back-pressure: the other side's writes slow down), and goes on
- * once half of it is served. Answers to this side's calls and cancellations may be behind what
- * waits: a pause that sees nothing served for a while (every method in flight waiting on such a
- * message) reads on, up to `maxWaitingLength`, so that they are read.
+ * Whether the values held for this side's streamed calls pause reading: more than
+ * `VALUES_HIGH_WATER` of them, or more text than `highWater` (half of each once paused), and only
+ * while every call awaiting its answer holds some. A consumer may wait on another call of this
+ * connection (one call per value it takes): that call's answer must be read, so while one awaits
+ * that holds none, reading goes on, and the held values are bounded by `maxWaitingLength` alone.
  */
-const flow = (state: PeerState): void => {
+const valuesPause = (state: PeerState): boolean =>
+  state.outgoing.size <= state.holdingCalls &&
+  (state.paused
+    ? state.valuesHeld > VALUES_HIGH_WATER / 2 || state.heldLength > state.highWater / 2
+    : state.valuesHeld > VALUES_HIGH_WATER || state.heldLength > state.highWater);
+
+/**
+ * Reading pauses while much waits (back-pressure: the other side's writes slow down), and goes on
+ * once half of it is served; so it does for values held for slow consumers (`valuesPause`). Answers
+ * to this side's calls and cancellations may be behind what waits: a pause that sees nothing
+ * served for a while (every method in flight waiting on such a message) reads on, up to
+ * `maxWaitingLength`, so that they are read.
+ */
+export const flow = (state: PeerState): void => {
   const pause =
-    !state.closed && !state.stuck && state.waitingLength > (state.paused ? state.highWater / 2 : state.highWater);
+    !state.closed &&
+    !state.stuck &&
+    (state.waitingLength > (state.paused ? state.highWater / 2 : state.highWater) ||
+      (state.valuesHeld > 0 && valuesPause(state)));
   if (pause === state.paused) return;
   state.paused = pause;
   if (pause) {
@@ -170,7 +195,9 @@ const flow = (state: PeerState): void => {
 const stalled = (state: PeerState): void => {
   state.watch = undefined;
   if (!state.paused || state.closed) return;
-  if (state.progressed) {
+  // A consumer slow to take its values is no stall: nothing read could help it (every call
+  // awaiting its answer holds values, which come before that answer).
+  if (state.progressed || (state.valuesHeld > 0 && valuesPause(state))) {
     state.progressed = false;
     return look(state);
   }

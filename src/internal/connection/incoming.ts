@@ -18,9 +18,11 @@ import type { Answer } from "../core/pipeline/compose";
 import type { Id } from "../core/request";
 import { ErrorResponse, type Response } from "../core/response";
 import { NODATA } from "../core/sentinels";
+import { requestCancelled } from "../core/progress-wire";
 import { writeAll } from "../core/serializer";
 import { abortGuarded, signalController } from "../core/signal";
 import { owned, type Around, type Handler } from "../core/stages";
+import { endStream } from "../core/stream";
 import { isId, UNPARSED } from "./messages";
 import type { Connection, Settings } from "./options";
 import { refuse } from "./back-pressure";
@@ -31,6 +33,8 @@ export const abortServing = (entry: Serving, reason: unknown): void => {
   entry.cancelled = reason;
   // A method streaming values stops: its sink refuses, and a wait for the channel to drain fails.
   if (entry.progress !== undefined) refuse(entry.progress);
+  // With or without a token: its generator is stopped at its next yield, its answer going nowhere.
+  if (entry.request !== undefined) endStream(entry.request, requestCancelled());
   if (entry.controller !== undefined && !entry.controller.signal.aborted) abortGuarded(entry.controller, reason);
 };
 
@@ -81,7 +85,7 @@ const trackingStage = (state: PeerState, progress: ProgressHooks): Around =>
         if (state.precancelled.size > 0 && isId(request.id) && state.precancelled.delete(request.id)) {
           return cancelledInBatch(request.id) as Kind<F, Response>;
         }
-        const entry: Serving = {};
+        const entry: Serving = { request };
         // Made before the request is registered: a context getter that throws must leave nothing behind.
         const context = withPeer(call.context, state.connection, entry);
         const id = request.id;

@@ -4,20 +4,21 @@
  * notification or a batch and settles it by its answers; `answered` takes each response the other
  * side sends to the call it belongs to. A call whose signal aborts is cancelled on the other side
  * too; one made past `maxOutgoing`, or past `maxQueued` while the channel is full, fails at once
- * with `overloaded`, and nothing is sent.
+ * with `overloaded`, and nothing is sent. A call with `onValue` asks the other side for values
+ * (./streamed-calls).
  *
  * @module
  */
 import * as E from "fp-ts/Either";
 import type { TransportError } from "../client/errors";
 import { NEVER, type ParsedAnswer, type Transport, type TransportOptions } from "../client/transport";
-import { serialize } from "../core/serializer";
-import { cancelParams } from "./cancellation";
+import { cancelOnPeer } from "./cancellation";
 import { closedReason } from "./closing";
-import { admit, roomForOwn, send } from "./flow-control";
+import { admit, flow, roomForOwn, send } from "./flow-control";
 import { aboutWhich } from "./id-null";
 import { isId, isRecord, type Json } from "./messages";
-import type { Outgoing, PeerState } from "./state";
+import type { Outgoing, PeerState, StreamedCall } from "./state";
+import { finish, register, streamedCall, unregister } from "./streamed-calls";
 
 type Settled = E.Either<TransportError, ParsedAnswer | string>;
 
@@ -64,7 +65,8 @@ const refusal = (state: PeerState, ids: ReadonlyArray<string | number>): Transpo
 /**
  * Sends a call or a batch (with these ids) and awaits its answers: registered under each id, it
  * settles with its response (a batch: once every member's has come), with an id-null error about
- * it, or with a failure; a signal that aborts cancels what is still awaited on the other side.
+ * it, or with a failure; a signal that aborts cancels what is still awaited on the other side. A
+ * call that asks for values (`stream`) has its token registered too.
  */
 const call = (
   state: PeerState,
@@ -73,6 +75,7 @@ const call = (
   ids: ReadonlyArray<string | number>,
   signal: AbortSignal,
   settle: (settled: Settled) => void,
+  stream: StreamedCall | undefined,
 ): void => {
   const batch = body.charCodeAt(0) === 0x5b; // "["
   // Only a batch gathers its responses (a call settles with its one).
@@ -80,15 +83,10 @@ const call = (
   const release = (): void => {
     for (const id of ids) if (state.outgoing.get(id) === message) state.outgoing.delete(id);
     if (signal !== NEVER) signal.removeEventListener("abort", onAbort);
+    if (stream !== undefined) unregister(state, stream);
   };
   const onAbort = (): void => {
-    for (const id of ids) {
-      if (state.outgoing.get(id) !== message) continue;
-      send(
-        state,
-        serialize({ jsonrpc: "2.0", method: state.cancelMethod, params: cancelParams(state.cancellation, id) }),
-      );
-    }
+    for (const id of ids) if (state.outgoing.get(id) === message) cancelOnPeer(state, id);
     release();
     settle(E.left({ _tag: "TransportError", reason: "aborted", cause: signal.reason as unknown }));
   };
@@ -119,17 +117,78 @@ const call = (
   // Registered before it is sent: sending may close the connection (a peer that does not
   // read), and the close must find this call to fail it.
   for (const id of ids) state.outgoing.set(id, message);
+  if (stream !== undefined) register(state, stream, message);
   // A call that nothing can abort needs no listener (the shared NEVER signal).
   if (signal !== NEVER) signal.addEventListener("abort", onAbort, { once: true });
   send(state, body);
   // Its slot is lent to what waits (see `fits` in ./flow-control).
   if (state.waiting.length > 0) admit(state);
+  // Its answer must be read: a pause for values held may have to end (see `valuesPause`).
+  else if (state.valuesHeld > 0) flow(state);
+};
+
+/** Sends a message (with these ids, as the client says them, if it does) once it is known it may be. */
+const sendOwn = (
+  state: PeerState,
+  body: string,
+  given: ReadonlyArray<number | undefined> | undefined,
+  ids: Array<string | number>,
+  signal: AbortSignal,
+  settle: (settled: Settled) => void,
+  stream?: StreamedCall,
+): void => {
+  if (!roomForOwn(state)) {
+    return settle(E.left({ _tag: "TransportError", reason: "overloaded", limit: state.maxQueued }));
+  }
+  if (ids.length === 0) {
+    send(state, body);
+    return settle(E.right(""));
+  }
+  const refused = refusal(state, ids);
+  if (refused !== undefined) return settle(E.left(refused));
+  call(state, body, given, ids, signal, settle, stream);
+};
+
+/**
+ * A call that asks for values: sent with its token, and settled through its stream (its answer
+ * after its values); one that cannot carry a token is sent as it is.
+ */
+const streamed = (
+  state: PeerState,
+  body: string,
+  given: ReadonlyArray<number | undefined> | undefined,
+  signal: AbortSignal,
+  onValue: NonNullable<TransportOptions["onValue"]>,
+  settle: (settled: Settled) => void,
+): void => {
+  const made = streamedCall(state, body, onValue, settle);
+  if (made === undefined) return plain(state, body, given, signal, settle);
+  if (E.isLeft(made)) return settle(made);
+  const stream = made.right;
+  sendOwn(state, stream.body, given, [stream.id], signal, (settled) => finish(state, stream, settled), stream);
+};
+
+/** A call, a notification or a batch, sent as it is. */
+const plain = (
+  state: PeerState,
+  body: string,
+  given: ReadonlyArray<number | undefined> | undefined,
+  signal: AbortSignal,
+  settle: (settled: Settled) => void,
+): void => {
+  let ids: Array<string | number>;
+  try {
+    ids = idsIn(body, given);
+  } catch (cause) {
+    return settle(E.left({ _tag: "TransportError", reason: "network", cause }));
+  }
+  sendOwn(state, body, given, ids, signal, settle);
 };
 
 /** The connection's outgoing side, as a client transport: made once per connection. */
 export const transportOf =
   (state: PeerState): Transport =>
-  (body: string, { signal, ids: given }: TransportOptions) =>
+  (body: string, { signal, ids: given, onValue }: TransportOptions) =>
   () =>
     new Promise<Settled>((settle) => {
       if (state.closed) {
@@ -137,20 +196,6 @@ export const transportOf =
       }
       if (signal.aborted)
         return settle(E.left({ _tag: "TransportError", reason: "aborted", cause: signal.reason as unknown }));
-      let ids: Array<string | number>;
-      try {
-        ids = idsIn(body, given);
-      } catch (cause) {
-        return settle(E.left({ _tag: "TransportError", reason: "network", cause }));
-      }
-      if (!roomForOwn(state)) {
-        return settle(E.left({ _tag: "TransportError", reason: "overloaded", limit: state.maxQueued }));
-      }
-      if (ids.length === 0) {
-        send(state, body);
-        return settle(E.right(""));
-      }
-      const refused = refusal(state, ids);
-      if (refused !== undefined) return settle(E.left(refused));
-      call(state, body, given, ids, signal, settle);
+      if (onValue === undefined) plain(state, body, given, signal, settle);
+      else streamed(state, body, given, signal, onValue, settle);
     });

@@ -7,7 +7,9 @@
  *
  * @module
  */
+import type * as E from "fp-ts/Either";
 import type { TransportError } from "../client/errors";
+import type { ParsedAnswer } from "../client/transport";
 import type { Later } from "../core/effect";
 import type { Methods } from "../core/methods";
 import type { Env, JsonOptions } from "../core/options";
@@ -33,8 +35,39 @@ export interface Outgoing {
   readonly fail: (error: TransportError) => void;
 }
 
+/**
+ * One of this side's calls that asked for values (./streamed-calls): its token, where its values
+ * go, and those that came while its consumer was still taking an earlier one. Made only for such a
+ * call.
+ */
+export interface StreamedCall {
+  /** The call's id. */
+  readonly id: string | number;
+  /** Its token: the progress notifications that carry it are its values. */
+  readonly token: string | number;
+  /** Its request, with the token in it. */
+  readonly body: string;
+  readonly onValue: (value: unknown) => void | Promise<void>;
+  /** How the call settles, once its values are all taken. */
+  readonly settle: (settled: E.Either<TransportError, ParsedAnswer | string>) => void;
+  /** Its record among the calls awaiting answers, once sent (to cancel it). */
+  message: Outgoing | undefined;
+  /** Still awaiting its answer (registered under its id). */
+  awaiting: boolean;
+  /** Its consumer is taking a value (the Promise `onValue` returned has not settled). */
+  busy: boolean;
+  /** Values that came while it was busy, in order, each with its text's length. Made at the first. */
+  held: Fifo<{ readonly value: unknown; readonly length: number }> | undefined;
+  /** Its answer, when it came while values were still to be taken: settled after them. */
+  answer: E.Either<TransportError, ParsedAnswer | string> | undefined;
+  /** It has settled (answered and every value taken, failed, aborted): nothing more is handed on. */
+  done: boolean;
+}
+
 /** An incoming request being served. */
 export interface Serving {
+  /** The request as the call stage holds it: what a cancel or a close stops when it streams. */
+  readonly request?: Request;
   /** Made when the method first reads its signal: most never do, and an AbortController costs. */
   controller?: AbortController;
   /** Why it was cancelled, once it is (a signal made later starts aborted). */
@@ -171,13 +204,31 @@ export interface PeerState {
 
   // Calling.
   readonly outgoing: Map<string | number, Outgoing>;
+
+  // Streamed calls (./streamed-calls).
+  /** The method of the progress notifications that carry values: `$/progress` (LSP) or `notifications/progress` (MCP). */
+  readonly progressMethod: string;
+  /** This side's calls that asked for values, by token. */
+  readonly streams: Map<string | number, StreamedCall>;
+  /** Tokens of streamed calls that have ended, the latest few: values still coming for them are dropped. */
+  readonly endedTokens: Set<string | number>;
+  /** Values received and not yet taken by their consumers, all calls together, and their text's length. */
+  valuesHeld: number;
+  heldLength: number;
+  /** Calls awaiting their answers that hold values: while every call awaiting one does, reading may pause. */
+  holdingCalls: number;
 }
 
 /** What a field holds until `connect` sets it, just after the record is made (the connection and the pipeline need the record). */
 const unset: unknown = undefined;
 
 /** The state of a new connection on `channel`: made once, with every field (so its shape never changes). */
-export const createState = (channel: Channel, settings: Settings, cancelMethod: string): PeerState => {
+export const createState = (
+  channel: Channel,
+  settings: Settings,
+  cancelMethod: string,
+  progressMethod: string,
+): PeerState => {
   let settleClosed: (reason: unknown) => void = () => undefined;
   const whenClosed = new Promise<unknown>((settle) => (settleClosed = settle));
   return {
@@ -218,5 +269,11 @@ export const createState = (channel: Channel, settings: Settings, cancelMethod: 
     stuck: false,
     watch: undefined,
     outgoing: new Map<string | number, Outgoing>(),
+    progressMethod,
+    streams: new Map<string | number, StreamedCall>(),
+    endedTokens: new Set<string | number>(),
+    valuesHeld: 0,
+    heldLength: 0,
+    holdingCalls: 0,
   };
 };

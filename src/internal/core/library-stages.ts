@@ -10,12 +10,14 @@ import type { Kind, URIS } from "fp-ts/HKT";
 import { ERROR_TIMEOUT } from "./codes";
 import type { AddsSignal, TypedAround, WithSignal } from "./context-marks";
 import type { Effect } from "./effect";
+import { JsonRpcError } from "./exceptions";
 import { isPlainObject, isThenable } from "./guards";
 import { logSafely } from "./logger";
 import { abortGuarded, signalController } from "./signal";
 import type { Id } from "./request";
 import { ErrorResponse, type Response } from "./response";
 import { idOf, owned, type Around, type Handler } from "./stages";
+import { endStream } from "./stream";
 
 /** The default of `timeout`'s `context` option: a plain-object context gains `signal`; any other is left alone. */
 const withSignal = (context: unknown, signal: AbortSignal): unknown =>
@@ -53,7 +55,9 @@ const MAX_DELAY = 2_147_483_647;
 /**
  * Answers a request with -32001 "Request timed out" (`data: { timeoutMs }`) when its method has not
  * settled `ms` milliseconds after the call, and aborts the `AbortSignal` the method was handed then.
- * The method's later outcome is dropped. A method that answers synchronously is never timed out.
+ * The method's later outcome is dropped. A streaming method (an `async function*`) is stopped at its
+ * next `yield` (its generator's `return()`: its `finally` runs), and its sink takes no more values.
+ * A method that answers synchronously is never timed out.
  * `ms` must be a positive number of at most 2^31 - 1 (2,147,483,647, about 24.8 days), the longest
  * delay a timer holds: anything else is a `RangeError` (a longer delay would fire at once). A
  * listener the method adds to its signal (`addEventListener`, `onabort`) that throws is logged,
@@ -101,14 +105,17 @@ export function timeout(ms: number, options: TimeoutOptions = {}): Around {
       (next: Handler<F>): Handler<F> =>
       (call) => {
         // Read now: the timer runs detached, where a read that throws (a request a stage broke) would end the process.
-        const id = idOf(call.request);
+        const request = call.request;
+        const id = idOf(request);
         const controller = signalController();
-        const outcome = next({ request: call.request, context: attach(call.context, controller.signal) });
+        const outcome = next({ request, context: attach(call.context, controller.signal) });
         if (!(outcome instanceof Promise)) return outcome;
         // A Promise here means async dispatch (sync dispatch refuses this stage), whose Later it is.
         const raced = new Promise<Response>((settle, fail) => {
           const timer = setTimeout(() => {
             settle(E.left(ErrorResponse(ERROR_TIMEOUT, "Request timed out", { timeoutMs: ms }, id)));
+            // A streaming method stops at its next yield, before the listeners below let it run on.
+            endStream(request, new JsonRpcError(ERROR_TIMEOUT, "Request timed out", { timeoutMs: ms }));
             // After the answer: the signal's listeners run now, and what they throw is logged.
             abortGuarded(controller, new Error(`timed out after ${ms} ms`));
           }, ms);

@@ -3,10 +3,13 @@
  * before it returns its result, and a transport that can carry them (a connection's progress
  * notifications, an HTTP event stream) gives the request a {@link StreamSink} for them with
  * {@link streamTo}. The call stage (`pipeline/streaming.ts`) hands each value, encoded by the
- * method's stream codec, to the sink of its request, and drops it when the request has none.
+ * method's stream codec, to the sink of its request, and drops it when the request has none. A
+ * stream ended from outside (`endStream`: a `timeout` stage answered first, the request was
+ * cancelled) stops its method at its next yield.
  *
  * @module
  */
+import type { JsonRpcError } from "./exceptions";
 import type { Request } from "./request";
 
 /**
@@ -29,8 +32,24 @@ import type { Request } from "./request";
  */
 export type StreamSink = (value: unknown) => void | Promise<void>;
 
-/** Each request's sink, by the very object the pipeline validated (and the call stage holds). */
-const sinks = new WeakMap<Request, StreamSink>();
+/**
+ * One request's stream, as the pipeline knows it: where its values go, and whether it was ended
+ * from outside (`endStream`). Shared by every request object that stands for the same request
+ * (`passSink`), and read by the drain at each step rather than once, so that an end that comes
+ * while the method runs reaches it. @internal
+ */
+export interface Stream {
+  sink: StreamSink | undefined;
+  /** Why the stream was ended from outside, once it was: the drain throws it. */
+  ended: JsonRpcError | undefined;
+  /** Set by the drain when it starts: stops the generator, for an end that comes while it runs. */
+  wake: (() => void) | undefined;
+}
+
+/** Each request's stream, by the very object the pipeline validated (and the call stage holds). */
+const streams = new WeakMap<Request, Stream>();
+
+const isObjectKey = (value: unknown): value is Request => typeof value === "object" && value !== null;
 
 /**
  * Gives `request` (a stage sees it as `call.request`: the object the call stage holds) a sink for
@@ -65,22 +84,51 @@ const sinks = new WeakMap<Request, StreamSink>();
  * @category streams
  */
 export const streamTo = (request: Request, sink: StreamSink): void => {
-  sinks.set(request, sink);
+  const stream = streams.get(request);
+  if (stream === undefined) streams.set(request, { sink, ended: undefined, wake: undefined });
+  else stream.sink = sink;
 };
-
-/** The sink of `request`, if a transport gave one. @internal */
-export const sinkOf = (request: Request): StreamSink | undefined => sinks.get(request);
 
 /**
- * A stage passed `next` on in the place of `request`: the sink, if any, goes with it. Called only
- * when the two differ. @internal
+ * The stream of `request`, made for it if it has none yet: the drain holds it from its start, so
+ * that an end that comes later (`endStream`) reaches it. Streaming calls only. @internal
  */
-export const passSink = (request: Request, next: Request): void => {
-  const sink = sinks.get(request);
-  if (sink !== undefined && isObjectKey(next)) sinks.set(next, sink);
+export const streamOf = (request: Request): Stream => {
+  let stream = streams.get(request);
+  if (stream === undefined) {
+    stream = { sink: undefined, ended: undefined, wake: undefined };
+    if (isObjectKey(request)) streams.set(request, stream);
+  }
+  return stream;
 };
 
-const isObjectKey = (value: unknown): value is Request => typeof value === "object" && value !== null;
+/**
+ * A stage passed `next` on in the place of `request`: its stream, if it has one (a sink, or an end
+ * already), goes with it. Called only when the two differ. @internal
+ */
+export const passSink = (request: Request, next: Request): void => {
+  const stream = streams.get(request);
+  if (stream !== undefined && isObjectKey(next)) streams.set(next, stream);
+};
+
+/**
+ * Ends the stream of `request` from outside, for `reason`: something other than its method answered
+ * it (a `timeout` stage), or no answer of its method will be sent (cancelled, its connection
+ * closed). Its method's generator is stopped at its next yield (at once if it waits at one for its
+ * sink: its `return()`, so its `finally` runs), its sink takes nothing more, and its drain ends
+ * with `reason` as the method's exception. A sink is not needed: a request without one stops the
+ * same. Nothing is made for a request until this is called, so a request never ended this way
+ * costs nothing. The first end stands. @internal
+ */
+export const endStream = (request: Request, reason: JsonRpcError): void => {
+  if (!isObjectKey(request)) return;
+  const stream = streams.get(request);
+  if (stream === undefined) streams.set(request, { sink: undefined, ended: reason, wake: undefined });
+  else if (stream.ended === undefined) {
+    stream.ended = reason;
+    stream.wake?.();
+  }
+};
 
 /**
  * Is `value` what an `async function*` returns (an object with a `next` function and a

@@ -12,6 +12,9 @@
  * Over a transport without statuses (WebSocket, stdio, `postMessage`), "nothing to send" means
  * writing nothing: `if (text !== "") send(text)`.
  *
+ * What `answerHttp` (./answer-http) answers is one of these, or, to a client that accepts
+ * server-sent events, 202 or an event stream: {@link HttpStreamAnswer}.
+ *
  * @module
  */
 
@@ -65,3 +68,24 @@ const NO_CONTENT: HttpAnswer = Object.freeze({ status: 204, headers: Object.free
  */
 export const toHttp = (text: string): HttpAnswer =>
   text === "" ? NO_CONTENT : { status: 200, headers: { "Content-Type": "application/json" }, body: text };
+
+/**
+ * What `answerHttp` answers: {@link HttpAnswer} (200 JSON, 204), 202 Accepted for a body of
+ * notifications from a client that accepts events, or 200 with a server-sent-event stream. Every
+ * form fits the Fetch API as is: `new Response(answer.body, answer)`.
+ *
+ * @since 5.0.10
+ * @category transport
+ */
+export type HttpStreamAnswer =
+  | HttpAnswer
+  | {
+      readonly status: 202;
+      readonly headers: { readonly [name: string]: never };
+      readonly body: null;
+    }
+  | {
+      readonly status: 200;
+      readonly headers: { readonly "Content-Type": "text/event-stream"; readonly "Cache-Control": "no-cache" };
+      readonly body: ReadableStream<Uint8Array>;
+    };

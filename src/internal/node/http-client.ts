@@ -11,27 +11,44 @@
  * import * as E from "fp-ts/Either";
  * import * as t from "io-ts";
  * import { contract, implement } from "rpcserver";
- * import { client } from "rpcserver/client";
+ * import { client, open } from "rpcserver/client";
  * import { nodeHttp } from "rpcserver/node-http";
  * import { serve } from "rpcserver/server";
- * const api = contract({ add: { params: t.tuple([t.number, t.number]), result: t.number } });
+ * const api = contract({
+ *   add: { params: t.tuple([t.number, t.number]), result: t.number },
+ *   count: { params: t.tuple([t.number]), stream: t.number, result: t.string },
+ * });
+ * const methods = implement(api, {
+ *   add: (a, b) => E.right(a + b),
+ *   count: async function* (to) {
+ *     for (let i = 1; i <= to; i++) yield i;
+ *     return E.right(`counted to ${to}`);
+ *   },
+ * });
  * // A server to call: the development server, on a port the system picks.
- * const server = await serve("127.0.0.1", 0, { methods: implement(api, { add: (a, b) => E.right(a + b) }) });
+ * const server = await serve("127.0.0.1", 0, { methods });
  * const { port } = server.address() as { port: number };
  * const calc = client(api, nodeHttp(`http://127.0.0.1:${port}/rpc`));
  * await calc.add(1, 2)(); // { _tag: "Right", right: 3 }
+ * // A streamed call: its values as the server sends them (an event stream), then its result.
+ * const run = open(calc.count(3));
+ * const values: number[] = [];
+ * for await (const n of run) values.push(n);
+ * values; // [1, 2, 3]
+ * await run.result; // { _tag: "Right", right: "counted to 3" }
  * server.close();
  *
  * @module
  */
 import * as http from "node:http";
 import * as https from "node:https";
-import type { Readable } from "node:stream";
+import { pipeline, type Readable } from "node:stream";
 import { urlToHttpOptions } from "node:url";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import * as E from "fp-ts/Either";
-import { NEVER, type Transport } from "../client/transport";
+import { NEVER, type ParsedAnswer, type Transport, type TransportOptions } from "../client/transport";
 import type { TransportError } from "../client/errors";
+import { decoded, eventAnswer, isEventStream, type EventChunks } from "../client/transports/event-answer";
 import {
   aborted,
   answerLimit,
@@ -41,6 +58,7 @@ import {
   failure,
   headersOf,
   network,
+  STREAM_HEADERS,
   tooLarge,
 } from "../client/transports/http-answer";
 
@@ -58,8 +76,9 @@ import {
 export interface NodeHttpOptions {
   /**
    * Headers for each request, or a function giving them at each request (for a token that
-   * expires). One named as a default (`content-type` and `accept`, both `application/json`)
-   * replaces it, whatever its case. `content-length` is added unless given.
+   * expires). One named as a default (`content-type: application/json`, and `accept`:
+   * `application/json`, or `text/event-stream, application/json` for a streamed call) replaces it,
+   * whatever its case. `content-length` is added unless given.
    */
   readonly headers?:
     | Readonly<Record<string, string>>
@@ -77,7 +96,9 @@ export interface NodeHttpOptions {
    * `Infinity` for no bound. A longer one fails the call with `TransportError` `tooLarge` (its
    * `limit` is this) and is not read to its end: refused at its `content-length` when it has one,
    * else the connection is closed once that many bytes have come, so it is never held whole.
-   * Default 64 MiB (`64 * 1024 * 1024`), as `http`'s.
+   * Default 64 MiB (`64 * 1024 * 1024`), as `http`'s. An event stream (a streamed call's answer)
+   * is bounded event by event, as `http` bounds it: the stream itself goes on as long as the
+   * method streams.
    */
   readonly maxAnswerBytes?: number;
 }
@@ -151,6 +172,38 @@ const readBody = (
   });
 };
 
+/** Nothing to do: a failure of the decompressing pipeline reaches its reader, which reports it. */
+const ignore = (): void => undefined;
+
+/**
+ * The body of a response that is an event stream (decompressed as `fetch` does) as the source that
+ * `eventAnswer` reads, the parser and the values' logic being `http`'s own. Pulled a chunk at a
+ * time, so the stream stays paused between reads: while `onValue` waits for the consumer, nothing
+ * more is read, the sockets' buffers fill, and the server's writes wait (back-pressure). Left
+ * before its end, the response is destroyed, which closes the connection: the server sees the
+ * client go and stops the method. One that has come whole (the answer was its last event) is
+ * drained instead, so that the connection goes back to the agent for the next call.
+ */
+const eventChunks = (response: http.IncomingMessage): EventChunks => {
+  const decompress = decompressor(response.headers["content-encoding"]);
+  // A pipeline, not `pipe`: a failure at either end destroys the other and reaches the reader.
+  const body: Readable =
+    decompress === undefined ? response : (pipeline(response, decompress, ignore) as unknown as Readable);
+  const chunks = body.iterator({ destroyOnReturn: false });
+  return decoded({
+    next: () => chunks.next(),
+    cancel: () => {
+      if (response.complete && body === response) {
+        // What is left is buffered already (the stream's end included): reading it emits `end`.
+        while (response.read() !== null);
+        return;
+      }
+      response.destroy();
+      if (body !== response) body.destroy();
+    },
+  });
+};
+
 /** Whether `headers` names `name` (lower case), in any case. */
 const hasHeader = (headers: Readonly<Record<string, string>>, name: string): boolean =>
   Object.keys(headers).some((key) => key.toLowerCase() === name);
@@ -161,23 +214,27 @@ interface Target {
   readonly options: http.RequestOptions;
 }
 
-/** POSTs one body and answers as `http` does: its answer, or the TransportError of what failed. Never rejects. */
+/**
+ * POSTs one body and answers as `http` does: its answer, or the TransportError of what failed; an
+ * event stream read as it arrives, its values handed to `onValue`. Never rejects.
+ */
 const post = (
   target: Target,
   body: string,
   extra: Readonly<Record<string, string>> | undefined,
-  signal: AbortSignal,
+  options: TransportOptions,
   limit: number,
-): Promise<E.Either<TransportError, string>> =>
+): Promise<E.Either<TransportError, string | ParsedAnswer>> =>
   new Promise((settle) => {
+    const { signal } = options;
     if (signal.aborted) return settle(E.left(aborted(signal.reason)));
-    const headers = headersOf(extra);
+    const headers = options.onValue === undefined ? headersOf(extra) : headersOf(extra, STREAM_HEADERS);
     if (extra === undefined || !hasHeader(extra, "content-length")) {
       headers["content-length"] = String(Buffer.byteLength(body));
     }
     let settled = false;
     let request: http.ClientRequest | undefined;
-    const finish = (answer: E.Either<TransportError, string>): void => {
+    const finish = (answer: E.Either<TransportError, string | ParsedAnswer>): void => {
       if (settled) return;
       settled = true;
       if (signal !== NEVER) signal.removeEventListener("abort", onAbort);
@@ -197,6 +254,10 @@ const post = (
     if (signal !== NEVER) signal.addEventListener("abort", onAbort, { once: true });
     request.on("error", (cause) => finish(E.left(failure(signal, cause))));
     request.on("response", (response) => {
+      // As `http`: an event stream is read as one whatever the call asked (a plain call's values are dropped).
+      if (isEventStream(response.headers["content-type"])) {
+        return void eventAnswer(eventChunks(response), options, limit).then(finish);
+      }
       const status = response.statusCode ?? 0;
       readBody(
         response,
@@ -218,6 +279,14 @@ const post = (
  * signal aborts it is `aborted` (the request is destroyed); an answer longer than `maxAnswerBytes`
  * (default 64 MiB) is `tooLarge`, refused without being read whole. A gzip, deflate or brotli
  * answer is decompressed, as `fetch` does.
+ *
+ * A streamed call (`open`, `for await`, `foldStream`) is read as `http` reads it: it accepts
+ * `text/event-stream` beside `application/json`, and a server that streams answers with
+ * server-sent events, read as they arrive. Each `$/progress` whose `token` is the call's id is one
+ * value, handed on before more is read (the response is paused meanwhile, so a slow consumer slows
+ * the server); the message that is no notification is the answer. Leaving the loop or aborting
+ * destroys the response, which the server sees. A server that streams nothing answers JSON, read as
+ * any answer is; a plain call accepts JSON only.
  *
  * Node-only. Throws a `TypeError` when `url` is not `http:` or `https:`, and a `RangeError` when
  * `maxAnswerBytes` is not a positive integer (or `Infinity`).
@@ -252,14 +321,13 @@ export const nodeHttp = (url: string | URL, options: NodeHttpOptions = {}): Tran
   if (auth !== undefined) Object.assign(shared, { auth });
   const target: Target = { request: secure ? https.request : http.request, options: shared };
   const { headers } = options;
-  return (body, { signal }) =>
-    () => {
-      if (typeof headers !== "function") return post(target, body, headers, signal, limit);
-      return Promise.resolve()
-        .then(() => extraHeaders(headers))
-        .then(
-          (extra) => post(target, body, extra, signal, limit),
-          (cause: unknown) => E.left(failure(signal, cause)),
-        );
-    };
+  return (body, transportOptions) => () => {
+    if (typeof headers !== "function") return post(target, body, headers, transportOptions, limit);
+    return Promise.resolve()
+      .then(() => extraHeaders(headers))
+      .then(
+        (extra) => post(target, body, extra, transportOptions, limit),
+        (cause: unknown) => E.left(failure(transportOptions.signal, cause)),
+      );
+  };
 };

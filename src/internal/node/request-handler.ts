@@ -1,18 +1,22 @@
 /**
  * The development server's request handler: each request checked by the browser guard, answered
- * 403, 405 or a CORS preflight, or its POST body dispatched and answered 200 or 204; with the
- * server's logging, which never throws.
+ * 403, 405 or a CORS preflight, or its POST body dispatched and answered by `answerHttp`: 200 or 204,
+ * or, when its `Accept` asks for `text/event-stream`, 202 for notifications alone or an event stream
+ * of the values methods stream (written by ./event-stream-writer); with the server's logging, which
+ * never throws.
  *
  * @module
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { dispatchToJson } from "../core/async-dispatch";
+import { answerHttp } from "../core/answer-http";
 import { ERROR_SERVER_ERROR } from "../core/codes";
 import { messageOf } from "../core/describe";
 import { log } from "../core/logger";
 import type { Methods } from "../core/methods";
 import type { Options } from "../core/options";
+import { toHttp, type HttpStreamAnswer } from "../core/to-http";
 import type { GuardedHeaders, Refusal } from "./browser-guard";
+import { writeEvents } from "./event-stream-writer";
 
 /** Logging must never stop the server, so a logger that throws is ignored. */
 export const say = (level: "error" | "warn" | "info", message: string): void => {
@@ -41,29 +45,51 @@ const send = (res: ServerResponse, status: number, headers: Headers, body = ""):
   res.end(status === 204 ? undefined : body);
 };
 
-/** Dispatches one POST body and sends the answer: 200 with JSON, or 204 when there is nothing to send. */
+/** An event stream's answer: its head, then its events as they come, the client's pace kept. */
+const stream = async (res: ServerResponse, answered: HttpStreamAnswer, line: string, cors: Headers): Promise<void> => {
+  const body = answered.body as ReadableStream<Uint8Array>;
+  res.writeHead(200, cors === NO_HEADERS ? answered.headers : { ...answered.headers, ...cors });
+  say("info", `rpcserver: ${line} 200 (event stream)`);
+  const whole = await writeEvents(res, body);
+  if (!whole) say("info", `rpcserver: ${line}: the event stream ended before its answer (the client went away)`);
+};
+
+/**
+ * Dispatches one POST body and sends the answer: 200 with JSON, or 204 when there is nothing to send;
+ * with `text/event-stream` in `Accept`, 202 for notifications alone, or an event stream.
+ */
 const answer = async (
   bytes: Uint8Array,
   methods: Methods | undefined,
   options: Options,
+  req: IncomingMessage,
   res: ServerResponse,
   line: string,
   cors: Headers,
 ): Promise<void> => {
-  let json: string;
+  // `res` closing before the answer is written (the client went away) aborts the handlers' signal.
+  const gone = new AbortController();
+  res.once("close", () => gone.abort());
+  let answered: HttpStreamAnswer;
   try {
-    json = await dispatchToJson(bytes, methods, options);
+    answered = await answerHttp(bytes, methods, { ...options, accept: req.headers.accept, signal: gone.signal });
   } catch (thrown) {
     say("error", `rpcserver: ${line}: dispatch failed: ${messageOf(thrown)}`);
-    json = SERVER_ERROR_BODY;
+    answered = toHttp(SERVER_ERROR_BODY);
   }
   if (res.destroyed) {
+    if (answered.body instanceof ReadableStream) answered.body.cancel().catch(() => undefined);
     say("info", `rpcserver: ${line}: the client went away before the answer`);
     return;
   }
-  if (json === "") send(res, 204, cors);
-  else send(res, 200, cors === NO_HEADERS ? JSON_TYPE : { ...JSON_TYPE, ...cors }, json);
-  say("info", `rpcserver: ${line} ${json === "" ? 204 : 200}`);
+  if (typeof answered.body === "string") {
+    send(res, 200, cors === NO_HEADERS ? JSON_TYPE : { ...JSON_TYPE, ...cors }, answered.body);
+  } else if (answered.body === null) {
+    send(res, answered.status, cors);
+  } else {
+    return stream(res, answered, line, cors);
+  }
+  say("info", `rpcserver: ${line} ${answered.status}`);
 };
 
 const NOT_ALLOWED = "rpcserver: send JSON-RPC 2.0 requests with POST\n";
@@ -149,7 +175,7 @@ export const handler =
       const body = Buffer.concat(chunks);
       // A Uint8Array of this realm: dispatch checks `instanceof Uint8Array`.
       const bytes = new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
-      answer(bytes, methods, options, res, line, cors).catch((thrown: unknown) => {
+      answer(bytes, methods, options, req, res, line, cors).catch((thrown: unknown) => {
         // Only a bug of this module gets here; the process must not die of an unhandled rejection.
         say("error", `rpcserver: ${line}: could not answer: ${messageOf(thrown)}`);
         res.destroy();

@@ -6,6 +6,10 @@
  * - POST on any path: the body is dispatched with the async dispatcher, so async methods work; the
  *   answer is 200 with `Content-Type: application/json`, or 204 with no body when there is nothing
  *   to send (a notification, a batch of notifications).
+ * - A POST whose `Accept` names `text/event-stream` is answered on MCP's Streamable HTTP wire
+ *   (`answerHttp`): 202 for notifications alone, the same JSON when the answer comes before any
+ *   value, else an event stream of the values methods stream, then the answer, written at the
+ *   client's pace. The client closing the connection first aborts the methods' `signal`.
  * - Any other HTTP method: 405 with `Allow: POST`.
  * - The body is handed to dispatch as bytes: invalid UTF-8 and text that is not JSON are answered
  *   with the JSON-RPC parse error (-32700), like any other bad request.

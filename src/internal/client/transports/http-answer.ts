@@ -34,17 +34,32 @@ const DEFAULT_HEADERS: Readonly<Record<string, string>> = {
 };
 
 /**
- * The request's headers: the defaults, each replaced by the user's header of the same name in any
- * case (spread into one object, `Content-Type` beside `content-type` would be joined by fetch into
- * `application/json, ...`). A fresh object each time: a `fetch` of the user's may add to the one
- * it is given, and `nodeHttp` adds `content-length`.
+ * The default headers of a call that asks for its values: an event stream accepted beside JSON
+ * (both, as MCP's Streamable HTTP requires of clients); a server that streams nothing answers JSON.
  *
  * @internal
  */
-export const headersOf = (extra: Readonly<Record<string, string>> | undefined): Record<string, string> => {
+export const STREAM_HEADERS: Readonly<Record<string, string>> = {
+  "content-type": "application/json",
+  accept: "text/event-stream, application/json",
+};
+
+/**
+ * The request's headers: the defaults (`defaults`: {@link STREAM_HEADERS} for a call that asks for
+ * its values), each replaced by the user's header of the same name in any case (spread into one
+ * object, `Content-Type` beside `content-type` would be joined by fetch into
+ * `application/json, ...`). A fresh object each time: a `fetch` of the user's may add to the one it
+ * is given, and `nodeHttp` adds `content-length`.
+ *
+ * @internal
+ */
+export const headersOf = (
+  extra: Readonly<Record<string, string>> | undefined,
+  defaults: Readonly<Record<string, string>> = DEFAULT_HEADERS,
+): Record<string, string> => {
   const headers: Record<string, string> = {};
-  if (extra === undefined) return Object.assign(headers, DEFAULT_HEADERS);
-  for (const [name, value] of Object.entries(DEFAULT_HEADERS)) {
+  if (extra === undefined) return Object.assign(headers, defaults);
+  for (const [name, value] of Object.entries(defaults)) {
     if (!Object.keys(extra).some((key) => key.toLowerCase() === name)) headers[name] = value;
   }
   return Object.assign(headers, extra);

@@ -6,7 +6,17 @@
  */
 import * as E from "fp-ts/Either";
 import { NEVER, type Transport } from "../transport";
-import { answerLimit, answerOf, declaredLength, extraHeaders, failure, headersOf, tooLarge } from "./http-answer";
+import { decodedChunks, eventAnswer, isEventStream, type EventChunks } from "./event-answer";
+import {
+  answerLimit,
+  answerOf,
+  declaredLength,
+  extraHeaders,
+  failure,
+  headersOf,
+  STREAM_HEADERS,
+  tooLarge,
+} from "./http-answer";
 
 /**
  * Options of the {@link http} transport.
@@ -31,10 +41,29 @@ export interface HttpOptions {
    * `limit` is this) and is not read to its end: refused at its `content-length` when it has one,
    * else cancelled once that many bytes have come, so it is never held whole. Default 64 MiB
    * (`64 * 1024 * 1024`): far above any answer a JSON-RPC client should await, and within what one
-   * string can hold on every engine (V8's limit is about 512 MiB).
+   * string can hold on every engine (V8's limit is about 512 MiB). An event stream (a streamed
+   * call's answer) is bounded event by event, each counted in characters (never more than its
+   * bytes): the stream itself goes on as long as the method streams.
    */
   readonly maxAnswerBytes?: number;
 }
+
+/**
+ * The body of a response that is an event stream, to read as it arrives; `undefined` for any other.
+ * A `fetch` of the user's whose response has no body stream has read it already: its text is the
+ * one chunk.
+ */
+const eventsOf = (response: Response): EventChunks | undefined => {
+  const headers = response.headers as Headers | undefined;
+  if (!isEventStream(headers?.get("content-type"))) return undefined;
+  const body = response.body as ReadableStream<Uint8Array> | null | undefined;
+  if (body !== undefined && body !== null) return decodedChunks(body);
+  let read = false;
+  return {
+    read: async () => (read ? undefined : ((read = true), await response.text())),
+    cancel: () => undefined,
+  };
+};
 
 /** What {@link bodyText} answers for a body longer than the limit. */
 const TOO_LARGE = Symbol("tooLarge");
@@ -91,6 +120,15 @@ const bodyText = async (response: Response, limit: number): Promise<string | typ
  * `tooLarge`, refused without being read whole. Throws a `RangeError` when `maxAnswerBytes` is
  * not a positive integer (or `Infinity`).
  *
+ * A streamed call (`open`, `for await`) accepts `text/event-stream` beside `application/json`. A
+ * server that streams answers with server-sent events, read as they arrive (in browsers too): each
+ * `$/progress` whose `token` is the call's id is one value, handed on before more is read (so a slow
+ * consumer slows the server), other notifications are skipped, and the message that is no
+ * notification is the answer. Each event, not the whole stream, is bounded by `maxAnswerBytes`. A
+ * stream that ends before the answer is a `TransportError` of reason `network`; leaving the loop
+ * or aborting closes it, which the server sees. A server that streams nothing answers JSON, read as
+ * any answer is.
+ *
  * @example
  * import * as t from "io-ts";
  * import { contract } from "rpcserver";
@@ -105,17 +143,21 @@ const bodyText = async (response: Response, limit: number): Promise<string | typ
  */
 export const http = (url: string | URL, options: HttpOptions = {}): Transport => {
   const limit = answerLimit("http", options.maxAnswerBytes);
-  return (body, { signal }) =>
-    async () => {
-      try {
-        const init: RequestInit = { method: "POST", body, headers: headersOf(await extraHeaders(options.headers)) };
-        // A call that nothing can abort hands fetch no signal (see NEVER).
-        if (signal !== NEVER) init.signal = signal;
-        const response = await (options.fetch ?? fetch)(url, init);
-        const text = await bodyText(response, limit);
-        return text === TOO_LARGE ? E.left(tooLarge(limit)) : answerOf(response.ok, response.status, text);
-      } catch (cause) {
-        return E.left(failure(signal, cause));
-      }
-    };
+  return (body, transportOptions) => async () => {
+    const { signal, onValue } = transportOptions;
+    try {
+      const extra = await extraHeaders(options.headers);
+      const headers = onValue === undefined ? headersOf(extra) : headersOf(extra, STREAM_HEADERS);
+      const init: RequestInit = { method: "POST", body, headers };
+      // A call that nothing can abort hands fetch no signal (see NEVER).
+      if (signal !== NEVER) init.signal = signal;
+      const response = await (options.fetch ?? fetch)(url, init);
+      const events = eventsOf(response);
+      if (events !== undefined) return await eventAnswer(events, transportOptions, limit);
+      const text = await bodyText(response, limit);
+      return text === TOO_LARGE ? E.left(tooLarge(limit)) : answerOf(response.ok, response.status, text);
+    } catch (cause) {
+      return E.left(failure(signal, cause));
+    }
+  };
 };

@@ -17,6 +17,7 @@ import { writeResponse } from "../../core/serializer";
 import { jsonCopy, NOT_PLAIN } from "../json-copy";
 import { DIRECT, type Direct, type ParsedAnswer, type Transport } from "../transport";
 import { aborted, network } from "./http-answer";
+import { LocalStreams } from "./local-streams";
 
 /** The deserializer of `local`'s direct path: the request is a value already. */
 const given = (request: unknown): unknown => request;
@@ -66,6 +67,12 @@ const responseValue = (env: Env, response: RpcResponse): unknown => {
  * by the contract's codecs; a result the serializer would refuse still -32603; a `Date` still its
  * ISO text). With a `serializer` or a `deserializer` in `options`, every call goes through text.
  *
+ * A streamed call (`open`, `for await`) gets each value its method yields as it is yielded: the
+ * request is given a sink (`streamTo`, from a stage before `options.stages`) that hands the value
+ * over as JSON carries it, and waits while the consumer is behind, so the generator waits at its
+ * `yield`. When the call is cancelled (`break`, its signal), the sink refuses the next value, which
+ * stops the generator (its `finally` runs).
+ *
  * @example
  * import * as E from "fp-ts/Either";
  * import * as t from "io-ts";
@@ -79,26 +86,37 @@ const responseValue = (env: Env, response: RpcResponse): unknown => {
  * @category client
  */
 export const local = (methods: Methods, options?: JsonOptions): Transport => {
-  const transport: Transport =
-    (body, { signal }) =>
-    () => {
-      if (signal.aborted) return Promise.resolve(E.left(aborted(signal.reason)));
-      return asyncDispatch(body, methods as never, options as never).then(
-        (answer) => E.right(answer),
-        (cause: unknown) => E.left(network(cause)),
-      );
-    };
-  // A dispatcher of this transport's own: it keeps its composition while the options stay the same.
+  const streams = new LocalStreams();
+  const dispatchText = (body: string, given: JsonOptions | undefined) =>
+    asyncDispatch(body, methods as never, given as never).then(
+      (answer) => E.right(answer),
+      (cause: unknown) => E.left(network(cause)),
+    );
+  const transport: Transport = (body, transportOptions) => () => {
+    const { signal, onValue } = transportOptions;
+    if (signal.aborted) return Promise.resolve(E.left(aborted(signal.reason)));
+    if (onValue === undefined) return dispatchText(body, options);
+    return streams.run({ ...transportOptions, onValue }, () => dispatchText(body, streams.options(options)));
+  };
+  // Dispatchers of this transport's own: each keeps its composition while the options stay the
+  // same (streamed calls have one stage more, so they have their own).
   const run = dispatcher(Async, asValues);
-  const direct: Direct = (request, { signal }) => {
+  const runStreamed = dispatcher(Async, asValues);
+  const direct: Direct = (request, transportOptions) => {
+    const { signal, onValue } = transportOptions;
     if (signal.aborted) return E.left(aborted(signal.reason));
     // Options are read at each call, as asyncDispatch reads them: a serializer or a deserializer
     // of the user's sees text (the request written again from its value: the same text).
     if (options !== undefined && (options.serializer !== undefined || options.deserializer !== undefined)) {
-      return transport(JSON.stringify(request), { signal })();
+      return transport(JSON.stringify(request), transportOptions)();
     }
     try {
-      const answer = run(request, methods, options === undefined ? GIVEN : { ...options, deserializer: given });
+      const answer =
+        onValue === undefined
+          ? run(request, methods, options === undefined ? GIVEN : { ...options, deserializer: given })
+          : streams.run({ ...transportOptions, onValue }, () =>
+              runStreamed(request, methods, streams.options(options, given)),
+            );
       return answer instanceof Promise
         ? answer.then(E.right, (cause: unknown) => E.left(network(cause)))
         : E.right(answer);

@@ -19,7 +19,7 @@ import type { Env } from "../options";
 import { ErrorResponse } from "../response";
 import { issueLines, SchemaRefused, standardOf, type Issues, type StandardCodec } from "../schema";
 import { idOf, type Call } from "../stages";
-import { sinkOf, type StreamSink } from "../stream";
+import { streamOf, type Stream } from "../stream";
 import { refusePromise, thrownError } from "./failures";
 import type { Invocation } from "./resolve";
 import { settle, Unsettled, type Ending } from "./settle";
@@ -54,31 +54,60 @@ const stop = async (source: AsyncIterator<unknown>, name: string): Promise<void>
   }
 };
 
+/** Throws why the stream was ended from outside, once it was. */
+const unlessEnded = (stream: Stream): void => {
+  const { ended } = stream;
+  if (ended !== undefined) throw ended;
+};
+
+/** Stops the generator, then throws `thrown`: the method's exception. */
+const halt = async (source: AsyncIterator<unknown>, name: string, thrown: unknown): Promise<never> => {
+  await stop(source, name);
+  throw thrown;
+};
+
 /**
- * Drains `source`: each value encoded, handed to `sink` and waited for before the next `next()`
- * (so the generator never runs more than one value ahead of what the sink has taken), then its
- * return value. An encode that throws, a value the schema refuses or a sink that throws or rejects
- * stops the generator, and is the method's exception; so is what the generator throws.
+ * Drains `source`: each value encoded, handed to its stream's sink and waited for before the next
+ * `next()` (so the generator never runs more than one value ahead of what the sink has taken), then
+ * its return value. An encode that throws, a value the schema refuses or a sink that throws or
+ * rejects stops the generator, and is the method's exception; so is what the generator throws.
+ * Once its stream is ended from outside (`endStream`), the generator is stopped at its next yield,
+ * its value dropped, and the reason thrown (it goes nowhere: the request was answered otherwise,
+ * or will not be answered).
  */
 const drain = async (
   source: AsyncIterator<unknown>,
   encode: Encode | undefined,
-  sink: StreamSink | undefined,
+  stream: Stream,
   name: string,
 ): Promise<unknown> => {
+  // Ended before the method was even called (a slow stage, an async params schema): none of it runs.
+  if (stream.ended !== undefined) return halt(source, name, stream.ended);
+  // Ended later, it is stopped from outside: at once if it waits at a yield for its sink (a slow
+  // client holds it no longer), else at its next yield (a generator queues `return()` behind a
+  // running `next()`). The checks below then drop that value, and throw the reason. A sink that
+  // never takes its value leaves this drain waiting, holding nothing but itself: its request
+  // needs no more from it. (Racing each wait against the end would cost every value a Promise.)
+  stream.wake = () => void stop(source, name);
   for (;;) {
     const step = await source.next();
     if (step.done === true) return step.value;
     try {
+      // Read after each wait: the end may have come meanwhile.
+      unlessEnded(stream);
       let value = encode === undefined ? step.value : encode(step.value);
-      if (isThenable(value)) value = await value;
+      if (isThenable(value)) {
+        value = await value;
+        unlessEnded(stream);
+      }
+      const { sink } = stream;
       if (sink !== undefined) {
-        const taken = sink(value);
-        if (isThenable(taken)) await taken;
+        const took = sink(value);
+        if (isThenable(took)) await took;
+        unlessEnded(stream);
       }
     } catch (thrown) {
-      await stop(source, name);
-      throw thrown;
+      return halt(source, name, thrown);
     }
   }
 };
@@ -116,7 +145,7 @@ export class Streaming<R> extends Unsettled<R> {
     const drained = drain(
       source,
       encoderOf(streamCodecOf(invocation.method)),
-      sinkOf(invocation.request),
+      streamOf(invocation.request),
       methodNameOf(invocation.request),
     );
     return F.wait(

@@ -1,0 +1,249 @@
+/**
+ * Streamed calls: the client side of streams on a connection. A call made through the
+ * connection's `transport` with `onValue` asks the other side for values: a call whose params are
+ * by name gets a progress token, its own id, where the connection's convention puts it (LSP
+ * `params.partialResultToken`, MCP `params._meta.progressToken`; one the caller put there is kept
+ * and used), and each progress notification received on that token (`$/progress`, or
+ * `notifications/progress`) is one of its values, handed to `onValue` in order, before its answer.
+ * Positional params have no place for a token on these wires: such a call is sent as it is, and
+ * gets its answer alone.
+ *
+ * Back-pressure: a value that comes while the consumer is still taking an earlier one (the Promise
+ * `onValue` returned has not settled) is held. Held values, all calls together, pause reading past
+ * a small bound (./flow-control), so that the other side's writes, and then its method, wait; their
+ * text past `maxWaitingLength` fails the call that would hold more (`tooLarge`), which is
+ * cancelled on the other side. Values for a call that has ended are dropped.
+ *
+ * @module
+ */
+import * as E from "fp-ts/Either";
+import type { TransportError } from "../client/errors";
+import type { ParsedAnswer, TransportOptions } from "../client/transport";
+import { isThenable } from "../core/guards";
+import { LSP_PROGRESS, lspTokens, MCP_PROGRESS, mcpToken, type ProgressToken as Token } from "../core/progress-wire";
+import type { Request } from "../core/request";
+import { cancelOnPeer } from "./cancellation";
+import { Fifo } from "./fifo";
+import { flow } from "./flow-control";
+import { isId, isRecord, type Json } from "./messages";
+import type { Cancellation } from "./options";
+import type { Outgoing, PeerState, StreamedCall } from "./state";
+
+type Settled = E.Either<TransportError, ParsedAnswer | string>;
+
+/** How many ended calls' tokens are remembered, to drop the values still coming for them. */
+const ENDED_KEPT = 64;
+
+/** The method of the notifications that carry values, by convention. */
+export const progressMethodOf = (cancellation: Cancellation): string =>
+  cancellation === "lsp" ? LSP_PROGRESS : MCP_PROGRESS;
+
+const network = (cause: unknown): TransportError => ({ _tag: "TransportError", reason: "network", cause });
+
+/**
+ * The request's params with a token where the convention puts it, and the token: one the caller put
+ * there is kept (read as a server reads it); `undefined` when there is no place for one (MCP's
+ * `_meta` that is not an object).
+ */
+const withToken = (
+  cancellation: Cancellation,
+  request: Request,
+  params: Json,
+  id: Token,
+): { params: Json; token: Token } | undefined => {
+  const given = cancellation === "lsp" ? lspTokens(request)?.token : mcpToken(request);
+  if (given !== undefined) return { params, token: given };
+  if (cancellation === "lsp") return { params: { ...params, partialResultToken: id }, token: id };
+  const meta = params["_meta"];
+  return meta === undefined || isRecord(meta)
+    ? { params: { ...params, _meta: { ...meta, progressToken: id } }, token: id }
+    : undefined;
+};
+
+/**
+ * A call that asks for values (`onValue`), made ready to send: its request with a token, and its
+ * record; `undefined` for one that cannot carry a token (positional params, a notification, a
+ * batch), sent as it is; a Left for a body that is not JSON or a token already in use.
+ */
+export const streamedCall = (
+  state: PeerState,
+  body: string,
+  onValue: NonNullable<TransportOptions["onValue"]>,
+  settle: (settled: Settled) => void,
+): E.Either<TransportError, StreamedCall> | undefined => {
+  let request: unknown;
+  try {
+    request = JSON.parse(body);
+  } catch (cause) {
+    return E.left(network(cause));
+  }
+  if (!isRecord(request)) return undefined;
+  const { id, params } = request;
+  if (!isId(id) || !isRecord(params)) return undefined;
+  // A record read as a request: the token readers look at its params only.
+  const placed = withToken(state.cancellation, request as Json & Request, params, id);
+  if (placed === undefined) return undefined;
+  const { token } = placed;
+  if (state.streams.has(token)) {
+    return E.left(network(new Error(`progress token ${JSON.stringify(token)} is already in use on this connection`)));
+  }
+  return E.right({
+    id,
+    token,
+    body: placed.params === params ? body : JSON.stringify({ ...request, params: placed.params }),
+    onValue,
+    settle,
+    message: undefined,
+    awaiting: false,
+    busy: false,
+    held: undefined,
+    answer: undefined,
+    done: false,
+  });
+};
+
+/** The call is sent, as `message`: its token routes to it from now on. */
+export const register = (state: PeerState, stream: StreamedCall, message: Outgoing): void => {
+  stream.message = message;
+  stream.awaiting = true;
+  state.streams.set(stream.token, stream);
+  state.endedTokens.delete(stream.token);
+};
+
+/** The call awaits its answer no more (answered, aborted, failed): its token routes to it no more. */
+export const unregister = (state: PeerState, stream: StreamedCall): void => {
+  if (!stream.awaiting) return;
+  stream.awaiting = false;
+  if (stream.held !== undefined && stream.held.length > 0) state.holdingCalls -= 1;
+  if (state.streams.get(stream.token) !== stream) return;
+  state.streams.delete(stream.token);
+  const ended = state.endedTokens;
+  ended.add(stream.token);
+  if (ended.size > ENDED_KEPT) ended.delete(ended.values().next().value as Token);
+};
+
+/** Lets go of the values the call holds (it failed or was aborted). */
+const drop = (state: PeerState, stream: StreamedCall): void => {
+  const held = stream.held;
+  stream.held = undefined;
+  if (held === undefined || held.length === 0) return;
+  if (stream.awaiting) state.holdingCalls -= 1;
+  for (let each = held.shift(); each !== undefined; each = held.shift()) {
+    state.valuesHeld -= 1;
+    state.heldLength -= each.length;
+  }
+  flow(state);
+};
+
+/**
+ * How the call settles: a failure at once (its held values dropped), its answer once every value
+ * that came before it has been taken.
+ */
+export const finish = (state: PeerState, stream: StreamedCall, settled: Settled): void => {
+  if (stream.done) return;
+  if (E.isLeft(settled)) drop(state, stream);
+  else if (stream.busy) {
+    stream.answer = settled;
+    return;
+  }
+  stream.done = true;
+  stream.settle(settled);
+};
+
+/** The call fails on this side (its consumer threw, or holds too much): cancelled on the other side if it is still awaited. */
+const fail = (state: PeerState, stream: StreamedCall, error: TransportError): void => {
+  if (stream.done) return;
+  const message = stream.message;
+  if (!stream.awaiting || message === undefined) return finish(state, stream, E.left(error));
+  if (state.outgoing.get(stream.id) === message) cancelOnPeer(state, stream.id);
+  message.fail(error);
+};
+
+/**
+ * A message was skipped for its size: its id and token were not read, so it may have been a value
+ * of any streamed call awaiting its answer. Each of them fails `tooLarge` (and is cancelled on the
+ * other side) rather than succeed without a value it was sent. A plain call is not touched: an
+ * answer of its skipped is the same loss as before, and its time-out says so.
+ */
+export const failStreams = (state: PeerState, limit: number): void => {
+  if (state.streams.size === 0) return;
+  for (const stream of [...state.streams.values()])
+    fail(state, stream, { _tag: "TransportError", reason: "tooLarge", limit });
+};
+
+/** Hands a value to the consumer; one that returns a Promise is busy until it settles. */
+const deliver = (state: PeerState, stream: StreamedCall, value: unknown): void => {
+  let taken: unknown;
+  try {
+    taken = stream.onValue(value);
+  } catch (cause) {
+    return fail(state, stream, network(cause));
+  }
+  if (!isThenable(taken)) return;
+  stream.busy = true;
+  Promise.resolve(taken).then(
+    () => onTaken(state, stream),
+    (cause: unknown) => fail(state, stream, network(cause)),
+  );
+};
+
+/** The consumer took its value: the values held go on, in order, then the answer if it came. */
+const onTaken = (state: PeerState, stream: StreamedCall): void => {
+  stream.busy = false;
+  if (stream.done) return;
+  const held = stream.held;
+  if (held !== undefined && held.length > 0) {
+    for (let each = held.shift(); each !== undefined; each = held.shift()) {
+      state.valuesHeld -= 1;
+      state.heldLength -= each.length;
+      if (held.length === 0 && stream.awaiting) state.holdingCalls -= 1;
+      // A consumer that takes values is progress: a pause for them is no stall (./flow-control).
+      state.progressed = true;
+      deliver(state, stream, each.value);
+      if (stream.busy || stream.done) break;
+    }
+    flow(state);
+  }
+  if (!stream.busy && !stream.done && stream.answer !== undefined) finish(state, stream, stream.answer);
+};
+
+/** A value for a call (its text's length): to the consumer now, or held while it is busy. */
+const take = (state: PeerState, stream: StreamedCall, value: unknown, length: number): void => {
+  if (stream.done) return;
+  if (!stream.busy) return deliver(state, stream, value);
+  const held = (stream.held ??= new Fifo());
+  if (held.length === 0 && stream.awaiting) state.holdingCalls += 1;
+  held.push({ value, length });
+  state.valuesHeld += 1;
+  state.heldLength += length;
+  if (state.heldLength > state.maxWaitingLength) {
+    return fail(state, stream, { _tag: "TransportError", reason: "tooLarge", limit: state.maxWaitingLength });
+  }
+  flow(state);
+};
+
+/** The value a progress notification carries: LSP's `value` as it is; MCP's `{ progress, total?, message? }`. */
+const valueOf = (cancellation: Cancellation, params: Json): unknown => {
+  if (cancellation === "lsp") return params["value"];
+  const { progress, total, message } = params;
+  return {
+    ...(progress !== undefined ? { progress } : {}),
+    ...(total !== undefined ? { total } : {}),
+    ...(message !== undefined ? { message } : {}),
+  };
+};
+
+/**
+ * A progress notification received (its params, its text's length): whether it was a value of one
+ * of this side's calls (taken, or dropped for a call that has ended). Any other goes where it went
+ * before: to the methods served.
+ */
+export const routed = (state: PeerState, params: unknown, length: number): boolean => {
+  if (!isRecord(params)) return false;
+  const token = params[state.cancellation === "lsp" ? "token" : "progressToken"];
+  if (!isId(token)) return false;
+  const stream = state.streams.get(token);
+  if (stream === undefined) return state.endedTokens.has(token);
+  take(state, stream, valueOf(state.cancellation, params), length);
+  return true;
+};

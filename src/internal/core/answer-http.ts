@@ -1,0 +1,200 @@
+/**
+ * `answerHttp`, the successor of `toHttp`: dispatches an HTTP request's body and answers it, as a
+ * server-sent-event stream when its `Accept` asks for one and a method streams values, else as
+ * `toHttp` answers. No `node:` module: a fetch handler returns the answer as a `Response`, and
+ * Node writes it to its `res` (node/event-stream-writer.ts).
+ *
+ * The wire, with `Accept: text/event-stream` (MCP's Streamable HTTP asks for it so; ./http-call):
+ * - a body of notifications only: 202 Accepted, no body;
+ * - the answer ready before any value: 200 `application/json`, exactly as without that `Accept`;
+ * - once a first value is to be sent: 200 `text/event-stream`, one event per message (the values'
+ *   notifications, then the final answer), and the stream ends. Which notification carries a
+ *   value is read request by request (core/progress-wire.ts): MCP's `_meta.progressToken`, LSP's
+ *   `partialResultToken` / `workDoneToken`, else `$/progress` on the request's own id.
+ *
+ * A request's sink resolves only once the reader pulled its event (back-pressure), and rejects once
+ * the client has cancelled the stream, which also aborts the handlers' `signal`.
+ *
+ * @module
+ */
+import type { NoContext, WithSignal } from "./context-marks";
+import type { DispatchContext, MethodsFor, TypedOptions } from "./dispatch-context";
+import { Async, promised } from "./effect";
+import { acceptsEvents } from "./event-stream";
+import { isPlainObject } from "./guards";
+import { HTTP_STAGE, HttpCall, type Envelope } from "./http-call";
+import type { Methods } from "./methods";
+import type { JsonOptions } from "./options";
+import { dispatcher } from "./pipeline/dispatcher";
+import { toJson } from "./pipeline/output";
+import { requestCancelled } from "./progress-wire";
+import { NOCONTEXT } from "./sentinels";
+import { serialize } from "./serializer";
+import { abortGuarded, signalController } from "./signal";
+import type { AnyStage } from "./stages";
+import { toHttp, type HttpAnswer, type HttpStreamAnswer } from "./to-http";
+
+/**
+ * The options of {@link answerHttp}: dispatch's (`context`, `maxBatchSize`, `stages`, `serializer`...)
+ * and two of the HTTP request's own.
+ *
+ * @example
+ * import type { HttpOptions } from "rpcserver";
+ * const options: HttpOptions = { accept: "text/event-stream, application/json", maxBatchSize: 100 };
+ *
+ * @since 5.0.10
+ * @category transport
+ */
+export interface HttpOptions extends JsonOptions {
+  /**
+   * The request's `Accept` header. When it names `text/event-stream`, values that methods stream
+   * go out as server-sent events before the answer. Default: none (the answer is `toHttp`'s).
+   */
+  readonly accept?: string | null | undefined;
+  /**
+   * Aborts when the client has gone away (a fetch handler's `request.signal`; on Node, `res`
+   * closing): the handlers' `signal` aborts, and an event stream ends. Default: none.
+   */
+  readonly signal?: AbortSignal | undefined;
+}
+
+const json = promised(dispatcher(Async, toJson));
+
+/** A streamed call's own dispatcher: its stages differ from those of a plain call, so each keeps its own composition. */
+const streamedJson = promised(dispatcher(Async, toJson));
+
+/** The stages of a streamed call: this module's first. A `stages` that is not an array is left to dispatch to refuse. */
+const withHttpStage = (stages: unknown): unknown =>
+  stages === undefined ? [HTTP_STAGE] : Array.isArray(stages) ? [HTTP_STAGE, ...(stages as AnyStage[])] : stages;
+
+/** Follows the request's own signal (the client went away): `onAbort` once; the returned function lets it go. */
+const follow = (given: AbortSignal | undefined, onAbort: () => void): (() => void) => {
+  if (given === undefined) return () => undefined;
+  if (given.aborted) {
+    onAbort();
+    return () => undefined;
+  }
+  given.addEventListener("abort", onAbort, { once: true });
+  return () => given.removeEventListener("abort", onAbort);
+};
+
+/** The methods' context: a plain object gains `signal`, as `timeout` and a connection give it; any other is left alone. */
+const withSignal = (context: unknown, controller: AbortController | undefined): unknown =>
+  controller === undefined ? context : { ...(context as object), signal: controller.signal };
+
+/** Without `text/event-stream` in `Accept`: `toHttp`'s answer, the handlers given a signal when the context is a plain object. */
+const answerJson = (body: string | Uint8Array, methods: Methods | undefined, o: HttpOptions): Promise<HttpAnswer> => {
+  if (!isPlainObject(o.context)) return json(body, methods, o).then(toHttp);
+  const controller = signalController();
+  const release = follow(o.signal, () => abortGuarded(controller, requestCancelled()));
+  const text = json(body, methods, { ...o, context: withSignal(o.context, controller) });
+  return text.then(
+    (answered) => {
+      release();
+      return toHttp(answered);
+    },
+    (thrown: unknown) => {
+      release();
+      throw thrown;
+    },
+  );
+};
+
+/** With `text/event-stream` in `Accept`: the answer chosen lazily, the values as events. */
+const answerEvents = (
+  body: string | Uint8Array,
+  methods: Methods | undefined,
+  o: HttpOptions,
+): Promise<HttpStreamAnswer> =>
+  new Promise<HttpStreamAnswer>((settle, fail) => {
+    const controller = isPlainObject(o.context) ? signalController() : undefined;
+    const http = new HttpCall(o.serializer ?? serialize, controller);
+    http.settle = settle;
+    http.fail = fail;
+    const release = follow(o.signal, () => http.stop());
+    const envelope: Envelope = {
+      http,
+      context: o.context === undefined ? NOCONTEXT : withSignal(o.context, controller),
+    };
+    const options = { ...o, context: envelope, stages: withHttpStage(o.stages) } as JsonOptions;
+    streamedJson(body, methods, options).then(
+      (text) => {
+        release();
+        http.finish(text);
+      },
+      (thrown: unknown) => {
+        release();
+        http.failed(thrown);
+      },
+    );
+  });
+
+/**
+ * Dispatches an HTTP request's body and answers it on the wire MCP's Streamable HTTP uses, which
+ * any JSON-RPC client reads: the successor of {@link toHttp}.
+ *
+ * When to use it: in any HTTP handler (a fetch handler, Express, Fastify, Koa, Hono), in the place
+ * of `toHttp(await asyncDispatch(body, methods, options))`, with the request's `Accept` header and
+ * a signal that aborts when the client goes away.
+ *
+ * Details:
+ * - Without `text/event-stream` in `accept`, the answer is exactly `toHttp`'s: 200 with the JSON
+ *   text, or 204 for a body of notifications; a method's streamed values are dropped.
+ * - With it: a body of notifications only is 202 Accepted, no body. A call whose answer is ready
+ *   before any value is 200 JSON, as above. Once a method streams its first value, the answer is
+ *   200 `text/event-stream` (`Cache-Control: no-cache`), and its body a `ReadableStream` of events
+ *   `event: message` / `data: <json>`: each value as a notification (MCP's
+ *   `notifications/progress` on `params._meta.progressToken`, LSP's `$/progress` on
+ *   `partialResultToken` or `workDoneToken` with the result then emptied, else `$/progress {
+ *   token: <the request's id>, value }`), then the final answer (a batch's array as one event).
+ * - Back-pressure: a method waits at its `yield` until the reader has pulled its value's event.
+ * - A plain-object `context` gains `signal`, which aborts when `signal` does or the client cancels
+ *   the stream; the methods' sinks then refuse, which stops their generators (their `finally` runs).
+ *
+ * Gotchas: set the body-size limit and `maxBatchSize` yourself. Rejects only as `asyncDispatch`
+ * does (a bad option). Write the stream as it comes: a proxy or compression that buffers it holds
+ * the values back.
+ *
+ * @example
+ * import { answerHttp, Success } from "rpcserver";
+ * const methods = {
+ *   count: async function* (_context: object, to: number) {
+ *     for (let i = 1; i <= to; i++) yield i;
+ *     return Success(`counted to ${to}`);
+ *   },
+ * };
+ * // In a fetch handler (Hono, Bun, Deno, Cloudflare Workers):
+ * const handle = async (request: Request): Promise<Response> => {
+ *   const body = new Uint8Array(await request.arrayBuffer());
+ *   const answer = await answerHttp(body, methods, {
+ *     context: {},
+ *     accept: request.headers.get("Accept"),
+ *     signal: request.signal,
+ *   });
+ *   return new Response(answer.body, answer);
+ * };
+ * const asked = (accept: string) =>
+ *   handle(new Request("http://localhost/rpc", {
+ *     method: "POST",
+ *     headers: { Accept: accept },
+ *     body: '{"jsonrpc":"2.0","method":"count","params":[2],"id":1}',
+ *   }));
+ * const events = await asked("text/event-stream, application/json");
+ * events.headers.get("Content-Type"); // "text/event-stream"
+ * await events.text();
+ * // 'event: message\ndata: {"jsonrpc":"2.0","method":"$/progress","params":{"token":1,"value":1}}\n\nevent: message\ndata: {"jsonrpc":"2.0","method":"$/progress","params":{"token":1,"value":2}}\n\nevent: message\ndata: {"jsonrpc":"2.0","result":"counted to 2","id":1}\n\n'
+ * const plain = await asked("application/json");
+ * await plain.text(); // '{"jsonrpc":"2.0","result":"counted to 2","id":1}'
+ *
+ * @since 5.0.10
+ * @category transport
+ */
+export const answerHttp = <C = NoContext, const S extends ReadonlyArray<AnyStage> = readonly []>(
+  body: string | Uint8Array,
+  methods?: MethodsFor<DispatchContext<WithSignal<NoInfer<C>>, NoInfer<S>>>,
+  options?: TypedOptions<HttpOptions, C, S>,
+): Promise<HttpStreamAnswer> => {
+  const o = (options ?? {}) as HttpOptions;
+  const table = methods as Methods | undefined;
+  return acceptsEvents(o.accept) ? answerEvents(body, table, o) : answerJson(body, table, o);
+};

@@ -1,0 +1,53 @@
+/**
+ * An answer's event stream (core/answer-http.ts), written to a Node `res`: each chunk as the stream
+ * gives it, with back-pressure both ways. The stream is read one chunk at a time, the next only once
+ * `res.write` took the last (it returned true, or `drain` fired), so the methods that stream wait at
+ * their `yield` while the client reads slowly. `res` closing before the end (the client went away)
+ * cancels the stream, which aborts the handlers' signal and stops their generators.
+ *
+ * @module
+ */
+import type { ServerResponse } from "node:http";
+
+/** Nothing to do: what a cancel or a write of a stream already gone rejects with is of no use. */
+const ignore = (): void => undefined;
+
+/**
+ * Writes `body` to `res` (whose head is written), then ends it. Resolves `true` once all of it was
+ * written, `false` if the client went away first or the stream failed (`res` is then destroyed).
+ */
+export const writeEvents = async (res: ServerResponse, body: ReadableStream<Uint8Array>): Promise<boolean> => {
+  const reader = body.getReader();
+  let gone = false;
+  let wake: (() => void) | undefined;
+  const onClose = (): void => {
+    gone = true;
+    wake?.();
+    reader.cancel().catch(ignore);
+  };
+  const onDrain = (): void => wake?.();
+  res.on("close", onClose);
+  res.on("drain", onDrain);
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (gone) return false;
+      if (done) {
+        res.end();
+        return true;
+      }
+      if (!res.write(value)) {
+        await new Promise<void>((resume) => (wake = resume));
+        wake = undefined;
+        if (gone) return false;
+      }
+    }
+  } catch {
+    // The stream failed: the answer cannot be finished, and a client must not take it as whole.
+    res.destroy();
+    return false;
+  } finally {
+    res.off("close", onClose);
+    res.off("drain", onDrain);
+  }
+};
