@@ -43,11 +43,13 @@ const require = createRequire(import.meta.url);
  * answer `rpc.discover`), 13.4 KiB with contracts, their servers and the typed context (issue
  * 14), 14.5 KiB with Standard Schemas beside io-ts (issue 16: the adapter, async schemas waited
  * for, their JSON Schema read), 15.75 KiB with streamed values (issue 24: a method's async
- * generator drained through its stream codec; stream schemas in contracts and OpenRPC). The development server is loaded only when `serve` is called (a
+ * generator drained through its stream codec; stream schemas in contracts and OpenRPC), 18.0 KiB with
+ * `answerHttp` (issue 24: server-sent events, and the LSP and MCP progress messages a connection
+ * shares). The development server is loaded only when `serve` is called (a
  * chunk of its own, not counted): the headroom leaves room for features, and a jump past it (a
  * dependency bundled by mistake, a Node polyfill) still fails.
  */
-const MAX_MIN_GZIP_BYTES = 16.5 * 1024;
+const MAX_MIN_GZIP_BYTES = 18.5 * 1024;
 
 /**
  * The ceiling for rpcserver/client, minified and gzipped, in bytes. Measured at 7.9 KiB: the calls,
@@ -55,10 +57,12 @@ const MAX_MIN_GZIP_BYTES = 16.5 * 1024;
  * `local` runs in-process; 9.0 KiB with Standard Schemas (issue 16: the client decodes results
  * with them, and `local`'s pipeline waits for async ones); 11.0 KiB with `local`'s value path (no
  * JSON text either way) and the default logger's sampling of floods (issue 22); 11.6 KiB with streamed
- * values (issue 24: `local`'s pipeline drains a method's async generator). A jump past it
+ * values (issue 24: `local`'s pipeline drains a method's async generator); 13.9 KiB with streamed
+ * calls (issue 24: `open`'s buffer, the event-stream parser of `http`, `local`'s sink; the core's
+ * `answerHttp` is made lazily so that it stays out). A jump past it
  * (the OpenRPC document or the dev server pulled in, a Node polyfill) fails.
  */
-const MAX_CLIENT_MIN_GZIP_BYTES = 12.5 * 1024;
+const MAX_CLIENT_MIN_GZIP_BYTES = 14.5 * 1024;
 
 /**
  * The most files that importing these entries may load (measured: 7, 7 and 6; with one output file

@@ -12,9 +12,11 @@
  * Over a transport without statuses (WebSocket, stdio, `postMessage`), "nothing to send" means
  * writing nothing: `if (text !== "") send(text)`.
  *
- * `answerHttp` dispatches the body itself and answers as `toHttp` does, unless the request's
- * `Accept` names `text/event-stream`: then the values that methods stream go out as server-sent
- * events before the answer (202 for a body of notifications only), as MCP's Streamable HTTP does.
+ * `answerHttp`, from the main entry, dispatches the body itself and answers as `toHttp` does,
+ * unless the request's `Accept` names `text/event-stream`: then the values that methods stream go
+ * out as server-sent events before the answer (202 for a body of notifications only), as MCP's
+ * Streamable HTTP does. It is not here: this entry loads no package, and `answerHttp` needs the
+ * dispatch core. Its types (`HttpStreamAnswer`, `HttpOptions`) are.
  *
  * @example
  * import { dispatch, Success } from "rpcserver";
@@ -27,4 +29,4 @@
  * @module
  */
 export { toHttp, type HttpAnswer, type HttpStreamAnswer } from "./internal/core/to-http";
-export { answerHttp, type HttpOptions } from "./internal/core/answer-http";
+export type { HttpOptions } from "./internal/core/answer-http";

@@ -22,7 +22,7 @@ import type { DispatchContext, MethodsFor, TypedOptions } from "./dispatch-conte
 import { Async, promised } from "./effect";
 import { acceptsEvents } from "./event-stream";
 import { isPlainObject } from "./guards";
-import { HTTP_STAGE, HttpCall, type Envelope } from "./http-call";
+import { httpStage, HttpCall, type Envelope } from "./http-call";
 import type { Methods } from "./methods";
 import type { JsonOptions } from "./options";
 import { dispatcher } from "./pipeline/dispatcher";
@@ -58,14 +58,19 @@ export interface HttpOptions extends JsonOptions {
   readonly signal?: AbortSignal | undefined;
 }
 
-const json = promised(dispatcher(Async, toJson));
-
-/** A streamed call's own dispatcher: its stages differ from those of a plain call, so each keeps its own composition. */
-const streamedJson = promised(dispatcher(Async, toJson));
+/**
+ * The dispatchers, made on the first call: a module-level call would keep this module, and all
+ * that only it uses, in every bundle that loads the core (the client's), used or not.
+ */
+let made: { readonly json: Dispatch; readonly streamed: Dispatch } | undefined;
+type Dispatch = ReturnType<typeof makeDispatch>;
+const makeDispatch = () => promised(dispatcher(Async, toJson));
+const dispatchers = (): { readonly json: Dispatch; readonly streamed: Dispatch } =>
+  (made ??= { json: makeDispatch(), streamed: makeDispatch() });
 
 /** The stages of a streamed call: this module's first. A `stages` that is not an array is left to dispatch to refuse. */
 const withHttpStage = (stages: unknown): unknown =>
-  stages === undefined ? [HTTP_STAGE] : Array.isArray(stages) ? [HTTP_STAGE, ...(stages as AnyStage[])] : stages;
+  stages === undefined ? [httpStage()] : Array.isArray(stages) ? [httpStage(), ...(stages as AnyStage[])] : stages;
 
 /** Follows the request's own signal (the client went away): `onAbort` once; the returned function lets it go. */
 const follow = (given: AbortSignal | undefined, onAbort: () => void): (() => void) => {
@@ -84,10 +89,10 @@ const withSignal = (context: unknown, controller: AbortController | undefined): 
 
 /** Without `text/event-stream` in `Accept`: `toHttp`'s answer, the handlers given a signal when the context is a plain object. */
 const answerJson = (body: string | Uint8Array, methods: Methods | undefined, o: HttpOptions): Promise<HttpAnswer> => {
-  if (!isPlainObject(o.context)) return json(body, methods, o).then(toHttp);
+  if (!isPlainObject(o.context)) return dispatchers().json(body, methods, o).then(toHttp);
   const controller = signalController();
   const release = follow(o.signal, () => abortGuarded(controller, requestCancelled()));
-  const text = json(body, methods, { ...o, context: withSignal(o.context, controller) });
+  const text = dispatchers().json(body, methods, { ...o, context: withSignal(o.context, controller) });
   return text.then(
     (answered) => {
       release();
@@ -117,16 +122,18 @@ const answerEvents = (
       context: o.context === undefined ? NOCONTEXT : withSignal(o.context, controller),
     };
     const options = { ...o, context: envelope, stages: withHttpStage(o.stages) } as JsonOptions;
-    streamedJson(body, methods, options).then(
-      (text) => {
-        release();
-        http.finish(text);
-      },
-      (thrown: unknown) => {
-        release();
-        http.failed(thrown);
-      },
-    );
+    dispatchers()
+      .streamed(body, methods, options)
+      .then(
+        (text) => {
+          release();
+          http.finish(text);
+        },
+        (thrown: unknown) => {
+          release();
+          http.failed(thrown);
+        },
+      );
   });
 
 /**

@@ -47,7 +47,8 @@ interface Pending {
   readonly refused: ((reason: unknown) => void) | undefined;
 }
 
-const encoder = new TextEncoder();
+/** Made on first use: a module-level `new` would keep this module in bundles that never use it. */
+let encoder: InstanceType<typeof TextEncoder> | undefined;
 
 /**
  * The events of one answer, as a `ReadableStream<Uint8Array>` whose reader sets the pace: an event
@@ -88,7 +89,7 @@ export class EventQueue {
    */
   value(text: string): Promise<void> | undefined {
     if (this.over || this.ending) return Promise.reject(requestCancelled());
-    const bytes = encoder.encode(eventOf(text));
+    const bytes = (encoder ??= new TextEncoder()).encode(eventOf(text));
     if (this.handed(bytes)) return undefined;
     return new Promise<void>((taken, refused) => this.pending.push({ bytes, taken, refused }));
   }
@@ -96,7 +97,7 @@ export class EventQueue {
   /** Queues any other message's event (LSP's work-done begin or end, the final answer), in order. */
   message(text: string): void {
     if (this.over || this.ending) return;
-    const bytes = encoder.encode(eventOf(text));
+    const bytes = (encoder ??= new TextEncoder()).encode(eventOf(text));
     if (!this.handed(bytes)) this.pending.push({ bytes, taken: undefined, refused: undefined });
   }
 

@@ -1,7 +1,7 @@
 /**
  * One POST answered on the agreed wire by `answerHttp` (./answer-http), with `text/event-stream` in
  * its `Accept`: {@link HttpCall}, the call's state (its answer, chosen at the first value or when
- * dispatch answers first; its event stream; the handlers' signal), and {@link HTTP_STAGE}, the
+ * dispatch answers first; its event stream; the handlers' signal), and {@link httpStage}, the
  * first stage of its dispatch, which gives each request its sink and makes each response what the
  * wire wants. The notifications are shaped by ./progress-wire, the events by ./event-stream.
  *
@@ -151,32 +151,36 @@ const isEnvelope = (context: unknown): context is Envelope =>
  * The first stage of a streamed call: each request gets its sink and the methods' own context, and
  * its response is made what the wire wants (LSP's emptied result) once it is settled.
  */
-export const HTTP_STAGE: Around = owned({
-  _tag: "Around",
-  asyncOnly: true,
-  around:
-    <F extends URIS>() =>
-    (next: Handler<F>): Handler<F> =>
-    (call) => {
-      if (!isEnvelope(call.context)) return next(call);
-      const { http, context } = call.context;
-      const { request } = call;
-      const streamed = http.open(request);
-      if (streamed === undefined) return next({ request, context });
-      let outcome: Kind<F, Response>;
-      try {
-        outcome = next({ request, context });
-      } catch (thrown) {
-        http.ended(streamed);
-        throw thrown;
-      }
-      if (!(outcome instanceof Promise)) return http.close(streamed, outcome as Response) as Kind<F, Response>;
-      return outcome.then(
-        (response: Response) => http.close(streamed, response),
-        (thrown: unknown) => {
+let stage: Around | undefined;
+
+/** The stage, made once on first use (a module-level call would keep this module in bundles that never use it). */
+export const httpStage = (): Around =>
+  (stage ??= owned({
+    _tag: "Around",
+    asyncOnly: true,
+    around:
+      <F extends URIS>() =>
+      (next: Handler<F>): Handler<F> =>
+      (call) => {
+        if (!isEnvelope(call.context)) return next(call);
+        const { http, context } = call.context;
+        const { request } = call;
+        const streamed = http.open(request);
+        if (streamed === undefined) return next({ request, context });
+        let outcome: Kind<F, Response>;
+        try {
+          outcome = next({ request, context });
+        } catch (thrown) {
           http.ended(streamed);
           throw thrown;
-        },
-      ) as Kind<F, Response>;
-    },
-});
+        }
+        if (!(outcome instanceof Promise)) return http.close(streamed, outcome as Response) as Kind<F, Response>;
+        return outcome.then(
+          (response: Response) => http.close(streamed, response),
+          (thrown: unknown) => {
+            http.ended(streamed);
+            throw thrown;
+          },
+        ) as Kind<F, Response>;
+      },
+  }));
