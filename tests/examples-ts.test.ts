@@ -452,10 +452,10 @@ describe("the MCP SDK's Client over stdio against mcp/server.ts", () => {
       during: { content: [{ type: "text", text: "2" }] },
       cancelled: "McpError",
       ping: {},
-      // `count`: each step of 4 through onprogress, then the text; without onprogress, the text alone.
-      count: { content: [{ type: "text", text: "counted to 4" }] },
-      steps: [1, 2, 3, 4].map((progress) => ({ progress, total: 4 })),
-      quiet: { content: [{ type: "text", text: "counted to 2" }] },
+      // `count`: each step of 5 through onprogress, then the text; without onprogress, the text alone.
+      count: { content: [{ type: "text", text: "counted to 5" }] },
+      steps: [1, 2, 3, 4, 5].map((progress) => ({ progress, total: 5 })),
+      quiet: { content: [{ type: "text", text: "counted to 3" }] },
       // Cancelled after three steps: the tool stopped, and the server answers the next call.
       countCancelled: "McpError",
       before: [1, 2, 3],
