@@ -495,10 +495,15 @@ const eventStream = (res: ServerResponse): void =>
   void res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
 
 /** Writes `text` and waits until it is flushed (or the client has gone). */
+/**
+ * Writes, and goes on once the write is done, a turn of the event loop later: on Node 26, a write
+ * to a socket the client has reset calls back at once (with an error) before `res` is marked
+ * destroyed, and a loop of such writes would starve the event loop that delivers 'close'.
+ */
 const write = (res: ServerResponse, text: string | Uint8Array): Promise<void> =>
   new Promise((resolve) => {
     if (res.destroyed) return resolve();
-    res.write(text, () => resolve());
+    res.write(text, () => setImmediate(resolve));
   });
 
 describe("over http: a server answering the event-stream wire by hand", () => {
