@@ -6,8 +6,8 @@
  * @module
  */
 import * as E from "fp-ts/Either";
-import { JsonRpcError } from "../../core/exceptions";
 import type { JsonOptions } from "../../core/options";
+import { requestCancelled as cancelled } from "../../core/progress-wire";
 import type { AnyStage, Call } from "../../core/stages";
 import { streamTo, type StreamSink } from "../../core/stream";
 import { jsonCopy, NOT_PLAIN } from "../json-copy";
@@ -20,9 +20,6 @@ const wireCopy = (value: unknown): unknown => {
   const text = JSON.stringify(value) as string | undefined;
   return text === undefined ? undefined : (JSON.parse(text) as unknown);
 };
-
-/** Why a sink refuses once its call is over: -32800, which core answers as given and does not log. */
-const cancelled = (): JsonRpcError => new JsonRpcError(-32800, "Request cancelled");
 
 /**
  * The sink of one streamed call: each value copied and handed to `onValue`, waited for (the
