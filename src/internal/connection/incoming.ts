@@ -21,7 +21,7 @@ import { NODATA } from "../core/sentinels";
 import { requestCancelled } from "../core/progress-wire";
 import { writeAll } from "../core/serializer";
 import { abortGuarded, signalController } from "../core/signal";
-import { owned, type Around, type Handler } from "../core/stages";
+import { isNotification, owned, type Around, type Handler } from "../core/stages";
 import { endStream } from "../core/stream";
 import { isId, UNPARSED } from "./messages";
 import type { Connection, Settings } from "./options";
@@ -89,7 +89,7 @@ const trackingStage = (state: PeerState, progress: ProgressHooks): Around =>
         // Made before the request is registered: a context getter that throws must leave nothing behind.
         const context = withPeer(call.context, state.connection, entry);
         const id = request.id;
-        const answered = Object.prototype.hasOwnProperty.call(request, "id") && isId(id);
+        const answered = !isNotification(request) && isId(id);
         state.live.add(entry);
         if (answered) state.serving.set(id, entry);
         // Only a request that can be answered streams (to a notification, nothing is sent back).

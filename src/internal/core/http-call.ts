@@ -24,7 +24,7 @@ import {
 import type { Request } from "./request";
 import type { Response } from "./response";
 import { abortGuarded } from "./signal";
-import { owned, type Around, type Handler } from "./stages";
+import { isNotification, owned, type Around, type Handler } from "./stages";
 import { streamTo } from "./stream";
 import { toHttp, type HttpStreamAnswer } from "./to-http";
 
@@ -66,7 +66,7 @@ export class HttpCall {
 
   /** A request starts: one with an id gets a sink for its values; a notification's are dropped. */
   open(request: Request): Streamed | undefined {
-    if (this.stopped || !Object.prototype.hasOwnProperty.call(request, "id")) return undefined;
+    if (this.stopped || isNotification(request)) return undefined;
     const tokens = httpTokens(request, request.id);
     if (tokens === undefined) return undefined;
     const streamed: Streamed = { ...tokens, method: request.method, sent: 0, begun: false, done: false };
