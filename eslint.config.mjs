@@ -23,7 +23,7 @@ import { createTypeScriptImportResolver } from "eslint-import-resolver-typescrip
 const ROOT = dirname(fileURLToPath(import.meta.url));
 
 /** The parts, bottom first: each may import only itself and the parts before it. */
-export const PARTS = ["core", "documents", "contract", "client", "connection", "node"];
+export const PARTS = ["core", "documents", "contract", "client", "connection", "nats", "node"];
 
 /** The entries that run only on Node: they may import `node:` modules (everything else is browser-safe). */
 const NODE_ENTRIES = ["src/server.ts", "src/node-http.ts", "src/cli.ts"];
@@ -49,6 +49,18 @@ const browserEntriesZones = [
       "a browser-safe entry reaches the Node part only through src/internal/node/serve.ts (the main entry's serve)",
   },
 ];
+
+/** The NATS part is reached only through its entry: no other entry loads the optional NATS packages. */
+const natsZone = {
+  target: [
+    "./src/internal/node",
+    ...readdirSync(join(ROOT, "src"))
+      .filter((file) => file.endsWith(".ts") && file !== "nats.ts")
+      .map((file) => `./src/${file}`),
+  ],
+  from: "./src/internal/nats",
+  message: "only src/nats.ts imports the NATS part: no other entry may load the optional NATS packages",
+};
 
 const entriesZone = {
   target: "./src/internal",
@@ -95,7 +107,10 @@ export default tseslint.config(
     },
     rules: {
       "import-x/no-cycle": ["error", { ignoreExternal: true }],
-      "import-x/no-restricted-paths": ["error", { zones: [...partZones, entriesZone, ...browserEntriesZones] }],
+      "import-x/no-restricted-paths": [
+        "error",
+        { zones: [...partZones, natsZone, entriesZone, ...browserEntriesZones] },
+      ],
       "import-x/no-self-import": "error",
     },
   },

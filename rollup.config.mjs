@@ -31,6 +31,7 @@ export const entries = [
   "pipeline",
   "client",
   "connection",
+  "nats",
   "node-http",
   "types",
   "cli",
@@ -40,7 +41,8 @@ const input = Object.fromEntries(
   entries.filter((name) => existsSync(`src/${name}.ts`)).map((name) => [name, `src/${name}.ts`]),
 );
 
-const external = (id) => /^(fp-ts|io-ts)(\/|$)/.test(id) || id.startsWith("node:");
+// The NATS packages are optional peers that only rpcserver/nats loads (internal/nats is reached by no other entry).
+const external = (id) => /^(fp-ts|io-ts|@nats-io\/[^/]+)(\/|$)/.test(id) || id.startsWith("node:");
 
 // fp-ts ships no exports map and its `fp-ts/Either` is a folder: Node's ESM loader cannot import it,
 // so both builds name the file itself (`fp-ts/lib/Either.js`), which every runtime and bundler resolves.
@@ -77,6 +79,7 @@ const HEARTS = {
   contract: "contract.ts",
   client: "client.ts",
   connection: "connect.ts",
+  nats: "serve.ts",
 };
 
 /**

@@ -19,7 +19,7 @@ import { rollup } from "@rollup/wasm-node";
 import { entries } from "../rollup.config.mjs";
 
 /** The subpaths a browser may import: every entry but the Node-only ones (the server, its command, the client's node:http transport). */
-const NODE_ONLY_ENTRIES = new Set(["server", "cli", "node-http"]);
+const NODE_ONLY_ENTRIES = new Set(["server", "cli", "node-http", "nats"]);
 const BROWSER_ENTRIES = entries.filter((entry) => !NODE_ONLY_ENTRIES.has(entry));
 
 const ESM = resolve("dist/esm");

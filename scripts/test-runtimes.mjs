@@ -3,11 +3,12 @@
 // and the client over `local` and over `http`) on those Nodes, Bun, Deno and headless Chromium.
 // The client's http cases call one development server (the built `serve`) that this process starts
 // on 127.0.0.1 and hands to every run in RPCSERVER_URL. The runtimes come from npm packages that
-// carry their binaries (runtimes/package.json, installed here with npm ci); Chromium is Debian's,
-// installed with apt-get when missing and root. Beside the runtimes, on the Node that runs this: the
-// type matrix (tests/runtime/types-matrix.mjs: TypeScript 5, 6 and 7 against @types/node 20 to the
-// newest) and the browser bundles (tests/runtime/bundlers.mjs: esbuild, Vite and webpack, run in
-// Chromium), whose compilers and bundlers runtimes/package.json installs too.
+// carry their binaries (runtimes/package.json, installed here with npm ci); Chromium and nats-server
+// (the NATS tests' real engine) are Debian's, installed with apt-get when missing and root. Beside
+// the runtimes, on the Node that runs this: the type matrix (tests/runtime/types-matrix.mjs:
+// TypeScript 5, 6 and 7 against @types/node 20 to the newest) and the browser bundles
+// (tests/runtime/bundlers.mjs: esbuild, Vite and webpack, run in Chromium), whose compilers and
+// bundlers runtimes/package.json installs too.
 // Ends with "runtimes: N passed, N failed"; exits non-zero when any runtime failed.
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
@@ -36,11 +37,35 @@ const installChromium = () => {
   });
 };
 
-// `--install`: only install the runtimes and Chromium (the jest suite's Hono tests on Bun and Deno
-// need them too, so `npm test` installs before jest and runs the matrix after it).
+// Found the way tests/fixtures/nats-server.mjs finds it (NATS_SERVER_PATH, PATH, Debian's
+// /usr/sbin), so that what this installs is what the NATS tests start.
+const hasNatsServer = () => {
+  if (process.env.NATS_SERVER_PATH) return existsSync(process.env.NATS_SERVER_PATH);
+  try {
+    execFileSync("sh", ["-c", "command -v nats-server"], { stdio: "ignore" });
+    return true;
+  } catch {
+    return existsSync("/usr/sbin/nats-server");
+  }
+};
+const installNatsServer = () => {
+  if (hasNatsServer()) return;
+  if (process.getuid?.() !== 0) return;
+  console.log("runtimes: installing Debian's nats-server (apt-get)");
+  execFileSync("apt-get", ["update", "-qq"], { stdio: "inherit" });
+  execFileSync("apt-get", ["install", "-y", "-qq", "nats-server"], {
+    stdio: "inherit",
+    env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
+  });
+};
+
+// `--install`: only install the runtimes, Chromium and nats-server (the jest suite's Hono tests on
+// Bun and Deno need the runtimes too, and its NATS tests a real server, so `npm test` installs before
+// jest and runs the matrix after it).
 if (process.argv.includes("--install")) {
   install();
   installChromium();
+  installNatsServer();
   process.exit(0);
 }
 
@@ -64,6 +89,7 @@ const runs = [
 
 install();
 installChromium();
+installNatsServer();
 if (!existsSync("dist/esm/index.js")) execFileSync(process.execPath, ["scripts/build.mjs"], { stdio: "inherit" });
 
 // Imported after the build: it loads dist/. Runs are spawned asynchronously so that it answers.

@@ -81,12 +81,13 @@ export interface UndeclaredError extends ServerError {
  * The request did not get an answer through: the network failed, the HTTP status said so (and the
  * body was no JSON-RPC answer), the call was aborted by its signal, it timed out, the connection
  * it was made on closed before its answer came or refused it (too many calls awaiting answers), or
- * the answer was longer than the transport takes.
+ * the answer was longer than the transport takes, or nobody serves the subject it was sent to (NATS).
  *
  * @example
  * import type { TransportError } from "rpcserver/client";
  * const e: TransportError = { _tag: "TransportError", reason: "timeout", timeoutMs: 500 };
  * const big: TransportError = { _tag: "TransportError", reason: "tooLarge", limit: 64 * 1024 * 1024 };
+ * const nobody: TransportError = { _tag: "TransportError", reason: "noResponders", subject: "rpc.examples" };
  *
  * @since 5.0.10
  * @category client
@@ -111,7 +112,25 @@ export type TransportError =
    * The answer was longer than the transport takes: more than `limit` bytes (`http`'s
    * `maxAnswerBytes`). It was not read to its end; the request may have run on the server.
    */
-  | { readonly _tag: "TransportError"; readonly reason: "tooLarge"; readonly limit: number };
+  | { readonly _tag: "TransportError"; readonly reason: "tooLarge"; readonly limit: number }
+  /**
+   * Nobody serves `subject`: NATS answered at once that no subscriber takes it (`rpcserver/nats`).
+   * Nothing ran; the call may be tried again once a server has started.
+   */
+  | { readonly _tag: "TransportError"; readonly reason: "noResponders"; readonly subject: string };
+
+/** @internal */
+export const aborted = (cause: unknown): TransportError => ({ _tag: "TransportError", reason: "aborted", cause });
+
+/** @internal */
+export const network = (cause: unknown): TransportError => ({ _tag: "TransportError", reason: "network", cause });
+
+/** @internal */
+export const tooLarge = (limit: number): TransportError => ({ _tag: "TransportError", reason: "tooLarge", limit });
+
+/** A failure of the request: `aborted` when the call's signal is why, else `network`. @internal */
+export const failure = (signal: AbortSignal, cause: unknown): TransportError =>
+  signal.aborted ? aborted(cause) : network(cause);
 
 /**
  * An answer came that is not this call's: not JSON, not a JSON-RPC response (or, in a batch, two

@@ -7,15 +7,13 @@
  */
 import * as E from "fp-ts/Either";
 import type { Spec } from "./call";
-import type { ClientError, TransportError } from "./errors";
+import { network, type ClientError, type TransportError } from "./errors";
 import { isThenable } from "../core/guards";
 import { DIRECT, type Direct, type ParsedAnswer, type Transport, type TransportOptions } from "./transport";
 
 /** The direct path of a transport, when it has one (a wrapper of it does not). @internal */
 export const directOf = (transport: Transport): Direct | undefined =>
   (transport as { readonly [DIRECT]?: Direct })[DIRECT];
-
-const networkError = (cause: unknown): TransportError => ({ _tag: "TransportError", reason: "network", cause });
 
 /**
  * Sends `body` through the call's transport and reads the answer (text, or the value a transport
@@ -42,10 +40,10 @@ export const exchange = <A>(
       sent = Promise.resolve(answer);
     }
   } catch (cause) {
-    return Promise.resolve(E.left(networkError(cause)));
+    return Promise.resolve(E.left(network(cause)));
   }
   return sent.then(
     (answer) => (E.isLeft(answer) ? answer : readText(answer.right)),
-    (cause: unknown) => E.left(networkError(cause)),
+    (cause: unknown) => E.left(network(cause)),
   );
 };

@@ -17,7 +17,7 @@
  * @module
  */
 import * as E from "fp-ts/Either";
-import type { TransportError } from "../client/errors";
+import { network, type TransportError } from "../client/errors";
 import type { ParsedAnswer, TransportOptions } from "../client/transport";
 import { isThenable } from "../core/guards";
 import { LSP_PROGRESS, lspTokens, MCP_PROGRESS, mcpToken, type ProgressToken as Token } from "../core/progress-wire";
@@ -37,8 +37,6 @@ const ENDED_KEPT = 64;
 /** The method of the notifications that carry values, by convention. */
 export const progressMethodOf = (cancellation: Cancellation): string =>
   cancellation === "lsp" ? LSP_PROGRESS : MCP_PROGRESS;
-
-const network = (cause: unknown): TransportError => ({ _tag: "TransportError", reason: "network", cause });
 
 /**
  * The request's params with a token where the convention puts it, and the token: one the caller put

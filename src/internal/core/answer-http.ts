@@ -4,7 +4,7 @@
  * `toHttp` answers. No `node:` module: a fetch handler returns the answer as a `Response`, and
  * Node writes it to its `res` (node/event-stream-writer.ts).
  *
- * The wire, with `Accept: text/event-stream` (MCP's Streamable HTTP asks for it so; ./http-call):
+ * The wire, with `Accept: text/event-stream` (MCP's Streamable HTTP asks for it so; ./streamed-call):
  * - a body of notifications only: 202 Accepted, no body;
  * - the answer ready before any value: 200 `application/json`, exactly as without that `Accept`;
  * - once a first value is to be sent: 200 `text/event-stream`, one event per message (the values'
@@ -20,18 +20,16 @@
 import type { NoContext, WithSignal } from "./context-marks";
 import type { DispatchContext, MethodsFor, TypedOptions } from "./dispatch-context";
 import { Async, promised } from "./effect";
-import { acceptsEvents } from "./event-stream";
+import { acceptsEvents, EventQueue } from "./event-stream";
 import { isPlainObject } from "./guards";
-import { httpStage, HttpCall, type Envelope } from "./http-call";
 import type { Methods } from "./methods";
 import type { JsonOptions } from "./options";
 import { dispatcher } from "./pipeline/dispatcher";
 import { toJson } from "./pipeline/output";
 import { requestCancelled } from "./progress-wire";
-import { NOCONTEXT } from "./sentinels";
-import { serialize } from "./serializer";
 import { abortGuarded, signalController } from "./signal";
 import type { AnyStage } from "./stages";
+import { dispatchStreamed, follow, withSignal, type Outlet, type StreamedCall } from "./streamed-call";
 import { toHttp, type HttpAnswer, type HttpStreamAnswer } from "./to-http";
 
 /**
@@ -59,40 +57,69 @@ export interface HttpOptions extends JsonOptions {
 }
 
 /**
- * The dispatchers, made on the first call: a module-level call would keep this module, and all
+ * The JSON dispatcher, made on the first call: a module-level call would keep this module, and all
  * that only it uses, in every bundle that loads the core (the client's), used or not.
  */
-let made: { readonly json: Dispatch; readonly streamed: Dispatch } | undefined;
-type Dispatch = ReturnType<typeof makeDispatch>;
+let json: ReturnType<typeof makeDispatch> | undefined;
 const makeDispatch = () => promised(dispatcher(Async, toJson));
-const dispatchers = (): { readonly json: Dispatch; readonly streamed: Dispatch } =>
-  (made ??= { json: makeDispatch(), streamed: makeDispatch() });
 
-/** The stages of a streamed call: this module's first. A `stages` that is not an array is left to dispatch to refuse. */
-const withHttpStage = (stages: unknown): unknown =>
-  stages === undefined ? [httpStage()] : Array.isArray(stages) ? [httpStage(), ...(stages as AnyStage[])] : stages;
+/** Shared by every 202 answer: it holds nothing, and nobody can add to it. */
+const ACCEPTED: HttpStreamAnswer = Object.freeze({ status: 202, headers: Object.freeze({}), body: null });
 
-/** Follows the request's own signal (the client went away): `onAbort` once; the returned function lets it go. */
-const follow = (given: AbortSignal | undefined, onAbort: () => void): (() => void) => {
-  if (given === undefined) return () => undefined;
-  if (given.aborted) {
-    onAbort();
-    return () => undefined;
+const EVENT_HEADERS = Object.freeze({ "Content-Type": "text/event-stream", "Cache-Control": "no-cache" } as const);
+
+/**
+ * One POST's outlet: the answer is chosen at the first message (an event stream, which answers the
+ * POST) or when dispatch answers first (JSON, or 202), and the stream is fed message by message.
+ */
+class HttpOutlet implements Outlet {
+  private queue: EventQueue | undefined;
+  call: StreamedCall | undefined;
+
+  constructor(
+    private readonly settle: (answer: HttpStreamAnswer) => void,
+    private readonly fail: (reason: unknown) => void,
+  ) {}
+
+  value(text: string): Promise<void> | undefined {
+    return this.events().value(text);
   }
-  given.addEventListener("abort", onAbort, { once: true });
-  return () => given.removeEventListener("abort", onAbort);
-};
 
-/** The methods' context: a plain object gains `signal`, as `timeout` and a connection give it; any other is left alone. */
-const withSignal = (context: unknown, controller: AbortController | undefined): unknown =>
-  controller === undefined ? context : { ...(context as object), signal: controller.signal };
+  message(text: string): void {
+    this.events().message(text);
+  }
+
+  /** The event stream, opened at the first event: that answers the POST. Its reader cancelling stops the call. */
+  private events(): EventQueue {
+    if (this.queue !== undefined) return this.queue;
+    const queue = new EventQueue(() => this.call?.stop());
+    this.queue = queue;
+    this.settle({ status: 200, headers: EVENT_HEADERS, body: queue.stream });
+    return queue;
+  }
+
+  finish(text: string): void {
+    if (this.queue === undefined) this.settle(text === "" ? ACCEPTED : toHttp(text));
+    else this.queue.end(text === "" ? undefined : text);
+  }
+
+  failed(thrown: unknown): void {
+    if (this.queue === undefined) this.fail(thrown);
+    else this.queue.fail(thrown);
+  }
+
+  stop(reason: unknown): void {
+    this.queue?.fail(reason);
+  }
+}
 
 /** Without `text/event-stream` in `Accept`: `toHttp`'s answer, the handlers given a signal when the context is a plain object. */
 const answerJson = (body: string | Uint8Array, methods: Methods | undefined, o: HttpOptions): Promise<HttpAnswer> => {
-  if (!isPlainObject(o.context)) return dispatchers().json(body, methods, o).then(toHttp);
+  const dispatch = (json ??= makeDispatch());
+  if (!isPlainObject(o.context)) return dispatch(body, methods, o).then(toHttp);
   const controller = signalController();
   const release = follow(o.signal, () => abortGuarded(controller, requestCancelled()));
-  const text = dispatchers().json(body, methods, { ...o, context: withSignal(o.context, controller) });
+  const text = dispatch(body, methods, { ...o, context: withSignal(o.context, controller) });
   return text.then(
     (answered) => {
       release();
@@ -112,28 +139,8 @@ const answerEvents = (
   o: HttpOptions,
 ): Promise<HttpStreamAnswer> =>
   new Promise<HttpStreamAnswer>((settle, fail) => {
-    const controller = isPlainObject(o.context) ? signalController() : undefined;
-    const http = new HttpCall(o.serializer ?? serialize, controller);
-    http.settle = settle;
-    http.fail = fail;
-    const release = follow(o.signal, () => http.stop());
-    const envelope: Envelope = {
-      http,
-      context: o.context === undefined ? NOCONTEXT : withSignal(o.context, controller),
-    };
-    const options = { ...o, context: envelope, stages: withHttpStage(o.stages) } as JsonOptions;
-    dispatchers()
-      .streamed(body, methods, options)
-      .then(
-        (text) => {
-          release();
-          http.finish(text);
-        },
-        (thrown: unknown) => {
-          release();
-          http.failed(thrown);
-        },
-      );
+    const outlet = new HttpOutlet(settle, fail);
+    outlet.call = dispatchStreamed(body, methods, o, outlet);
   });
 
 /**

@@ -47,19 +47,15 @@ import { urlToHttpOptions } from "node:url";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import * as E from "fp-ts/Either";
 import { NEVER, type ParsedAnswer, type Transport, type TransportOptions } from "../client/transport";
-import type { TransportError } from "../client/errors";
+import { aborted, failure, network, tooLarge, type TransportError } from "../client/errors";
 import { decoded, eventAnswer, isEventStream, type EventChunks } from "../client/transports/event-answer";
 import {
-  aborted,
   answerLimit,
   answerOf,
   declaredLength,
   extraHeaders,
-  failure,
   headersOf,
-  network,
   STREAM_HEADERS,
-  tooLarge,
 } from "../client/transports/http-answer";
 
 /**

@@ -12,10 +12,9 @@
  */
 import * as E from "fp-ts/Either";
 import { isMembers as isObject, isThenable } from "../../core/guards";
-import type { TransportError } from "../errors";
+import { failure, network, tooLarge, type TransportError } from "../errors";
 import type { ParsedAnswer, TransportOptions } from "../transport";
 import { EventStream } from "./event-stream";
-import { failure, network, tooLarge } from "./http-answer";
 
 /** The notification that carries a value of the call whose id is its `token`. */
 const PROGRESS = "$/progress";
@@ -78,9 +77,10 @@ const ended = (): TransportError =>
 
 /**
  * What one message of the stream is for the call: a value (handed on), nothing (another
- * notification, or a value nobody asked for), or the answer.
+ * notification, or a value nobody asked for), or the answer. NATS's transport reads its messages so too.
+ * @internal
  */
-const valueOf = (message: unknown, id: number | undefined): { readonly value: unknown } | "skip" | "answer" => {
+export const valueOf = (message: unknown, id: number | undefined): { readonly value: unknown } | "skip" | "answer" => {
   if (!isObject(message) || Array.isArray(message) || typeof message["method"] !== "string") return "answer";
   const params = message["params"];
   return message["method"] === PROGRESS && id !== undefined && isObject(params) && params["token"] === id

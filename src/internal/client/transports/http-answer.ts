@@ -76,19 +76,6 @@ export const extraHeaders = (
 ): Readonly<Record<string, string>> | undefined | PromiseLike<Readonly<Record<string, string>>> =>
   typeof headers === "function" ? headers() : headers;
 
-/** @internal */
-export const aborted = (cause: unknown): TransportError => ({ _tag: "TransportError", reason: "aborted", cause });
-
-/** @internal */
-export const network = (cause: unknown): TransportError => ({ _tag: "TransportError", reason: "network", cause });
-
-/** @internal */
-export const tooLarge = (limit: number): TransportError => ({ _tag: "TransportError", reason: "tooLarge", limit });
-
-/** A failure of the request: `aborted` when the call's signal is why, else `network`. @internal */
-export const failure = (signal: AbortSignal, cause: unknown): TransportError =>
-  signal.aborted ? aborted(cause) : network(cause);
-
 /**
  * The `maxAnswerBytes` of a transport's options, checked when the transport is made: a positive
  * integer, or `Infinity`.

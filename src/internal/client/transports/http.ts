@@ -7,16 +7,8 @@
 import * as E from "fp-ts/Either";
 import { NEVER, type Transport } from "../transport";
 import { decodedChunks, eventAnswer, isEventStream, type EventChunks } from "./event-answer";
-import {
-  answerLimit,
-  answerOf,
-  declaredLength,
-  extraHeaders,
-  failure,
-  headersOf,
-  STREAM_HEADERS,
-  tooLarge,
-} from "./http-answer";
+import { answerLimit, answerOf, declaredLength, extraHeaders, headersOf, STREAM_HEADERS } from "./http-answer";
+import { failure, tooLarge } from "../errors";
 
 /**
  * Options of the {@link http} transport.

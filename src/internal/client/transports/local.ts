@@ -16,8 +16,8 @@ import { toDict, type Response as RpcResponse } from "../../core/response";
 import { writeResponse } from "../../core/serializer";
 import { jsonCopy, NOT_PLAIN } from "../json-copy";
 import { DIRECT, type Direct, type ParsedAnswer, type Transport } from "../transport";
-import { aborted, network } from "./http-answer";
 import { LocalStreams } from "./local-streams";
+import { aborted, network } from "../errors";
 
 /** The deserializer of `local`'s direct path: the request is a value already. */
 const given = (request: unknown): unknown => request;

@@ -1,0 +1,255 @@
+/**
+ * `serveNats`: a methods table put on NATS as a service of the NATS services framework
+ * (`@nats-io/services`), one endpoint taking JSON-RPC bodies on a subject in a queue group (each
+ * message goes to one member: N processes serving the same subject share the load), and one
+ * answering the OpenRPC document. Each message runs the pipeline `asyncDispatch` runs; a streamed
+ * call runs the one `answerHttp` runs for an event stream, its values sent by ./wire's outlet.
+ *
+ * @module
+ */
+import { Svcm, type Service } from "@nats-io/services";
+import type { NoContext } from "../core/context-marks";
+import { dispatchToJson } from "../core/async-dispatch";
+import type { DispatchContext, MethodsFor, TypedOptions } from "../core/dispatch-context";
+import { isJsonRpcError } from "../core/exceptions";
+import type { Methods } from "../core/methods";
+import type { JsonOptions } from "../core/options";
+import { ErrorResponse, toErrorDict } from "../core/response";
+import { serialize } from "../core/serializer";
+import type { AnyStage } from "../core/stages";
+import { dispatchStreamed } from "../core/streamed-call";
+import { VERSION } from "../core/version";
+import { openRpcDocument, withDiscovery } from "../documents/openrpc";
+import type { OpenRpcInfo } from "../documents/openrpc-types";
+import type { NatsConnection, NatsFigures, NatsMessage, NatsServiceInfo } from "./shapes";
+import { answer, asksForValues, failed, NatsOutlet } from "./wire";
+
+/**
+ * What `serveNats` is told besides dispatch's options: the service's name and version, its subject
+ * and queue group, and the methods' context made from each message.
+ *
+ * @since 5.0.10
+ * @category nats
+ */
+export interface NatsServiceOptions<C> {
+  /** The service's name, shared by every process that serves it (`[A-Za-z0-9_-]+`). */
+  readonly name: string;
+  /** The service's version (semver), as discovery reports it. */
+  readonly version: string;
+  /** The subject that takes JSON-RPC bodies, e.g. `rpc.examples`. The OpenRPC document answers on `<subject>.discover`. */
+  readonly subject: string;
+  /** The queue group: each message goes to one of the processes serving the subject in it. Default `"rpc"`. */
+  readonly queue?: string;
+  readonly description?: string;
+  /** Added to the service's metadata (beside `rpcserver.version` and `openrpc`, the discover subject). */
+  readonly metadata?: Readonly<Record<string, string>>;
+  /**
+   * The methods' context, made for each message (from its headers: a token, a trace id). A thrown
+   * `JsonRpcError` is the answer, with id `null`; anything else thrown is the services framework's
+   * error reply (`Nats-Service-Error-Code: 500`). Without it, methods get no context.
+   */
+  readonly context?: (message: NatsMessage) => C;
+  /**
+   * The OpenRPC document's info (default: the service's name and version). `false`: no discover
+   * endpoint, and `rpc.discover` only if the table has it.
+   */
+  readonly openrpc?: Partial<OpenRpcInfo> | false;
+}
+
+/**
+ * The options of `serveNats`: the service's ({@link NatsServiceOptions}) and dispatch's
+ * (`maxBatchSize`, `stages`, `serializer`, `debug`...).
+ *
+ * @since 5.0.10
+ * @category nats
+ */
+export type NatsServeOptions<C, S> = Omit<TypedOptions<JsonOptions, C, S>, "context"> & NatsServiceOptions<C>;
+
+/**
+ * A running service: its identity, and how to stop it.
+ *
+ * @since 5.0.10
+ * @category nats
+ */
+export interface NatsService {
+  /** What `$SRV.INFO` answers for this process: its `id`, the endpoints, the metadata. */
+  info(): NatsServiceInfo;
+  /** rpcserver's figures for the JSON-RPC endpoint (also in its `data` in `$SRV.STATS`). */
+  figures(): NatsFigures;
+  /**
+   * Stops taking messages (new ones go to the other members of the queue group), answers every
+   * message already taken, and waits for the NATS server to have them. Does not close the
+   * connection: `await service.stop(); await nc.drain();`.
+   */
+  stop(): Promise<void>;
+  /** Resolves once stopped, by `stop` or by the connection closing. */
+  readonly stopped: Promise<void>;
+}
+
+const DEFAULT_QUEUE = "rpc";
+
+/** The running count of a service's JSON-RPC endpoint, and its wait for the messages in flight. */
+class Counts {
+  messages = 0;
+  inFlight = 0;
+  failed = 0;
+  processingNs = 0;
+  private idle: (() => void) | undefined;
+
+  /** A message was answered (or its dispatch failed) `started` ms after it was taken. */
+  readonly answered = (started: number): void => {
+    this.inFlight -= 1;
+    this.processingNs += Math.round((performance.now() - started) * 1e6);
+    if (this.inFlight === 0) this.idle?.();
+  };
+
+  /** Resolves once no message is in flight. */
+  drained(): Promise<void> {
+    return this.inFlight === 0 ? Promise.resolve() : new Promise((resolve) => (this.idle = resolve));
+  }
+
+  figures(): NatsFigures {
+    return { messages: this.messages, inFlight: this.inFlight, failed: this.failed, processingNs: this.processingNs };
+  }
+}
+
+/** The dispatch options of a message: the context made from it, when there is a context function. */
+const optionsFor = (o: JsonOptions, context: ((message: NatsMessage) => unknown) | undefined, message: NatsMessage) =>
+  context === undefined ? o : { ...o, context: context(message) };
+
+/** Answers one message: dispatched as `asyncDispatch` does, or streamed when it asks for values. */
+const serveMessage = (
+  connection: NatsConnection,
+  methods: Methods | undefined,
+  o: JsonOptions,
+  context: ((message: NatsMessage) => unknown) | undefined,
+  message: NatsMessage,
+): Promise<void> => {
+  let options: JsonOptions;
+  try {
+    options = optionsFor(o, context, message);
+  } catch (thrown) {
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+    if (!isJsonRpcError(thrown)) return Promise.reject(thrown);
+    const write = o.serializer ?? serialize;
+    answer(message, write(toErrorDict(ErrorResponse(thrown.code, thrown.message, thrown.data, null))));
+    return Promise.resolve();
+  }
+  if (asksForValues(message)) {
+    return new Promise<void>((done, fail) => {
+      dispatchStreamed(message.data, methods, options, new NatsOutlet(connection, message, done, fail));
+    });
+  }
+  return dispatchToJson(message.data, methods as never, options as never).then((text) => answer(message, text));
+};
+
+/** The table dispatched to: with `rpc.discover` answering the service's document, unless `openrpc` is `false`. */
+const discoverable = (methods: Methods, info: (() => OpenRpcInfo) | undefined): Methods =>
+  info === undefined ? methods : withDiscovery(methods, info);
+
+/**
+ * Serves `methods` on NATS as the service `options.name`: JSON-RPC bodies (single requests and
+ * batches) on `options.subject`, in the queue group `options.queue`, answered by the pipeline
+ * `asyncDispatch` runs, with every dispatch option. Resolves once the endpoints are subscribed
+ * and the NATS server has the subscriptions.
+ *
+ * - Discovery: the service answers the services framework's `$SRV.PING`, `$SRV.INFO` and
+ *   `$SRV.STATS` (`@nats-io/services`' client, or `nats micro`). The OpenRPC document answers on
+ *   the endpoint `discover`, subject `<subject>.discover`, and `rpc.discover` on the JSON-RPC
+ *   endpoint; the metadata names the discover subject (`openrpc`), not the document.
+ * - Answers: each JSON-RPC body gets one message, its answer's text; a body of notifications gets
+ *   an empty message when sent as a request, nothing when published.
+ * - Streams: a request with the header `Rpc-Stream: values` gets its method's values first, each a
+ *   message with the header `Rpc-Value: 1` (the notification an HTTP event stream carries).
+ * - Stopping: `stop()` drains: messages already taken are answered, new ones go to the others.
+ *
+ * @example
+ * // compile-only: it needs a NATS server (docs/scale-out.md runs one)
+ * import { connect } from "@nats-io/transport-node";
+ * import { Success } from "rpcserver";
+ * import { serveNats } from "rpcserver/nats";
+ * const nc = await connect({ servers: "nats://127.0.0.1:4222" });
+ * const service = await serveNats(nc, { add: (a: number, b: number) => Success(a + b) }, {
+ *   name: "examples",
+ *   version: "1.0.0",
+ *   subject: "rpc.examples",
+ * });
+ * process.once("SIGTERM", () => void service.stop().then(() => nc.drain()));
+ *
+ * @since 5.0.10
+ * @category nats
+ */
+export const serveNats = async <C = NoContext, const S extends ReadonlyArray<AnyStage> = readonly []>(
+  connection: NatsConnection,
+  methods: MethodsFor<DispatchContext<NoInfer<C>, NoInfer<S>>>,
+  options: NatsServeOptions<C, S>,
+): Promise<NatsService> => {
+  const {
+    name,
+    version,
+    subject,
+    queue = DEFAULT_QUEUE,
+    description,
+    metadata,
+    context,
+    openrpc,
+    ...dispatch
+  } = options as NatsServeOptions<unknown, unknown>;
+  const info = openrpc === false ? undefined : (): OpenRpcInfo => ({ title: name, version, ...(openrpc ?? {}) });
+  const discoverSubject = `${subject}.discover`;
+  const counts = new Counts();
+  const service: Service = await new Svcm(connection).add({
+    name,
+    version,
+    queue,
+    ...(description === undefined ? {} : { description }),
+    metadata: {
+      ...metadata,
+      "rpcserver.version": VERSION,
+      ...(info === undefined ? {} : { openrpc: discoverSubject }),
+    },
+    statsHandler: (endpoint) => Promise.resolve(endpoint.subject === subject ? counts.figures() : null),
+  });
+  const table = discoverable(methods, info);
+  const o = dispatch as JsonOptions;
+  service.addEndpoint("rpc", {
+    subject,
+    handler: (error, message) => {
+      if (error !== null) return;
+      counts.messages += 1;
+      counts.inFlight += 1;
+      const started = performance.now();
+      serveMessage(connection, table, o, context, message).then(
+        () => counts.answered(started),
+        (thrown: unknown) => {
+          counts.failed += 1;
+          failed(message, thrown);
+          counts.answered(started);
+        },
+      );
+    },
+  });
+  if (info !== undefined) {
+    const write = o.serializer ?? serialize;
+    const described = { context: context !== undefined };
+    service.addEndpoint("discover", {
+      subject: discoverSubject,
+      handler: (error, message) => {
+        if (error === null) answer(message, write(openRpcDocument(methods, info(), described)));
+      },
+    });
+  }
+  await connection.flush();
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> =>
+    (stopping ??= service
+      .stop()
+      .then(() => counts.drained())
+      .then(() => (connection.isClosed() ? undefined : connection.flush())));
+  return {
+    info: () => service.info(),
+    figures: () => counts.figures(),
+    stop,
+    stopped: service.stopped.then(() => counts.drained()),
+  };
+};

@@ -1,0 +1,124 @@
+/**
+ * JSON-RPC on NATS request-reply, as `serveNats` answers and `natsTransport` reads it: the body of
+ * a message is one JSON-RPC body (a request or a batch), and its answer is one message to the reply
+ * subject, the answer's JSON text, or an empty message for a body of notifications. A request with
+ * the header `Rpc-Stream: values` asks for the values its method streams: each goes first, as its
+ * own message to the same reply subject (the `$/progress` or MCP notification an HTTP event stream
+ * carries, ./core/progress-wire), with the header `Rpc-Value: 1`; the answer comes last. Here: the
+ * header names, how an answer is sent, and {@link NatsOutlet}, a streamed call's outlet.
+ *
+ * @module
+ */
+import { headers as natsHeaders } from "@nats-io/nats-core";
+import { logSafely } from "../core/logger";
+import type { Outlet } from "../core/streamed-call";
+import type { NatsConnection, NatsHeaders, NatsMessage } from "./shapes";
+
+/** The request header that asks for streamed values, and its one value. */
+export const STREAM_HEADER = "Rpc-Stream";
+export const STREAM_VALUES = "values";
+/** The header that marks a message as a value (or LSP's work-done begin and end), not the answer. */
+export const VALUE_HEADER = "Rpc-Value";
+
+/** The NATS service framework's error headers, for a message dispatch could not answer. */
+const SERVICE_ERROR = "Nats-Service-Error";
+const SERVICE_ERROR_CODE = "Nats-Service-Error-Code";
+
+/** Made on first use and shared: headers are encoded at each publish, and nothing changes these. */
+let valueHeaders: NatsHeaders | undefined;
+const VALUE = (): NatsHeaders => {
+  if (valueHeaders !== undefined) return valueHeaders;
+  const made = natsHeaders();
+  made.set(VALUE_HEADER, "1");
+  return (valueHeaders = made);
+};
+
+/** Does the message ask for its values? Only a request that has a reply subject can get them. */
+export const asksForValues = (message: NatsMessage): boolean =>
+  message.reply !== undefined && message.reply !== "" && message.headers?.get(STREAM_HEADER) === STREAM_VALUES;
+
+/**
+ * Publishes `data` to the message's reply subject. A failure (the connection closed under it) is
+ * logged, not thrown: nothing else could answer the message.
+ */
+const send = (message: NatsMessage, data: string, headers?: NatsHeaders): void => {
+  try {
+    if (headers === undefined) message.respond(data);
+    else message.respond(data, { headers });
+  } catch (thrown) {
+    logSafely(`rpcserver/nats: could not answer a message on ${message.subject}`, thrown);
+  }
+};
+
+/**
+ * Sends dispatch's answer: its text, or for a body of notifications (`""`) an empty message when the
+ * sender waits for one (`nc.request` then resolves at once, rather than at its timeout), nothing when
+ * it published without a reply subject.
+ */
+export const answer = (message: NatsMessage, text: string): void => {
+  if (message.reply === undefined || message.reply === "") return;
+  send(message, text);
+};
+
+/**
+ * Dispatch itself failed (a bad option, or the context function threw something other than a
+ * `JsonRpcError`): the services framework's error reply, an empty message whose headers say why.
+ */
+export const failed = (message: NatsMessage, thrown: unknown): void => {
+  logSafely(`rpcserver/nats: dispatch failed for a message on ${message.subject}`, thrown);
+  if (message.reply === undefined || message.reply === "") return;
+  const headers = natsHeaders();
+  headers.set(SERVICE_ERROR, thrown instanceof Error ? thrown.message : String(thrown));
+  headers.set(SERVICE_ERROR_CODE, "500");
+  send(message, "", headers);
+};
+
+/**
+ * How many values go out between two waits for the NATS server to have seen them: core NATS has
+ * no back-pressure of its own, and this bounds what the connection holds unsent for a fast method.
+ */
+const FLUSH_EVERY = 64;
+
+/**
+ * A streamed call's outlet on NATS: each value one message marked `Rpc-Value: 1`, the answer the
+ * last. The NATS server cannot tell us that the requester has gone, so nothing stops the call but
+ * its own end (or a `timeout` stage).
+ */
+export class NatsOutlet implements Outlet {
+  private sent = 0;
+
+  constructor(
+    private readonly connection: NatsConnection,
+    private readonly request: NatsMessage,
+    private readonly done: () => void,
+    private readonly fail: (thrown: unknown) => void,
+  ) {}
+
+  value(text: string): Promise<void> | undefined {
+    try {
+      this.request.respond(text, { headers: VALUE() });
+    } catch (thrown) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+      return Promise.reject(thrown);
+    }
+    this.sent += 1;
+    return this.sent % FLUSH_EVERY === 0 ? this.connection.flush() : undefined;
+  }
+
+  message(text: string): void {
+    send(this.request, text, VALUE());
+  }
+
+  finish(text: string): void {
+    answer(this.request, text);
+    this.done();
+  }
+
+  failed(thrown: unknown): void {
+    this.fail(thrown);
+  }
+
+  stop(): void {
+    // Nothing to end: a NATS answer is a message, not a stream the wire holds open.
+  }
+}
