@@ -311,6 +311,29 @@ describe("the packed package's types", () => {
     expect(compile(withoutNode, "tsconfig.bundler.json")).toBe("");
   });
 
+  test("with no NATS package installed, every other entry loads (ESM and CommonJS), and rpcserver/nats says what it lacks", () => {
+    // The consumer without Node's types has only fp-ts and io-ts beside the package: no @nats-io/*.
+    const subpaths = Object.keys(
+      JSON.parse(readFileSync(join(here, "subpaths.json"), "utf8")) as Record<string, unknown>,
+    ).filter((subpath) => subpath !== "rpcserver/nats");
+    expect(subpaths.length).toBeGreaterThan(10);
+    const script = [
+      "const { createRequire } = await import('node:module');",
+      "const require = createRequire(import.meta.url);",
+      `for (const s of ${JSON.stringify(subpaths)}) { await import(s); require(s); }`,
+      "const failures = [];",
+      "for (const load of [() => import('rpcserver/nats'), async () => require('rpcserver/nats')]) {",
+      "  try { await load(); failures.push('loaded'); } catch (e) { failures.push(String(e.message).match(/@nats-io\\/[a-z-]+/)?.[0]); }",
+      "}",
+      "console.log(JSON.stringify(failures));",
+    ].join("\n");
+    const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], {
+      cwd: withoutNode,
+      encoding: "utf8",
+    });
+    expect(JSON.parse(out)).toEqual(["@nats-io/services", "@nats-io/services"]);
+  });
+
   test("without Node's types, rpcserver/server does not compile: the check above can fail", () => {
     const report = compile(withoutNode, "tsconfig.server-without-node.json");
     expect(report).toMatch(

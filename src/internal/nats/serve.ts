@@ -66,6 +66,18 @@ export interface NatsServiceOptions<C> {
 export type NatsServeOptions<C, S> = Omit<TypedOptions<JsonOptions, C, S>, "context"> & NatsServiceOptions<C>;
 
 /**
+ * Whether the context that the context function makes (through the stages) is the one the methods
+ * need: anything for methods that need none (a plain table), else `context` is required and must
+ * make it. The methods' need is read from the table (`withContext`'s methods say theirs), as the
+ * context function's parameter is typed by its place and so cannot set it.
+ */
+type ContextFits<Needed, Given> = [Needed] extends [NoContext]
+  ? unknown
+  : [Given] extends [Needed]
+    ? unknown
+    : { readonly context: (message: NatsMessage) => Needed };
+
+/**
  * A running service: its identity, and how to stop it.
  *
  * @since 5.0.10
@@ -165,24 +177,25 @@ const discoverable = (methods: Methods, info: (() => OpenRpcInfo) | undefined): 
  *
  * @example
  * // compile-only: it needs a NATS server (docs/scale-out.md runs one)
- * import { connect } from "@nats-io/transport-node";
  * import { Success } from "rpcserver";
- * import { serveNats } from "rpcserver/nats";
- * const nc = await connect({ servers: "nats://127.0.0.1:4222" });
- * const service = await serveNats(nc, { add: (a: number, b: number) => Success(a + b) }, {
- *   name: "examples",
- *   version: "1.0.0",
- *   subject: "rpc.examples",
- * });
- * process.once("SIGTERM", () => void service.stop().then(() => nc.drain()));
+ * import { serveNats, type NatsConnection } from "rpcserver/nats";
+ * // `nc` from `connect` of @nats-io/transport-node:
+ * const start = async (nc: NatsConnection & { drain(): Promise<void> }) => {
+ *   const service = await serveNats(nc, { add: (a: number, b: number) => Success(a + b) }, {
+ *     name: "examples",
+ *     version: "1.0.0",
+ *     subject: "rpc.examples",
+ *   });
+ *   process.once("SIGTERM", () => void service.stop().then(() => nc.drain()));
+ * };
  *
  * @since 5.0.10
  * @category nats
  */
-export const serveNats = async <C = NoContext, const S extends ReadonlyArray<AnyStage> = readonly []>(
+export const serveNats = async <C = NoContext, X = NoContext, const S extends ReadonlyArray<AnyStage> = readonly []>(
   connection: NatsConnection,
-  methods: MethodsFor<DispatchContext<NoInfer<C>, NoInfer<S>>>,
-  options: NatsServeOptions<C, S>,
+  methods: MethodsFor<C>,
+  options: NatsServeOptions<X, S> & NoInfer<ContextFits<C, DispatchContext<X, S>>>,
 ): Promise<NatsService> => {
   const {
     name,

@@ -18,6 +18,7 @@
 export interface NatsHeaders {
   /** The header's first value, `""` when it is not there. */
   get(name: string): string;
+  /** Sets the header `name` to `value` (replacing any value it had). */
   set(name: string, value: string): void;
   /** The status code of a message the NATS server made (503: no responders), 0 for others. */
   readonly code: number;
@@ -48,6 +49,7 @@ export interface NatsMessage {
  * @category nats
  */
 export interface NatsSubscription {
+  /** Ends the subscription (after `max` more messages, when given). */
   unsubscribe(max?: number): void;
 }
 
@@ -59,7 +61,9 @@ export interface NatsSubscription {
  * @category nats
  */
 export interface NatsConnection {
+  /** Publishes `data` on `subject`, with a reply subject and headers when given. */
   publish(subject: string, data?: string | Uint8Array, options?: { reply?: string; headers?: NatsHeaders }): void;
+  /** Subscribes to `subject` (in a queue group, when given), each message handed to `callback`. */
   subscribe(
     subject: string,
     options?: { callback?: (error: Error | null, message: NatsMessage) => void; queue?: string },
@@ -68,6 +72,7 @@ export interface NatsConnection {
   flush(): Promise<void>;
   /** Resolves (to the error that closed it, if any) once the connection is closed. */
   closed(): Promise<void | Error>;
+  /** Whether the connection is closed: nothing can be published on it. */
   isClosed(): boolean;
 }
 

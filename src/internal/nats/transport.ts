@@ -112,15 +112,16 @@ const settleAfterValues = (pending: Pending, answer: E.Either<TransportError, st
  *
  * @example
  * // compile-only: it needs a NATS server (docs/scale-out.md runs one)
- * import { connect } from "@nats-io/transport-node";
  * import * as t from "io-ts";
  * import { contract } from "rpcserver";
  * import { client } from "rpcserver/client";
- * import { natsTransport } from "rpcserver/nats";
+ * import { natsTransport, type NatsConnection } from "rpcserver/nats";
  * const api = contract({ add: { params: t.tuple([t.number, t.number]), result: t.number } });
- * const nc = await connect({ servers: "nats://127.0.0.1:4222" });
- * const calc = client(api, natsTransport(nc, "rpc.examples", { timeoutMs: 5_000 }));
- * await calc.add(1, 2)(); // { _tag: "Right", right: 3 }
+ * // `nc` from `connect` of @nats-io/transport-node:
+ * const add = async (nc: NatsConnection) => {
+ *   const calc = client(api, natsTransport(nc, "rpc.examples", { timeoutMs: 5_000 }));
+ *   return calc.add(1, 2)(); // resolves to { _tag: "Right", right: 3 }
+ * };
  *
  * @since 5.0.10
  * @category nats

@@ -14,10 +14,43 @@ import { logSafely } from "../core/logger";
 import type { Outlet } from "../core/streamed-call";
 import type { NatsConnection, NatsHeaders, NatsMessage } from "./shapes";
 
-/** The request header that asks for streamed values, and its one value. */
+/**
+ * The request header that asks `serveNats` for the values a method streams: set it to
+ * {@link STREAM_VALUES}. `natsTransport` sets it for a streamed call; a client of its own may too.
+ *
+ * @example
+ * import { STREAM_HEADER, STREAM_VALUES } from "rpcserver/nats";
+ * `${STREAM_HEADER}: ${STREAM_VALUES}`; // "Rpc-Stream: values"
+ *
+ * @since 5.0.10
+ * @category nats
+ */
 export const STREAM_HEADER = "Rpc-Stream";
+
+/**
+ * The value of {@link STREAM_HEADER} that asks for streamed values.
+ *
+ * @example
+ * import { STREAM_VALUES } from "rpcserver/nats";
+ * STREAM_VALUES; // "values"
+ *
+ * @since 5.0.10
+ * @category nats
+ */
 export const STREAM_VALUES = "values";
-/** The header that marks a message as a value (or LSP's work-done begin and end), not the answer. */
+
+/**
+ * The header (value `1`) that marks a message to a reply subject as a streamed value (or LSP's
+ * work-done begin and end) rather than the answer, which comes last and has none: a client reading
+ * with `requestMany` stops at the first message without it.
+ *
+ * @example
+ * import { VALUE_HEADER } from "rpcserver/nats";
+ * VALUE_HEADER; // "Rpc-Value"
+ *
+ * @since 5.0.10
+ * @category nats
+ */
 export const VALUE_HEADER = "Rpc-Value";
 
 /** The NATS service framework's error headers, for a message dispatch could not answer. */
