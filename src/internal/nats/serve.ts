@@ -106,18 +106,28 @@ class Counts {
   inFlight = 0;
   failed = 0;
   processingNs = 0;
-  private idle: (() => void) | undefined;
+  /** Resolves the wait of {@link drained}, shared by every caller, once no message is in flight. */
+  private idle: { readonly wait: Promise<void>; readonly done: () => void } | undefined;
 
   /** A message was answered (or its dispatch failed) `started` ms after it was taken. */
   readonly answered = (started: number): void => {
     this.inFlight -= 1;
     this.processingNs += Math.round((performance.now() - started) * 1e6);
-    if (this.inFlight === 0) this.idle?.();
+    if (this.inFlight > 0 || this.idle === undefined) return;
+    const { done } = this.idle;
+    this.idle = undefined;
+    done();
   };
 
   /** Resolves once no message is in flight. */
   drained(): Promise<void> {
-    return this.inFlight === 0 ? Promise.resolve() : new Promise((resolve) => (this.idle = resolve));
+    if (this.inFlight === 0) return Promise.resolve();
+    if (this.idle === undefined) {
+      let done = (): void => undefined;
+      const wait = new Promise<void>((resolve) => (done = resolve));
+      this.idle = { wait, done };
+    }
+    return this.idle.wait;
   }
 
   figures(): NatsFigures {
