@@ -95,7 +95,10 @@ export interface UndeclaredError extends ServerError {
 export type TransportError =
   /** The request or its answer failed on the way: `cause` is what the transport caught. */
   | { readonly _tag: "TransportError"; readonly reason: "network"; readonly cause: unknown }
-  /** An HTTP status other than 2xx, with a body that is no JSON-RPC answer. */
+  /**
+   * An HTTP status other than 2xx, with a body that is no JSON-RPC answer; over NATS, the services
+   * framework's error reply (`Nats-Service-Error-Code` as `status`, `Nats-Service-Error` as `body`).
+   */
   | { readonly _tag: "TransportError"; readonly reason: "status"; readonly status: number; readonly body: string }
   /** The call's signal aborted it; `cause` is the signal's reason. */
   | { readonly _tag: "TransportError"; readonly reason: "aborted"; readonly cause: unknown }

@@ -12,6 +12,7 @@ import type { NoContext } from "../core/context-marks";
 import { dispatchToJson } from "../core/async-dispatch";
 import type { DispatchContext, MethodsFor, TypedOptions } from "../core/dispatch-context";
 import { isJsonRpcError } from "../core/exceptions";
+import { logSafely } from "../core/logger";
 import type { Methods } from "../core/methods";
 import type { JsonOptions } from "../core/options";
 import { ErrorResponse, toErrorDict } from "../core/response";
@@ -238,7 +239,7 @@ export const serveNats = async <C = NoContext, X = NoContext, const S extends Re
   service.addEndpoint("rpc", {
     subject,
     handler: (error, message) => {
-      if (error !== null) return;
+      if (error !== null) return logSafely(`rpcserver/nats: the endpoint on ${subject} failed`, error);
       counts.messages += 1;
       counts.inFlight += 1;
       const started = performance.now();

@@ -14,7 +14,7 @@ import { failure, type TransportError } from "../client/errors";
 import type { ParsedAnswer, Transport, TransportOptions } from "../client/transport";
 import { valueOf } from "../client/transports/event-answer";
 import type { NatsConnection, NatsHeaders, NatsMessage, NatsSubscription } from "./shapes";
-import { STREAM_HEADER, STREAM_VALUES } from "./wire";
+import { SERVICE_ERROR, SERVICE_ERROR_CODE, STREAM_HEADER, STREAM_VALUES } from "./wire";
 
 /**
  * The options of {@link natsTransport}.
@@ -58,6 +58,18 @@ interface Pending {
 
 /** A random token for the inbox: unguessable enough that two transports never share one. */
 const randomToken = (): string => `${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
+
+/**
+ * An empty message that says the request was not served: the NATS server's 503 (nobody serves the
+ * subject), or the services framework's error reply (`Nats-Service-Error-Code`, with its reason).
+ */
+const refusal = (headers: NatsHeaders, subject: string): TransportError | undefined => {
+  if (headers.code === 503) return { _tag: "TransportError", reason: "noResponders", subject };
+  const code = Number(headers.get(SERVICE_ERROR_CODE));
+  return code > 0
+    ? { _tag: "TransportError", reason: "status", status: code, body: headers.get(SERVICE_ERROR) }
+    : undefined;
+};
 
 const closedError = (cause: unknown): TransportError => ({ _tag: "TransportError", reason: "closed", cause });
 
@@ -107,7 +119,9 @@ const settleAfterValues = (pending: Pending, answer: E.Either<TransportError, st
  *   values`; they come before the answer, at the server's pace (core NATS has no back-pressure:
  *   the values its consumer has not taken wait in this process).
  * - Failures: nobody serving `subject` is `{ reason: "noResponders", subject }` (at once); no
- *   answer within `timeoutMs` is `{ reason: "timeout" }`; the connection closed is `closed`.
+ *   answer within `timeoutMs` is `{ reason: "timeout" }`; the connection closed is `closed`; the
+ *   services framework's error reply (the server could not dispatch or send the answer) is
+ *   `{ reason: "status", status: <its code>, body: <its reason> }`.
  * - An aborted call's late answer is dropped; the server is not told (NATS has no way back).
  *
  * @example
@@ -144,8 +158,9 @@ export const natsTransport = (
     const call = pending.get(message.subject.slice((inbox as string).length + 1));
     if (call === undefined) return;
     if (error !== null) return call.settle(E.left(closedError(error)));
-    if (message.data.length === 0 && message.headers?.code === 503) {
-      return call.settle(E.left({ _tag: "TransportError", reason: "noResponders", subject }));
+    if (message.data.length === 0 && message.headers !== undefined) {
+      const refused = refusal(message.headers, subject);
+      if (refused !== undefined) return call.settle(E.left(refused));
     }
     const { onValue } = call.options;
     if (onValue !== undefined) return routeStreamed(call, message, onValue);

@@ -53,9 +53,9 @@ export const STREAM_VALUES = "values";
  */
 export const VALUE_HEADER = "Rpc-Value";
 
-/** The NATS service framework's error headers, for a message dispatch could not answer. */
-const SERVICE_ERROR = "Nats-Service-Error";
-const SERVICE_ERROR_CODE = "Nats-Service-Error-Code";
+/** The NATS services framework's error headers, for a message dispatch could not answer. */
+export const SERVICE_ERROR = "Nats-Service-Error";
+export const SERVICE_ERROR_CODE = "Nats-Service-Error-Code";
 
 /** Made on first use and shared: headers are encoded at each publish, and nothing changes these. */
 let valueHeaders: NatsHeaders | undefined;
@@ -71,39 +71,48 @@ export const asksForValues = (message: NatsMessage): boolean =>
   message.reply !== undefined && message.reply !== "" && message.headers?.get(STREAM_HEADER) === STREAM_VALUES;
 
 /**
- * Publishes `data` to the message's reply subject. A failure (the connection closed under it) is
- * logged, not thrown: nothing else could answer the message.
+ * Publishes `data` to the message's reply subject; `false` (logged) when that failed: the
+ * connection closed under it, or `data` is over the NATS server's `max_payload`.
  */
-const send = (message: NatsMessage, data: string, headers?: NatsHeaders): void => {
+const send = (message: NatsMessage, data: string, headers?: NatsHeaders): boolean => {
   try {
     if (headers === undefined) message.respond(data);
     else message.respond(data, { headers });
+    return true;
   } catch (thrown) {
     logSafely(`rpcserver/nats: could not answer a message on ${message.subject}`, thrown);
+    return false;
   }
+};
+
+/** The services framework's error reply: an empty message whose headers say why. */
+const serviceError = (message: NatsMessage, code: number, description: string): void => {
+  const headers = natsHeaders();
+  headers.set(SERVICE_ERROR, description);
+  headers.set(SERVICE_ERROR_CODE, String(code));
+  send(message, "", headers);
 };
 
 /**
  * Sends dispatch's answer: its text, or for a body of notifications (`""`) an empty message when the
  * sender waits for one (`nc.request` then resolves at once, rather than at its timeout), nothing when
- * it published without a reply subject.
+ * it published without a reply subject. An answer that cannot be sent (over `max_payload`) is
+ * replaced by the services framework's error reply, so that the requester learns why at once.
  */
 export const answer = (message: NatsMessage, text: string): void => {
   if (message.reply === undefined || message.reply === "") return;
-  send(message, text);
+  if (!send(message, text))
+    serviceError(message, 500, `rpcserver: the answer (${text.length} characters) could not be sent`);
 };
 
 /**
  * Dispatch itself failed (a bad option, or the context function threw something other than a
- * `JsonRpcError`): the services framework's error reply, an empty message whose headers say why.
+ * `JsonRpcError`): the services framework's error reply.
  */
 export const failed = (message: NatsMessage, thrown: unknown): void => {
   logSafely(`rpcserver/nats: dispatch failed for a message on ${message.subject}`, thrown);
   if (message.reply === undefined || message.reply === "") return;
-  const headers = natsHeaders();
-  headers.set(SERVICE_ERROR, thrown instanceof Error ? thrown.message : String(thrown));
-  headers.set(SERVICE_ERROR_CODE, "500");
-  send(message, "", headers);
+  serviceError(message, 500, thrown instanceof Error ? thrown.message : String(thrown));
 };
 
 /**
