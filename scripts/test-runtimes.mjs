@@ -37,7 +37,7 @@ const installChromium = () => {
   });
 };
 
-// Found the way tests/fixtures/nats-server.mjs finds it (NATS_SERVER_PATH, PATH, Debian's
+// Found the way tests/fixtures/nats-server.cjs finds it (NATS_SERVER_PATH, PATH, Debian's
 // /usr/sbin), so that what this installs is what the NATS tests start.
 const hasNatsServer = () => {
   if (process.env.NATS_SERVER_PATH) return existsSync(process.env.NATS_SERVER_PATH);

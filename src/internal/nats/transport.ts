@@ -11,7 +11,7 @@ import * as E from "fp-ts/Either";
 import { headers as natsHeaders } from "@nats-io/nats-core";
 import { isThenable } from "../core/guards";
 import { failure, type TransportError } from "../client/errors";
-import type { ParsedAnswer, Transport, TransportOptions } from "../client/transport";
+import { NEVER, type ParsedAnswer, type Transport, type TransportOptions } from "../client/transport";
 import { valueOf } from "../client/transports/event-answer";
 import type { NatsConnection, NatsHeaders, NatsMessage, NatsSubscription } from "./shapes";
 import { SERVICE_ERROR, SERVICE_ERROR_CODE, STREAM_HEADER, STREAM_VALUES } from "./wire";
@@ -40,7 +40,7 @@ export interface NatsTransportOptions {
  * @category nats
  */
 export type NatsTransport = Transport & {
-  /** Ends the inbox subscription; calls still awaiting answers fail with `{ reason: "closed" }`. */
+  /** Ends the inbox subscription; calls still awaiting answers, and every later one, fail with `{ reason: "closed" }`. */
   readonly close: () => void;
 };
 
@@ -153,6 +153,8 @@ export const natsTransport = (
   let inbox: string | undefined;
   let subscription: NatsSubscription | undefined;
   let next = 0;
+  /** `close()` was called: every call from now on is refused, notifications included. */
+  let closed = false;
 
   const route = (error: Error | null, message: NatsMessage): void => {
     const call = pending.get(message.subject.slice((inbox as string).length + 1));
@@ -184,6 +186,7 @@ export const natsTransport = (
     new Promise<E.Either<TransportError, string | ParsedAnswer>>((resolve) => {
       const { signal, ids, onValue } = callOptions;
       if (signal.aborted) return resolve(E.left(failure(signal, signal.reason)));
+      if (closed) return resolve(E.left(closedError(new Error("natsTransport: closed"))));
       if (connection.isClosed()) return resolve(E.left(closedError(new Error("nats: connection closed"))));
       if (ids !== undefined && ids.every((id) => id === undefined)) {
         try {
@@ -200,7 +203,7 @@ export const natsTransport = (
       const settle = (answer: E.Either<TransportError, string | ParsedAnswer>): void => {
         if (!pending.delete(token)) return;
         clearTimeout(timer);
-        signal.removeEventListener("abort", onAbort);
+        if (signal !== NEVER) signal.removeEventListener("abort", onAbort);
         resolve(answer);
       };
       const rearm = (): void => {
@@ -208,7 +211,8 @@ export const natsTransport = (
         timer = setTimeout(() => settle(E.left({ _tag: "TransportError", reason: "timeout", timeoutMs })), timeoutMs);
       };
       pending.set(token, { settle, options: callOptions, rearm, chain: undefined });
-      signal.addEventListener("abort", onAbort, { once: true });
+      // A call that nothing can abort adds no listener (see NEVER).
+      if (signal !== NEVER) signal.addEventListener("abort", onAbort, { once: true });
       rearm();
       try {
         const headers = requestHeaders(options, onValue !== undefined);
@@ -219,6 +223,7 @@ export const natsTransport = (
     });
 
   const close = (): void => {
+    closed = true;
     subscription?.unsubscribe();
     failAll(closedError(new Error("natsTransport: closed")));
   };
