@@ -7,3 +7,9 @@ import type { NatsHeaders } from "../src/internal/nats/shapes";
 
 /** A new, empty set of headers. */
 export declare function headers(): NatsHeaders;
+
+/** A new inbox subject: `<prefix or _INBOX>.<a random nuid>`. */
+export declare function createInbox(prefix?: string): string;
+
+/** nats-core's random, unguessable ids (crypto-random prefix, random increments). */
+export declare const nuid: { next(): string };

@@ -55,6 +55,11 @@ export interface NatsServiceOptions<C> {
    * endpoint, and `rpc.discover` only if the table has it.
    */
   readonly openrpc?: Partial<OpenRpcInfo> | false;
+  /**
+   * The discover endpoint's subject. Default `<subject>.discover`; required for a subject with a
+   * wildcard (`rpc.*.calc`, `rpc.>`: one service for many tenants), unless `openrpc` is `false`.
+   */
+  readonly discoverSubject?: string;
 }
 
 /**
@@ -140,8 +145,27 @@ class Counts {
 const optionsFor = (o: JsonOptions, context: ((message: NatsMessage) => unknown) | undefined, message: NatsMessage) =>
   context === undefined ? o : { ...o, context: context(message) };
 
-/** Answers one message: dispatched as `asyncDispatch` does, or streamed when it asks for values. */
+/**
+ * Answers one message: dispatched as `asyncDispatch` does, or streamed when it asks for values.
+ * Never throws: a message whose headers nats-core cannot read throws at `message.headers`, and a
+ * throw here would leave the message counted in flight for ever (and `stop()` waiting on it).
+ */
 const serveMessage = (
+  connection: NatsConnection,
+  methods: Methods | undefined,
+  o: JsonOptions,
+  context: ((message: NatsMessage) => unknown) | undefined,
+  message: NatsMessage,
+): Promise<void> => {
+  try {
+    return answerMessage(connection, methods, o, context, message);
+  } catch (thrown) {
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+    return Promise.reject(thrown);
+  }
+};
+
+const answerMessage = (
   connection: NatsConnection,
   methods: Methods | undefined,
   o: JsonOptions,
@@ -178,13 +202,17 @@ const discoverable = (methods: Methods, info: (() => OpenRpcInfo) | undefined): 
  *
  * - Discovery: the service answers the services framework's `$SRV.PING`, `$SRV.INFO` and
  *   `$SRV.STATS` (`@nats-io/services`' client, or `nats micro`). The OpenRPC document answers on
- *   the endpoint `discover`, subject `<subject>.discover`, and `rpc.discover` on the JSON-RPC
- *   endpoint; the metadata names the discover subject (`openrpc`), not the document.
+ *   the endpoint `discover`, subject `<subject>.discover` (or `discoverSubject`), and
+ *   `rpc.discover` on the JSON-RPC endpoint; the metadata names the discover subject (`openrpc`),
+ *   not the document.
+ * - A subject with a wildcard serves many subjects (one per tenant, say): the context function
+ *   reads the one a message came on (`message.subject`).
  * - Answers: each JSON-RPC body gets one message, its answer's text; a body of notifications gets
  *   an empty message when sent as a request, nothing when published.
  * - Streams: a request with the header `Rpc-Stream: values` gets its method's values first, each a
  *   message with the header `Rpc-Value: 1` (the notification an HTTP event stream carries).
  * - Stopping: `stop()` drains: messages already taken are answered, new ones go to the others.
+ *   Call it before `nc.drain()`: draining the connection first loses the answers in flight (logged).
  *
  * @example
  * // compile-only: it needs a NATS server (docs/scale-out.md runs one)
@@ -217,10 +245,11 @@ export const serveNats = async <C = NoContext, X = NoContext, const S extends Re
     metadata,
     context,
     openrpc,
-    ...dispatch
+    ...rest
   } = options as NatsServeOptions<unknown, unknown>;
+  const { discoverSubject: discoverOption, ...dispatch } = rest;
   const info = openrpc === false ? undefined : (): OpenRpcInfo => ({ title: name, version, ...(openrpc ?? {}) });
-  const discoverSubject = `${subject}.discover`;
+  const discoverSubject = info === undefined ? undefined : subjectOfDiscover(subject, discoverOption);
   const counts = new Counts();
   const service: Service = await new Svcm(connection).add({
     name,
@@ -230,12 +259,12 @@ export const serveNats = async <C = NoContext, X = NoContext, const S extends Re
     metadata: {
       ...metadata,
       "rpcserver.version": VERSION,
-      ...(info === undefined ? {} : { openrpc: discoverSubject }),
+      ...(discoverSubject === undefined ? {} : { openrpc: discoverSubject }),
     },
     statsHandler: (endpoint) => Promise.resolve(endpoint.subject === subject ? counts.figures() : null),
   });
-  const table = discoverable(methods, info);
   const o = dispatch as JsonOptions;
+  const table = discoverable(methods, info);
   service.addEndpoint("rpc", {
     subject,
     handler: (error, message) => {
@@ -253,7 +282,7 @@ export const serveNats = async <C = NoContext, X = NoContext, const S extends Re
       );
     },
   });
-  if (info !== undefined) {
+  if (info !== undefined && discoverSubject !== undefined) {
     const write = o.serializer ?? serialize;
     const described = { context: context !== undefined };
     service.addEndpoint("discover", {
@@ -264,16 +293,50 @@ export const serveNats = async <C = NoContext, X = NoContext, const S extends Re
     });
   }
   await connection.flush();
+  warnOnLoss(connection, counts);
+  return running(connection, service, counts);
+};
+
+/** The discover endpoint's subject: the one given, or `<subject>.discover` for a subject with no wildcard. */
+const subjectOfDiscover = (subject: string, given: string | undefined): string => {
+  if (given !== undefined) return given;
+  if (subject.split(".").some((token) => token === "*" || token === ">")) {
+    throw new TypeError(`serveNats: the subject "${subject}" has a wildcard: give discoverSubject (or openrpc: false)`);
+  }
+  return `${subject}.discover`;
+};
+
+/**
+ * Says so when the connection closes with answers still to send: `nc.drain()` or `nc.close()`
+ * without `service.stop()` first loses them, and nothing else would tell.
+ */
+const warnOnLoss = (connection: NatsConnection, counts: Counts): void => {
+  void connection.closed().then(() => {
+    if (counts.inFlight > 0) {
+      logSafely(
+        `rpcserver/nats: the connection closed with ${counts.inFlight} message(s) not yet answered: their answers are lost (await service.stop() before nc.drain())`,
+      );
+    }
+  });
+};
+
+/**
+ * The running service. `stop()` never rejects and never waits for ever on the connection: nats.js's
+ * drain of a subscription does not settle if the connection closes under it, so the closing ends
+ * the wait too; a failure (the NATS server gone) is logged.
+ */
+const running = (connection: NatsConnection, service: Service, counts: Counts): NatsService => {
+  const closed = connection.closed().then(() => undefined);
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> =>
-    (stopping ??= service
-      .stop()
+    (stopping ??= Promise.race([service.stop(), closed])
       .then(() => counts.drained())
-      .then(() => (connection.isClosed() ? undefined : connection.flush())));
+      .then(() => (connection.isClosed() ? undefined : connection.flush()))
+      .catch((thrown: unknown) => logSafely("rpcserver/nats: stopping the service failed", thrown)));
   return {
     info: () => service.info(),
     figures: () => counts.figures(),
     stop,
-    stopped: service.stopped.then(() => counts.drained()),
+    stopped: Promise.race([service.stopped, closed]).then(() => counts.drained()),
   };
 };

@@ -74,6 +74,10 @@ export interface NatsConnection {
   closed(): Promise<void | Error>;
   /** Whether the connection is closed: nothing can be published on it. */
   isClosed(): boolean;
+  /** Whether the connection is draining: it takes no new subscription nor request. */
+  isDraining?(): boolean;
+  /** The options it was made with: `natsTransport`'s inbox takes their `inboxPrefix`. */
+  readonly options?: { readonly inboxPrefix?: string | undefined };
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * `natsTransport`: a client transport for `rpcserver/client` over NATS request-reply. It keeps one
- * inbox subscription of its own and routes each answer to its call by the reply subject's last
- * token, as nats-core's own requests do, because `nc.request` takes no `AbortSignal` and answers
+ * inbox subscription of its own (./inbox) and routes each answer to its call by the reply subject's
+ * last token, as nats-core's own requests do, because `nc.request` takes no `AbortSignal` and answers
  * one message: this way a call can be aborted, its values (./wire) come before its answer, and
  * "no responders" is told apart from a timeout.
  *
@@ -9,12 +9,12 @@
  */
 import * as E from "fp-ts/Either";
 import { headers as natsHeaders } from "@nats-io/nats-core";
-import { isThenable } from "../core/guards";
 import { failure, type TransportError } from "../client/errors";
-import { NEVER, type ParsedAnswer, type Transport, type TransportOptions } from "../client/transport";
-import { valueOf } from "../client/transports/event-answer";
-import type { NatsConnection, NatsHeaders, NatsMessage, NatsSubscription } from "./shapes";
-import { SERVICE_ERROR, SERVICE_ERROR_CODE, STREAM_HEADER, STREAM_VALUES } from "./wire";
+import type { ParsedAnswer, Transport, TransportOptions } from "../client/transport";
+import { MAX_ANSWER_BYTES } from "../client/transports/http-answer";
+import { closedError, Inbox } from "./inbox";
+import type { NatsConnection, NatsHeaders } from "./shapes";
+import { STREAM_HEADER, STREAM_VALUES } from "./wire";
 
 /**
  * The options of {@link natsTransport}.
@@ -24,13 +24,21 @@ import { SERVICE_ERROR, SERVICE_ERROR_CODE, STREAM_HEADER, STREAM_VALUES } from 
  */
 export interface NatsTransportOptions {
   /**
-   * How long a call waits for its answer (for a streamed call: for each message) before it fails
-   * with `{ reason: "timeout" }`: a request the serving process took and then died with is never
-   * answered. Default 30,000 ms. A call's own `timeoutMs` and signal apply as well.
+   * How long a call waits for its answer (for a streamed call: for each message, until the answer)
+   * before it fails with `{ reason: "timeout" }`: a request the serving process took and then died
+   * with is never answered. Default 30,000 ms, at most 2,147,483,647 (a timer's limit). A call's own
+   * `timeoutMs` and signal apply as well.
    */
   readonly timeoutMs?: number;
   /** Headers sent with every request (a token, a trace id), or a function that makes them per call. */
   readonly headers?: Readonly<Record<string, string>> | (() => Readonly<Record<string, string>>);
+  /**
+   * The most bytes a call takes: its answer, or the values of a streamed call that its consumer has
+   * not taken yet. Past it the call fails `{ reason: "tooLarge", limit }`. Default 64 MiB.
+   */
+  readonly maxAnswerBytes?: number;
+  /** The inbox's prefix. Default: the connection's `inboxPrefix` option, else `_INBOX`. */
+  readonly inboxPrefix?: string;
 }
 
 /**
@@ -45,33 +53,8 @@ export type NatsTransport = Transport & {
 };
 
 const DEFAULT_TIMEOUT_MS = 30_000;
-
-/** One call awaiting its answer. */
-interface Pending {
-  readonly settle: (answer: E.Either<TransportError, string | ParsedAnswer>) => void;
-  readonly options: TransportOptions;
-  /** Rearms the call's timer: a streamed call waits `timeoutMs` for each message. */
-  readonly rearm: () => void;
-  /** The values handed on so far, so that the answer follows the last of them. */
-  chain: Promise<void> | undefined;
-}
-
-/** A random token for the inbox: unguessable enough that two transports never share one. */
-const randomToken = (): string => `${Math.random().toString(36).slice(2)}${Date.now().toString(36)}`;
-
-/**
- * An empty message that says the request was not served: the NATS server's 503 (nobody serves the
- * subject), or the services framework's error reply (`Nats-Service-Error-Code`, with its reason).
- */
-const refusal = (headers: NatsHeaders, subject: string): TransportError | undefined => {
-  if (headers.code === 503) return { _tag: "TransportError", reason: "noResponders", subject };
-  const code = Number(headers.get(SERVICE_ERROR_CODE));
-  return code > 0
-    ? { _tag: "TransportError", reason: "status", status: code, body: headers.get(SERVICE_ERROR) }
-    : undefined;
-};
-
-const closedError = (cause: unknown): TransportError => ({ _tag: "TransportError", reason: "closed", cause });
+/** The longest delay a timer takes: a longer one fires at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** The headers of one request: the transport's, and `Rpc-Stream: values` for a streamed call. */
 const requestHeaders = (options: NatsTransportOptions, streamed: boolean): NatsHeaders | undefined => {
@@ -83,30 +66,29 @@ const requestHeaders = (options: NatsTransportOptions, streamed: boolean): NatsH
   return headers;
 };
 
-/** A message to a streamed call: a value handed on in order, or its answer after the values. */
-const routeStreamed = (pending: Pending, message: NatsMessage, onValue: (value: unknown) => unknown): void => {
-  const text = message.string();
-  let json: unknown;
-  try {
-    json = JSON.parse(text);
-  } catch {
-    return settleAfterValues(pending, E.right(text));
-  }
-  const found = valueOf(json, pending.options.ids?.[0]);
-  if (found === "answer") return settleAfterValues(pending, E.right({ json }));
-  if (found === "skip") return;
-  pending.rearm();
-  const hand = (): Promise<void> | undefined => {
-    if (pending.options.signal.aborted) return undefined;
-    const taken = onValue(found.value);
-    return isThenable(taken) ? Promise.resolve(taken).then(() => undefined) : undefined;
-  };
-  pending.chain = pending.chain === undefined ? hand() : pending.chain.then(hand);
-};
+const headersOption = (headers: NatsHeaders | undefined): { headers?: NatsHeaders } =>
+  headers === undefined ? {} : { headers };
 
-const settleAfterValues = (pending: Pending, answer: E.Either<TransportError, string | ParsedAnswer>): void => {
-  if (pending.chain === undefined) pending.settle(answer);
-  else void pending.chain.then(() => pending.settle(answer));
+/**
+ * A publish that threw: the connection closed or draining, or anything else (a bad subject, a body
+ * over `max_payload`).
+ */
+const publishFailure = (connection: NatsConnection, cause: unknown): TransportError =>
+  connection.isClosed() || connection.isDraining?.() === true
+    ? closedError(cause)
+    : { _tag: "TransportError", reason: "network", cause };
+
+/** The options checked when the transport is made. */
+const limits = (options: NatsTransportOptions): { readonly timeoutMs: number; readonly maxAnswerBytes: number } => {
+  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+  if (!(Number.isFinite(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS)) {
+    throw new RangeError(`natsTransport: timeoutMs must be a number of milliseconds from 1 to ${MAX_TIMER_MS}`);
+  }
+  const maxAnswerBytes = options.maxAnswerBytes ?? MAX_ANSWER_BYTES;
+  if (maxAnswerBytes !== Infinity && !(Number.isSafeInteger(maxAnswerBytes) && maxAnswerBytes > 0)) {
+    throw new RangeError("natsTransport: maxAnswerBytes must be a positive integer or Infinity");
+  }
+  return { timeoutMs, maxAnswerBytes };
 };
 
 /**
@@ -117,12 +99,17 @@ const settleAfterValues = (pending: Pending, answer: E.Either<TransportError, st
  * - A body of notifications is published without a reply subject, and answers `""` at once.
  * - A streamed call (`open`, `for await`) asks for its values with the header `Rpc-Stream:
  *   values`; they come before the answer, at the server's pace (core NATS has no back-pressure:
- *   the values its consumer has not taken wait in this process).
+ *   the values its consumer has not taken wait in this process, up to `maxAnswerBytes`, past
+ *   which the call fails `tooLarge`). Once the answer is in, no timer runs: a slow consumer
+ *   takes the values at its pace.
  * - Failures: nobody serving `subject` is `{ reason: "noResponders", subject }` (at once); no
  *   answer within `timeoutMs` is `{ reason: "timeout" }`; the connection closed is `closed`; the
  *   services framework's error reply (the server could not dispatch or send the answer) is
  *   `{ reason: "status", status: <its code>, body: <its reason> }`.
  * - An aborted call's late answer is dropped; the server is not told (NATS has no way back).
+ * - The inbox is `<inboxPrefix>.<random>` (the connection's `inboxPrefix`, or this transport's), so
+ *   that permissions that give each user an inbox prefix of its own hold; each call's reply token
+ *   is random, so a peer that saw one reply subject cannot answer the next calls.
  *
  * @example
  * // compile-only: it needs a NATS server (docs/scale-out.md runs one)
@@ -145,49 +132,23 @@ export const natsTransport = (
   subject: string,
   options: NatsTransportOptions = {},
 ): NatsTransport => {
-  const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  if (!(Number.isFinite(timeoutMs) && timeoutMs > 0)) {
-    throw new RangeError("natsTransport: timeoutMs must be a positive number of milliseconds");
-  }
-  const pending = new Map<string, Pending>();
-  let inbox: string | undefined;
-  let subscription: NatsSubscription | undefined;
-  let next = 0;
+  const { timeoutMs, maxAnswerBytes } = limits(options);
+  const inbox = new Inbox(connection, subject, timeoutMs, maxAnswerBytes, options.inboxPrefix);
   /** `close()` was called: every call from now on is refused, notifications included. */
   let closed = false;
 
-  const route = (error: Error | null, message: NatsMessage): void => {
-    const call = pending.get(message.subject.slice((inbox as string).length + 1));
-    if (call === undefined) return;
-    if (error !== null) return call.settle(E.left(closedError(error)));
-    if (message.data.length === 0 && message.headers !== undefined) {
-      const refused = refusal(message.headers, subject);
-      if (refused !== undefined) return call.settle(E.left(refused));
-    }
-    const { onValue } = call.options;
-    if (onValue !== undefined) return routeStreamed(call, message, onValue);
-    call.settle(E.right(message.string()));
-  };
-
-  /** The inbox, subscribed at the first call; the calls fail as `closed` once the connection closes. */
-  const open = (): string => {
-    if (inbox !== undefined) return inbox;
-    inbox = `_INBOX.${randomToken()}`;
-    subscription = connection.subscribe(`${inbox}.*`, { callback: route });
-    void connection.closed().then((cause) => failAll(closedError(cause ?? new Error("nats: connection closed"))));
-    return inbox;
-  };
-
-  const failAll = (error: TransportError): void => {
-    for (const call of [...pending.values()]) call.settle(E.left(error));
+  const refused = (signal: AbortSignal): TransportError | undefined => {
+    if (signal.aborted) return failure(signal, signal.reason);
+    if (closed) return closedError(new Error("natsTransport: closed"));
+    if (connection.isClosed()) return closedError(new Error("nats: connection closed"));
+    return undefined;
   };
 
   const send = (body: string, callOptions: TransportOptions) => () =>
     new Promise<E.Either<TransportError, string | ParsedAnswer>>((resolve) => {
       const { signal, ids, onValue } = callOptions;
-      if (signal.aborted) return resolve(E.left(failure(signal, signal.reason)));
-      if (closed) return resolve(E.left(closedError(new Error("natsTransport: closed"))));
-      if (connection.isClosed()) return resolve(E.left(closedError(new Error("nats: connection closed"))));
+      const refusal = refused(signal);
+      if (refusal !== undefined) return resolve(E.left(refusal));
       if (ids !== undefined && ids.every((id) => id === undefined)) {
         try {
           connection.publish(subject, body, headersOption(requestHeaders(options, false)));
@@ -196,43 +157,23 @@ export const natsTransport = (
           return resolve(E.left(publishFailure(connection, cause)));
         }
       }
-      const token = String((next += 1));
-      const reply = `${open()}.${token}`;
-      let timer: ReturnType<typeof setTimeout> | undefined;
-      const onAbort = (): void => settle(E.left(failure(signal, signal.reason)));
-      const settle = (answer: E.Either<TransportError, string | ParsedAnswer>): void => {
-        if (!pending.delete(token)) return;
-        clearTimeout(timer);
-        if (signal !== NEVER) signal.removeEventListener("abort", onAbort);
-        resolve(answer);
-      };
-      const rearm = (): void => {
-        clearTimeout(timer);
-        timer = setTimeout(() => settle(E.left({ _tag: "TransportError", reason: "timeout", timeoutMs })), timeoutMs);
-      };
-      pending.set(token, { settle, options: callOptions, rearm, chain: undefined });
-      // A call that nothing can abort adds no listener (see NEVER).
-      if (signal !== NEVER) signal.addEventListener("abort", onAbort, { once: true });
-      rearm();
+      let call: ReturnType<Inbox["call"]>;
+      try {
+        call = inbox.call(callOptions, resolve);
+      } catch (cause) {
+        return resolve(E.left(publishFailure(connection, cause)));
+      }
       try {
         const headers = requestHeaders(options, onValue !== undefined);
-        connection.publish(subject, body, { reply, ...headersOption(headers) });
+        connection.publish(subject, body, { reply: call.reply, ...headersOption(headers) });
       } catch (cause) {
-        settle(E.left(publishFailure(connection, cause)));
+        call.pending.settle(E.left(publishFailure(connection, cause)));
       }
     });
 
   const close = (): void => {
     closed = true;
-    subscription?.unsubscribe();
-    failAll(closedError(new Error("natsTransport: closed")));
+    inbox.failAll(closedError(new Error("natsTransport: closed")), true);
   };
   return Object.assign(send, { close });
 };
-
-const headersOption = (headers: NatsHeaders | undefined): { headers?: NatsHeaders } =>
-  headers === undefined ? {} : { headers };
-
-/** A publish that threw: the connection closed (or draining), or anything else (a bad subject, a body over `max_payload`). */
-const publishFailure = (connection: NatsConnection, cause: unknown): TransportError =>
-  connection.isClosed() ? closedError(cause) : { _tag: "TransportError", reason: "network", cause };
