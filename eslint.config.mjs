@@ -23,7 +23,7 @@ import { createTypeScriptImportResolver } from "eslint-import-resolver-typescrip
 const ROOT = dirname(fileURLToPath(import.meta.url));
 
 /** The parts, bottom first: each may import only itself and the parts before it. */
-export const PARTS = ["core", "documents", "contract", "client", "connection", "nats", "node"];
+export const PARTS = ["core", "documents", "contract", "client", "connection", "nats", "inspector", "node"];
 
 /** The entries that run only on Node: they may import `node:` modules (everything else is browser-safe). */
 const NODE_ENTRIES = ["src/server.ts", "src/node-http.ts", "src/cli.ts"];

@@ -32,6 +32,7 @@ export const entries = [
   "client",
   "connection",
   "nats",
+  "inspector",
   "node-http",
   "types",
   "cli",
@@ -64,6 +65,7 @@ const NODE_CHUNKS = {
   "browser-guard.ts": "server",
   "event-stream-writer.ts": "server",
   "serve-options.ts": "server",
+  "inspector-route.ts": "server",
   "cli.ts": "cli",
   "cli-arguments.ts": "cli",
   "http-client.ts": "http-client",
@@ -80,6 +82,7 @@ const HEARTS = {
   client: "client.ts",
   connection: "connect.ts",
   nats: "serve.ts",
+  inspector: "page.ts",
 };
 
 /**

@@ -12,14 +12,16 @@
  * -32602 Invalid params with a report of the failing paths) and answers an fp-ts Either: its Right
  * is the result, encoded by the contract's result codec before it is sent (a `Date` goes out as ISO
  * text), its Left the error (`Error(...)`, `InvalidParams(...)`). A handler may also answer a
- * TaskEither or a Promise of an Either (`sleep`), or throw a `JsonRpcError` (`withdraw`).
+ * TaskEither or a Promise of an Either (`sleep`), or throw a `JsonRpcError` (`withdraw`); a method
+ * whose entry has a `stream` codec may be an async generator that yields values before its answer
+ * (`count`).
  *
  * The handlers are registered with `method(...)`, in `globalMethods`, which `serve()` (npm start)
  * and the `rpcserver` command serve.
  */
 import * as E from "fp-ts/lib/Either.js";
 import { Error as RpcError, implement, InvalidParams, JsonRpcError, method } from "rpcserver";
-import { api, MAX_SLEEP_MS } from "./api.mjs";
+import { api, COUNT_STEP_MS, MAX_COUNT, MAX_SLEEP_MS } from "./api.mjs";
 
 const users = new Map([
   [1, { id: 1, name: "Ada Lovelace" }],
@@ -66,6 +68,25 @@ const handlers = implement(api, {
   log: (message) => {
     console.error(`client says: ${message}`);
     return E.right(null);
+  },
+
+  /**
+   * Streams each number as it counts. A client that goes away (or the inspector's Stop) stops the
+   * generator at its next `yield`, and its `finally` runs.
+   */
+  count: async function* (to) {
+    const last = Math.min(Math.max(Math.trunc(to), 0), MAX_COUNT);
+    let step = 0;
+    try {
+      while (step < last) {
+        await new Promise((resolve) => setTimeout(resolve, COUNT_STEP_MS));
+        step += 1;
+        yield step;
+      }
+      return E.right(`counted to ${last}`);
+    } finally {
+      if (step < last) console.error(`count(${to}) stopped after ${step}`);
+    }
   },
 });
 

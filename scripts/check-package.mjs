@@ -9,6 +9,8 @@
 //    browser loads): dist/esm/index.js and dist/esm/client.js each bundled with rollup (fp-ts,
 //    io-ts and `node:` modules left external, as a user's bundler would share them), minified
 //    with terser, gzipped at level 9.
+// 3b. The inspector page's size (rpcserver/inspector's HTML, which the development server
+//    serves): what a browser downloads, gzipped at level 9, under the issue's budget.
 // 4. `npm pack` never ships a half-built package: in a copy of the sources with no dist/, `npm pack
 //    --dry-run` builds first (the `prepack` script) and lists every file the exports map names.
 // 5. What importing each entry of dist/esm loads before it runs: its files (the entry and the
@@ -26,7 +28,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } fr
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
 import { rollup } from "@rollup/wasm-node";
 import { publint } from "publint";
@@ -65,13 +67,20 @@ const MAX_MIN_GZIP_BYTES = 18.5 * 1024;
 const MAX_CLIENT_MIN_GZIP_BYTES = 14.5 * 1024;
 
 /**
+ * The ceiling for the inspector page (issue 26: "about 30 KiB min+gzip"), gzipped, in bytes. It is
+ * one HTML document with its script and style sheet inline, written readable rather than minified
+ * (its policy's hashes are of that text): measured at 13.2 KiB.
+ */
+const MAX_INSPECTOR_GZIP_BYTES = 30 * 1024;
+
+/**
  * The most files that importing these entries may load (measured: 7, 7 and 6; with one output file
  * per source module, as before rollup.config.mjs made chunks of each part, 48, 47 and 50).
  */
 const MAX_FILES = { index: 10, client: 10, connection: 10 };
 
 /** The entries that need no package: they load neither fp-ts nor io-ts (nor a `node:` module). */
-const NO_PACKAGE = ["codes", "sentinels", "transport", "types"];
+const NO_PACKAGE = ["codes", "sentinels", "transport", "types", "inspector"];
 
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
 
@@ -185,6 +194,19 @@ for (const [entry, ceiling] of [
   console.log(`  min+gzip  ${kib(minGzip)} (${minGzip} bytes; ceiling ${kib(ceiling)})`);
   if (minGzip > ceiling) {
     failures.push(`bundle size: ${entry} is ${kib(minGzip)} min+gzip, over the ${kib(ceiling)} ceiling`);
+  }
+}
+
+// 3b. The inspector page
+{
+  console.log("\nsize of the inspector page (dist/esm/inspector.js's inspectorPage; gzip -9):");
+  const { inspectorPage } = await import(pathToFileURL(join(ROOT, "dist", "esm", "inspector.js")).href);
+  const html = inspectorPage({ url: "/" });
+  const gzip = gzipSync(Buffer.from(html), { level: 9 }).length;
+  console.log(`  raw       ${kib(Buffer.byteLength(html))}`);
+  console.log(`  gzip      ${kib(gzip)} (${gzip} bytes; ceiling ${kib(MAX_INSPECTOR_GZIP_BYTES)})`);
+  if (gzip > MAX_INSPECTOR_GZIP_BYTES) {
+    failures.push(`inspector page: ${kib(gzip)} gzipped, over the ${kib(MAX_INSPECTOR_GZIP_BYTES)} ceiling`);
   }
 }
 

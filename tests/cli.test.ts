@@ -4,7 +4,8 @@
  */
 import * as net from "node:net";
 import { join } from "node:path";
-import { HOST, killAll, requireBuild, ROOT, runCli, startCli, type Serving } from "./helpers/processes";
+import { parse } from "../src/internal/node/cli-arguments";
+import { HOST, killAll, requireBuild, ROOT, runCli, startCli, until, type Serving } from "./helpers/processes";
 
 const FIXTURES = join("tests", "helpers", "fixtures");
 
@@ -28,6 +29,7 @@ describe("rpcserver --help, --version", () => {
     expect(exit.stdout).toContain("--allowed-host NAME");
     expect(exit.stdout).toContain("--allowed-origin ORIGIN");
     expect(exit.stdout).toContain("--cors");
+    expect(exit.stdout).toContain("--no-inspector");
     expect(exit.stdout).toContain("development only");
     expect(exit.stderr).toBe("");
   });
@@ -113,8 +115,8 @@ describe("serving", () => {
   test("an ESM module: method(...) registrations; SIGINT stops it with exit 0", async () => {
     const cli = await startCli(["examples/methods.mjs", "--host", HOST, "--port", "0"]);
     expect(cli.stderr()).toContain(
-      "rpcserver: serving 10 method(s) from examples/methods.mjs (its method(...) registrations): " +
-        "ping, add, divide, greet, sleep, addDays, getUser, withdraw, crash, log\n",
+      "rpcserver: serving 11 method(s) from examples/methods.mjs (its method(...) registrations): " +
+        "ping, add, divide, greet, sleep, addDays, getUser, withdraw, crash, log, count\n",
     );
     expect(cli.stderr()).toContain("rpcserver: rpc.discover answers with their OpenRPC document\n");
     expect(await post(cli, { jsonrpc: "2.0", method: "add", params: [1, 2], id: 1 })).toEqual({
@@ -357,5 +359,42 @@ describe("a context for the methods: the module's `context` export, or a refusal
     expect(printed.code).toBe(1);
     expect(printed.stderr).toContain(message);
     expect(printed.stdout).toBe("");
+  });
+});
+
+describe("the inspector page: on by default, --no-inspector turns it off", () => {
+  const BROWSER = "text/html,application/xhtml+xml,*/*;q=0.8";
+
+  test("the arguments: inspector unless --no-inspector; a value or --inspector is a usage error", async () => {
+    expect(parse(["examples/methods.mjs"])).toMatchObject({ kind: "serve", inspector: true });
+    expect(parse(["examples/methods.mjs", "--no-inspector"])).toMatchObject({ kind: "serve", inspector: false });
+    expect(() => parse(["examples/methods.mjs", "--no-inspector=yes"])).toThrow(/--no-inspector/);
+    const unknown = await runCli(["examples/methods.mjs", "--inspector"]);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("--inspector");
+  });
+
+  test("served: a browser opening the URL gets the page, and the log says where it is", async () => {
+    const cli = await startCli(["examples/methods.mjs", "--host", HOST, "--port", "0"]);
+    const line = `rpcserver: inspector: open ${cli.url} in a browser to see and call the methods\n`;
+    // The line after the listening line, which startCli waited for: it may come in a chunk of its own.
+    await until(() => cli.stderr().includes(line), "the inspector's log line");
+    const page = await fetch(cli.url, { headers: { Accept: BROWSER } });
+    expect([page.status, page.headers.get("content-type")]).toEqual([200, "text/html; charset=utf-8"]);
+    expect(await page.text()).toContain('<meta name="rpcserver-url" content="/">');
+    cli.child.kill("SIGINT");
+    expect((await cli.exited).code).toBe(0);
+  });
+
+  test("--no-inspector: the same GET gets 405 with Allow: POST, and the log names no page", async () => {
+    const cli = await startCli(["examples/methods.mjs", "--host", HOST, "--port", "0", "--no-inspector"]);
+    const page = await fetch(cli.url, { headers: { Accept: BROWSER } });
+    await page.arrayBuffer();
+    expect([page.status, page.headers.get("allow")]).toEqual([405, "POST"]);
+    // After a call's answer, the log has everything it says at start: no page.
+    expect(await post(cli, { jsonrpc: "2.0", method: "add", params: [1, 2], id: 1 })).toMatchObject({ result: 3 });
+    expect(cli.stderr()).not.toContain("inspector");
+    cli.child.kill("SIGINT");
+    expect((await cli.exited).code).toBe(0);
   });
 });

@@ -4,14 +4,13 @@
  * curl request, and `node examples/client.mjs` in another process, whose output is checked line by
  * line. Against the BUILT package (`npm run build` first), as the examples import it by name.
  */
-import { execFile, spawn, type ChildProcess } from "node:child_process";
+import { execFile } from "node:child_process";
 import { createServer, type AddressInfo } from "node:net";
 import { join } from "node:path";
-import { bounded, requireBuild, ROOT } from "./helpers/processes";
+import { bounded, killAll, requireBuild, ROOT, startExamples } from "./helpers/processes";
 
-let server: ChildProcess | undefined;
 let url = "";
-let serverStderr = "";
+let serverStderr = (): string => "";
 
 interface Run {
   readonly code: number | null;
@@ -36,30 +35,11 @@ const runClient = (env: Record<string, string>): Promise<Run> =>
 
 beforeAll(async () => {
   requireBuild();
-  const child = spawn(process.execPath, [join("examples", "start.mjs")], {
-    cwd: ROOT,
-    env: { ...process.env, PORT: "0" },
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  server = child;
-  child.stderr?.setEncoding("utf8").on("data", (text: string) => (serverStderr += text));
-  let stdout = "";
-  // start.mjs ends its banner with the command that runs the client against it.
-  url = await bounded(
-    new Promise<string>((resolve, reject) => {
-      child.stdout?.setEncoding("utf8").on("data", (text: string) => {
-        stdout += text;
-        const match = /RPC_URL=(\S+) node examples\/client\.mjs/.exec(stdout);
-        if (match?.[1] !== undefined) resolve(match[1]);
-      });
-      child.on("exit", (code) => reject(new Error(`examples/start.mjs exited (${String(code)}):\n${serverStderr}`)));
-    }),
-    "examples/start.mjs to print its banner",
-  );
+  ({ url, stderr: serverStderr } = await startExamples());
 });
 
 afterAll(() => {
-  if (server !== undefined && server.exitCode === null) server.kill("SIGKILL");
+  killAll();
 });
 
 test("npm start's server answers the README's curl request", async () => {
@@ -91,7 +71,7 @@ test("node examples/client.mjs calls it through the shared contract and prints e
   await bounded(
     new Promise<void>((resolve) => {
       const check = (): void => {
-        if (serverStderr.includes("client says: hi from examples/client.mjs")) resolve();
+        if (serverStderr().includes("client says: hi from examples/client.mjs")) resolve();
         else setTimeout(check, 20);
       };
       check();

@@ -685,6 +685,7 @@ describe("the document is valid OpenRPC", () => {
       "withdraw",
       "crash",
       "log",
+      "count",
     ]);
     const addDays = document.methods.find((m) => m.name === "addDays");
     expect(addDays).toMatchObject({
@@ -880,7 +881,7 @@ describe("rpc.discover through the development server", () => {
     const printed = JSON.parse((await runCli(["examples/methods.mjs", "--openrpc"])).stdout) as OpenRpcDocument;
     const cli = await startCli(["examples/methods.mjs", "--host", HOST, "--port", "0"]);
     expect(cli.stderr()).toContain(
-      "serving 10 method(s) from examples/methods.mjs (its method(...) registrations): ping, add,",
+      "serving 11 method(s) from examples/methods.mjs (its method(...) registrations): ping, add,",
     );
     expect(cli.stderr()).toContain("rpcserver: rpc.discover answers with their OpenRPC document\n");
     const answer = (await post(cli.url, request(DISCOVER))) as { result: OpenRpcDocument };

@@ -20,6 +20,10 @@ import { contract } from "rpcserver";
 /** The longest `sleep`, so that a request cannot hold the server for long. */
 export const MAX_SLEEP_MS = 5000;
 
+/** The most numbers `count` streams, and the pause before each: a call lasts 5 s at most. */
+export const MAX_COUNT = 100;
+export const COUNT_STEP_MS = 50;
+
 export const User = t.type({ id: t.number, name: t.string });
 export type User = t.TypeOf<typeof User>;
 
@@ -114,5 +118,20 @@ export const api = contract({
     result: t.null,
     summary: "Prints a message on the server's stderr; send it as a notification",
     examples: [{ name: "hi", params: ["hi"], result: null }],
+  },
+
+  /**
+   * A streaming method (an async generator): yields 1, 2, ... `to` (at most 100), 50 ms apart,
+   * then answers. A client that accepts `text/event-stream` gets each value as it comes (the
+   * inspector page lists them, and its Stop cancels the call); any other gets the answer alone.
+   */
+  count: {
+    params: t.tuple([t.number]),
+    paramNames: ["to"],
+    stream: t.number,
+    result: t.string,
+    summary: `Counts from 1 to \`to\` (at most ${MAX_COUNT}), streaming each number, ${COUNT_STEP_MS} ms apart`,
+    tags: ["streams"],
+    examples: [{ name: "to three", params: [3], result: "counted to 3" }],
   },
 });

@@ -14,7 +14,7 @@
  */
 import * as E from "fp-ts/lib/Either.js";
 import { implement, InvalidParams, JsonRpcError, method, RpcError } from "rpcserver";
-import { api, MAX_SLEEP_MS, type User } from "./api.js";
+import { api, COUNT_STEP_MS, MAX_COUNT, MAX_SLEEP_MS, type User } from "./api.js";
 
 const users = new Map<number, User>([
   [1, { id: 1, name: "Ada Lovelace" }],
@@ -61,6 +61,25 @@ export const handlers = implement(api, {
   log: (message) => {
     console.error(`client says: ${message}`);
     return E.right(null);
+  },
+
+  /**
+   * Streams each number as it counts. A client that goes away (or the inspector's Stop) stops the
+   * generator at its next `yield`, and its `finally` runs.
+   */
+  count: async function* (to) {
+    const last = Math.min(Math.max(Math.trunc(to), 0), MAX_COUNT);
+    let step = 0;
+    try {
+      while (step < last) {
+        await new Promise((resolve) => setTimeout(resolve, COUNT_STEP_MS));
+        step += 1;
+        yield step;
+      }
+      return E.right(`counted to ${last}`);
+    } finally {
+      if (step < last) console.error(`count(${to}) stopped after ${step}`);
+    }
   },
 });
 

@@ -52,6 +52,57 @@ export const bounded = <T>(promise: Promise<T>, what: string, ms = WAIT_MS): Pro
   return Promise.race([promise, timeout]).finally(() => clearTimeout(timer));
 };
 
+/** Resolves once `holds()` is true (looked at every few milliseconds), bounded as `bounded` is. */
+export const until = (holds: () => boolean, what: string, ms = WAIT_MS): Promise<void> =>
+  bounded(
+    new Promise<void>((resolve) => {
+      const look = (): void => {
+        if (holds()) resolve();
+        else setTimeout(look, 5).unref();
+      };
+      look();
+    }),
+    what,
+    ms,
+  );
+
+/** `npm start`'s server: examples/start.mjs (the example methods, on the built package). */
+export interface Examples {
+  readonly child: ChildProcess;
+  /** Its URL, from the command its banner ends with. */
+  readonly url: string;
+  readonly stderr: () => string;
+}
+
+/** Starts examples/start.mjs on a free port (PORT=0) and waits for its banner; `killAll` stops it. */
+export const startExamples = async (): Promise<Examples> => {
+  const child = spawn(process.execPath, [join("examples", "start.mjs")], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: "0" },
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  children.add(child);
+  let stdout = "";
+  let stderr = "";
+  child.stderr?.setEncoding("utf8").on("data", (text: string) => (stderr += text));
+  const url = await bounded(
+    new Promise<string>((resolve, reject) => {
+      child.stdout?.setEncoding("utf8").on("data", (text: string) => {
+        stdout += text;
+        // start.mjs ends its banner with the command that runs the client against it.
+        const match = /RPC_URL=(\S+) node examples\/client\.mjs/.exec(stdout);
+        if (match?.[1] !== undefined) resolve(match[1]);
+      });
+      child.on("exit", (code) => reject(new Error(`examples/start.mjs exited (${String(code)}):\n${stderr}`)));
+    }),
+    "examples/start.mjs to print its banner",
+  ).catch((error: unknown) => {
+    child.kill("SIGKILL");
+    throw error;
+  });
+  return { child, url, stderr: () => stderr };
+};
+
 /** A child process of the CLI, its output collected. */
 export interface Cli {
   readonly child: ChildProcess;

@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { accepts } from "./accept";
 import { requestCancelled } from "./progress-wire";
 
 /** The media type of an event stream. */
@@ -15,15 +16,7 @@ export const EVENT_STREAM = "text/event-stream";
  * Does an `Accept` header ask for an event stream? It must name `text/event-stream` itself (a
  * `*\/*` does not: a client that did not ask gets JSON, as before), with a quality above 0.
  */
-export const acceptsEvents = (accept: string | null | undefined): boolean => {
-  if (typeof accept !== "string" || !accept.toLowerCase().includes(EVENT_STREAM)) return false;
-  return accept.split(",").some((range) => {
-    const [type = "", ...parameters] = range.split(";");
-    if (type.trim().toLowerCase() !== EVENT_STREAM) return false;
-    const quality = parameters.find((parameter) => parameter.trim().toLowerCase().startsWith("q="));
-    return quality === undefined || Number(quality.trim().slice(2)) > 0;
-  });
-};
+export const acceptsEvents = (accept: string | null | undefined): boolean => accepts(accept, EVENT_STREAM);
 
 /** SSE's line terminators: CRLF, CR and LF all end a line, so each must start a new `data:` line. */
 const LINE_BREAK = /\r\n|\r|\n/;

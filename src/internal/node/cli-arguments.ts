@@ -22,7 +22,7 @@ const EXIT_USAGE = 2;
 /** Exit status of any other failure. */
 export const EXIT_FAILURE = 1;
 
-export const USAGE = `Usage: rpcserver <module> [--host HOST] [--port PORT] [--openrpc]
+export const USAGE = `Usage: rpcserver <module> [--host HOST] [--port PORT] [--openrpc] [--no-inspector]
 
 Serves the JSON-RPC 2.0 methods of a JavaScript module over HTTP, for development only
 (no TLS, no authentication, no request size limit).
@@ -56,6 +56,9 @@ Options:
                     localhost, 127.0.0.1 or [::1] may call
   --cors            send CORS headers to the origins allowed (loopback pages and
                     --allowed-origin), and answer their preflights, so they can read answers
+  --no-inspector    do not serve the inspector page. By default a browser opening
+                    http://HOST:PORT/ gets a page that lists the methods (from rpc.discover)
+                    and calls them; with this option it gets 405, as every GET does
   --title TITLE     the document's title (default: ${DEFAULT_TITLE})
   --api-version V   the document's version (default: ${VERSION}, this package's)
   -h, --help        print this help and exit
@@ -92,6 +95,8 @@ export interface Command {
   readonly allowedHosts: readonly string[];
   readonly allowedOrigins: readonly string[];
   readonly cors: boolean;
+  /** Whether the server answers a browser's GET of `/` with the inspector page (`serve`'s `inspector`). */
+  readonly inspector: boolean;
 }
 
 const parsePort = (text: string): number => {
@@ -119,6 +124,7 @@ export const parse = (argv: readonly string[]): Command | { readonly kind: "help
         "allowed-host": { type: "string", multiple: true },
         "allowed-origin": { type: "string", multiple: true },
         cors: { type: "boolean" },
+        "no-inspector": { type: "boolean" },
         "api-version": { type: "string" },
       },
     });
@@ -147,5 +153,6 @@ export const parse = (argv: readonly string[]): Command | { readonly kind: "help
     );
   }
   const host = values.host ?? CLI_DEFAULT_HOST;
-  return { kind, module, host, port, info, allowedHosts, allowedOrigins, cors: values.cors === true };
+  const inspector = values["no-inspector"] !== true;
+  return { kind, module, host, port, info, allowedHosts, allowedOrigins, cors: values.cors === true, inspector };
 };

@@ -29,6 +29,8 @@
  * - Browsers: the server refuses a request whose `Host` or `Origin` is not this machine's (see
  *   `serve`); `--allowed-host` and `--allowed-origin` (each repeatable) are its `allowedHosts` and
  *   `allowedOrigins`, and `--cors` its `cors: true`. A bad one is a usage error.
+ * - A browser opening the server's root gets the inspector page (`serve`'s `inspector`), which
+ *   reads `rpc.discover` and calls the methods; `--no-inspector` turns it off (every GET is 405).
  * - The server answers `rpc.discover` with the OpenRPC document of the methods it serves;
  *   `--openrpc` prints that document (JSON) on stdout and exits 0 instead of serving, for CI
  *   pipelines that generate clients. Stdout then holds the document only: whatever the module
@@ -257,12 +259,13 @@ export const main = async (argv: readonly string[]): Promise<number | undefined>
   let server: Server;
   try {
     const given = context === undefined ? {} : { context: context.value };
-    const { allowedHosts, allowedOrigins, cors } = command;
+    const { allowedHosts, allowedOrigins, cors, inspector } = command;
     server = await serve(command.host, command.port, {
       openrpc: command.info,
       allowedHosts,
       allowedOrigins,
       cors,
+      inspector,
       ...given,
     });
   } catch (thrown) {

@@ -1,9 +1,9 @@
 /**
  * The development server's request handler: each request checked by the browser guard, answered
- * 403, 405 or a CORS preflight, or its POST body dispatched and answered by `answerHttp`: 200 or 204,
- * or, when its `Accept` asks for `text/event-stream`, 202 for notifications alone or an event stream
- * of the values methods stream (written by ./event-stream-writer); with the server's logging, which
- * never throws.
+ * 403, 405, a CORS preflight or the inspector page (a browser's GET of `/`: ./inspector-route), or
+ * its POST body dispatched and answered by `answerHttp`: 200 or 204, or, when its `Accept` asks for
+ * `text/event-stream`, 202 for notifications alone or an event stream of the values methods stream
+ * (written by ./event-stream-writer); with the server's logging, which never throws.
  *
  * @module
  */
@@ -17,6 +17,7 @@ import type { Options } from "../core/options";
 import { toHttp, type HttpStreamAnswer } from "../core/to-http";
 import type { GuardedHeaders, Refusal } from "./browser-guard";
 import { writeEvents } from "./event-stream-writer";
+import { isPageRequest, PAGE_HEADERS } from "./inspector-route";
 
 /** Logging must never stop the server, so a logger that throws is ignored. */
 export const say = (level: "error" | "warn" | "info", message: string): void => {
@@ -112,6 +113,8 @@ export interface Gate {
   guard: (headers: GuardedHeaders) => Refusal | undefined;
   readonly cors: boolean;
   readonly warned: Set<string>;
+  /** The inspector page's HTML, answered to a browser's GET of `/`; `undefined` when it is off. */
+  readonly page: string | undefined;
 }
 
 /** The CORS headers of an answer to an allowed `origin`, or none. */
@@ -159,6 +162,11 @@ export const handler =
 
     if (req.method !== "POST") {
       req.resume(); // drain the body so the connection can be reused
+      if (gate.page !== undefined && isPageRequest(req.method, req.url, headers)) {
+        send(res, 200, PAGE_HEADERS, gate.page);
+        say("info", `rpcserver: ${line} 200 (inspector page)`);
+        return;
+      }
       if (req.method === "OPTIONS" && cors !== NO_HEADERS && headers["access-control-request-method"] !== undefined) {
         preflight(req, res, cors);
         say("info", `rpcserver: ${line} 204 (CORS preflight)`);

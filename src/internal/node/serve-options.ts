@@ -67,4 +67,12 @@ export interface ServeOptions {
    * OPTIONS is 405.
    */
   readonly cors?: boolean | { readonly origins?: readonly string[] };
+  /**
+   * The inspector page: a browser's GET of `/` (an `Accept` that names `text/html`) is answered with
+   * a page that reads `rpc.discover` and lets one call the methods, from the server's own origin
+   * (`inspectorPage` of `rpcserver/inspector`; docs/inspector.md). A GET of another path, or
+   * whose `Accept` does not name `text/html` (curl's and `fetch`'s default, any type, does not),
+   * still gets 405. `false` turns the page off: then every GET gets 405. Default `true`.
+   */
+  readonly inspector?: boolean;
 }

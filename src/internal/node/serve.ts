@@ -105,10 +105,14 @@ export interface DevServer {
  *   `"localhost"` accepts only local connections. `port`: default 5000; `0` picks a free port.
  * - POST on any path is dispatched with the async dispatcher over `globalMethods` (or
  *   `options.methods`): 200 with `Content-Type: application/json`, or 204 and no body when there is
- *   nothing to send. Other HTTP methods get 405 with `Allow: POST`. A body that is not UTF-8 or not
- *   JSON gets the parse error (-32700).
- * - Logs `rpcserver: listening on http://host:port/ ...` through the logger's `warn` (stderr by
- *   default) and one `info` line per request (silent by default; `setLogger(console)` shows them).
+ *   nothing to send. A body that is not UTF-8 or not JSON gets the parse error (-32700).
+ * - A browser's GET of `/` (its `Accept` names `text/html`) gets the inspector page, which lists
+ *   the methods from `rpc.discover` and calls them (`inspectorPage` of `rpcserver/inspector`);
+ *   `inspector: false` turns it off. Any other GET, and the other HTTP methods, get 405 with
+ *   `Allow: POST`.
+ * - Logs `rpcserver: listening on http://host:port/ ...` (and where the inspector page is) through
+ *   the logger's `warn` (stderr by default) and one `info` line per request (silent by default;
+ *   `setLogger(console)` shows them).
  * - Answers `rpc.discover` with the OpenRPC document of the methods it serves (see
  *   `openRpcDocument`), unless they have a method of that name; `openrpc` sets the document's
  *   info, or `false` turns this off. With a `context`, the document leaves it out: a method

@@ -10,7 +10,10 @@
  *   (`answerHttp`): 202 for notifications alone, the same JSON when the answer comes before any
  *   value, else an event stream of the values methods stream, then the answer, written at the
  *   client's pace. The client closing the connection first aborts the methods' `signal`.
- * - Any other HTTP method: 405 with `Allow: POST`.
+ * - A browser's GET of `/` (its `Accept` names `text/html`) answers the inspector page (unless
+ *   `inspector: false`), which reads `rpc.discover` and calls the methods from the same origin; see
+ *   inspector-route.ts.
+ * - Any other HTTP method, and any other GET: 405 with `Allow: POST`.
  * - The body is handed to dispatch as bytes: invalid UTF-8 and text that is not JSON are answered
  *   with the JSON-RPC parse error (-32700), like any other bad request.
  * - Requests are handled concurrently; a client that goes away, a broken or half-sent request, a
@@ -53,6 +56,7 @@ import { VERSION } from "../core/version";
 import { DEFAULT_TITLE, openRpcDocument, withDiscovery } from "../documents/openrpc";
 import type { OpenRpcInfo } from "../documents/openrpc-types";
 import { browserGuard, hostnameOf, isAddress, type BrowserGuardOptions } from "./browser-guard";
+import { servedPage } from "./inspector-route";
 import { handler, say, type Gate } from "./request-handler";
 import type { ServeOptions } from "./serve-options";
 
@@ -130,12 +134,8 @@ const checkPlace = (name: string, port: number): void => {
 };
 
 /** `serve`'s options, checked for their types (the lists are checked by `browserGuard`). */
-const checkOptions = (
-  methods: ServeOptions["methods"],
-  debug: ServeOptions["debug"],
-  openrpc: ServeOptions["openrpc"],
-  allowedOrigins: ServeOptions["allowedOrigins"],
-): void => {
+const checkOptions = (options: ServeOptions): void => {
+  const { methods, debug, openrpc, allowedOrigins, inspector } = options;
   if (methods !== undefined && (typeof methods !== "object" || methods === null)) {
     throw new TypeError(`serve: methods must be an object or a Map, got ${methods === null ? "null" : typeof methods}`);
   }
@@ -147,6 +147,9 @@ const checkOptions = (
   }
   if (allowedOrigins !== undefined && !Array.isArray(allowedOrigins)) {
     throw new TypeError("serve: allowedOrigins must be an array of origins");
+  }
+  if (inspector !== undefined && typeof inspector !== "boolean") {
+    throw new TypeError(`serve: inspector must be a boolean, got ${inspector === null ? "null" : typeof inspector}`);
   }
 };
 
@@ -225,8 +228,8 @@ export const serve = async (
   options: ServeOptions = {},
 ): Promise<Server> => {
   checkPlace(name, port);
-  const { methods, debug, openrpc } = options;
-  checkOptions(methods, debug, openrpc, options.allowedOrigins);
+  checkOptions(options);
+  const { methods, openrpc } = options;
   const cors = corsOption(options.cors);
   const guarding = (listening: string): BrowserGuardOptions => ({
     listening,
@@ -234,7 +237,8 @@ export const serve = async (
     allowedOrigins: [...(options.allowedOrigins ?? []), ...cors.origins],
   });
   // Bad lists are the caller's TypeError now; the guard is made again once the address is known.
-  const gate: Gate = { guard: browserGuard(guarding(name)), cors: cors.on, warned: new Set() };
+  const page = options.inspector === false ? undefined : servedPage(openrpc === false ? undefined : openrpc?.title);
+  const gate: Gate = { guard: browserGuard(guarding(name)), cors: cors.on, warned: new Set(), page };
   const dispatchOptions: Options = {
     ...(options.context === undefined ? {} : { context: options.context }),
     ...(options.debug === undefined ? {} : { debug: options.debug }),
@@ -257,5 +261,6 @@ export const serve = async (
     "warn",
     `rpcserver: listening on ${at.url} (${where(name, actual)}; development only: no TLS, no authentication)`,
   );
+  if (page !== undefined) say("warn", `rpcserver: inspector: open ${at.url} in a browser to see and call the methods`);
   return server;
 };

@@ -1,0 +1,296 @@
+/**
+ * The inspector page's script, part 2 of 5: a method's params as a form, built from their JSON
+ * Schema in the `rpc.discover` document. Each field is a control, `{ node, read, write }`: `read`
+ * gives the field's JSON value (`undefined` to leave it out), `write` fills it in (from the
+ * method's first example).
+ *
+ * - strings, numbers and integers are inputs; booleans checkboxes; an `enum` or a `const` a select
+ *   of its values, shown as JSON;
+ * - a nullable schema (`anyOf` with `null`, a `type` list with `"null"`) gets a checkbox
+ *   "<name> is null" beside its field;
+ * - an object with `properties` is a fieldset of its properties' fields, an array of scalars a
+ *   list of fields with "Add item" and "Remove" buttons, down to `MAX_DEPTH` levels; anything
+ *   deeper or of another shape (a record, a tuple, a union) is a JSON text area;
+ * - `$ref`s into the document's `components.schemas` are followed.
+ *
+ * Each field's label is its param's or property's name, exactly (the accessible name the tests and
+ * screen readers use); what it expects is in a hint tied to it with `aria-describedby`. Objects
+ * are built with `Object.fromEntries`, so a property named `__proto__` is a property.
+ *
+ * @module
+ */
+
+/** The form's functions: `buildForm`, `prefill` and `paramsOf`, and the `components` they read. */
+export const FORM_SCRIPT = String.raw`
+// Nested fields stop here: deeper values are edited as JSON.
+const MAX_DEPTH = 2;
+// Following $ref stops here: a chain longer than this is a loop.
+const MAX_REF_HOPS = 8;
+// A hint longer than this is cut: it shows what to type, not the whole schema.
+const MAX_HINT = 240;
+const SCALARS = ["string", "number", "integer", "boolean"];
+
+let components = {};
+
+const resolveRef = (schema) => {
+  let current = isObject(schema) ? schema : {};
+  for (let hops = 0; hops < MAX_REF_HOPS && typeof current.$ref === "string"; hops++) {
+    const match = /^#\/components\/schemas\/(.+)$/.exec(current.$ref);
+    const key = match === null ? "" : decodeURIComponent(match[1]);
+    if (!own(components, key) || !isObject(components[key])) break;
+    current = components[key];
+  }
+  return current;
+};
+
+const isNullSchema = (schema) => {
+  const resolved = resolveRef(schema);
+  return resolved.type === "null" || (own(resolved, "const") && resolved.const === null);
+};
+
+// The schema without its null branch, and whether it had one.
+const unwrapNull = (schema) => {
+  const resolved = resolveRef(schema);
+  if (Array.isArray(resolved.type) && resolved.type.includes("null")) {
+    const rest = resolved.type.filter((type) => type !== "null");
+    if (rest.length > 0) return { schema: { ...resolved, type: rest.length === 1 ? rest[0] : rest }, nullable: true };
+  }
+  const branches = Array.isArray(resolved.anyOf) ? resolved.anyOf : resolved.oneOf;
+  if (Array.isArray(branches) && branches.length === 2 && branches.some(isNullSchema)) {
+    const other = branches.find((branch) => !isNullSchema(branch));
+    if (other !== undefined) return { schema: resolveRef(other), nullable: true };
+  }
+  return { schema: resolved, nullable: false };
+};
+
+const enumValues = (schema) => {
+  if (Array.isArray(schema.enum) && schema.enum.length > 0) return schema.enum;
+  if (own(schema, "const")) return [schema.const];
+  return schema.type === "null" ? [null] : null;
+};
+
+const isScalar = (schema) => enumValues(schema) !== null || SCALARS.includes(schema.type);
+
+const kindOf = (schema, depth) => {
+  if (enumValues(schema) !== null) return "enum";
+  if (SCALARS.includes(schema.type)) return schema.type;
+  const properties = isObject(schema.properties) ? Object.keys(schema.properties) : [];
+  if (depth < MAX_DEPTH && schema.type === "object" && properties.length > 0 && !schema.additionalProperties) {
+    return "object";
+  }
+  if (depth < MAX_DEPTH && schema.type === "array" && isObject(schema.items)) {
+    if (isScalar(unwrapNull(schema.items).schema)) return "list";
+  }
+  return "json";
+};
+
+const hintOf = (schema, kind, required, description) => {
+  const values = enumValues(schema);
+  let what = kind;
+  if (kind === "enum") what = "one of " + values.map(compact).join(", ");
+  else if (kind === "json") what = "JSON" + (Object.keys(schema).length > 0 ? ", " + compact(schema) : "");
+  else if (kind === "list") what = "a list";
+  else if (typeof schema.format === "string") what = kind + " (" + schema.format + ")";
+  const parts = [what, required ? "required" : "optional"];
+  if (typeof description === "string" && description !== "") parts.push(description);
+  const text = parts.join("; ");
+  return text.length > MAX_HINT ? text.slice(0, MAX_HINT - 1) + "…" : text;
+};
+
+// A labelled field: the label is the name alone; the hint says what to type.
+const field = (name, input, hint) => {
+  const id = uid("field");
+  input.id = id;
+  input.setAttribute("aria-describedby", id + "-hint");
+  const label = el("label", { for: id, text: name });
+  const about = el("span", { id: id + "-hint", class: "hint", text: hint });
+  const check = input.type === "checkbox";
+  return el("div", { class: check ? "field check" : "field" }, check ? [input, label, about] : [label, input, about]);
+};
+
+const enumControl = (name, schema, required, hint) => {
+  const values = enumValues(schema);
+  const options = values.map((value, index) => el("option", { value: String(index), text: compact(value) }));
+  const select = el("select", {}, [required ? null : el("option", { value: "", text: "(left out)" }), ...options]);
+  const write = (value) => {
+    const index = values.findIndex((known) => compact(known) === compact(value));
+    select.value = index >= 0 ? String(index) : required ? "0" : "";
+  };
+  const read = () => (select.value === "" ? undefined : values[Number(select.value)]);
+  return { node: field(name, select, hint), read, write };
+};
+
+const scalarControl = (name, schema, kind, required, hint) => {
+  if (kind === "enum") return enumControl(name, schema, required, hint);
+  if (kind === "boolean" && !required) return enumControl(name, { enum: [true, false] }, required, hint);
+  if (kind === "boolean") {
+    const box = el("input", { type: "checkbox" });
+    return { node: field(name, box, hint), read: () => box.checked, write: (value) => (box.checked = value === true) };
+  }
+  const text = kind === "string";
+  const attributes = text
+    ? { type: "text", spellcheck: "false", autocomplete: "off" }
+    : { type: "number", step: kind === "integer" ? "1" : "any" };
+  const input = el("input", { ...attributes, "aria-required": required ? "true" : undefined });
+  const read = () => {
+    if (text) return input.value === "" && !required ? undefined : input.value;
+    return input.value === "" ? undefined : Number(input.value);
+  };
+  const write = (value) => {
+    const fits = text ? typeof value === "string" : typeof value === "number";
+    input.value = fits ? String(value) : "";
+  };
+  return { node: field(name, input, hint), read, write };
+};
+
+const jsonControl = (name, required, hint) => {
+  const area = el("textarea", { rows: "3", spellcheck: "false", class: "json" });
+  const read = () => {
+    const text = area.value.trim();
+    if (text === "") return undefined;
+    try {
+      return JSON.parse(text);
+    } catch (error) {
+      throw new Error(name + " is not JSON: " + error.message);
+    }
+  };
+  const write = (value) => (area.value = value === undefined ? "" : pretty(value));
+  return { node: field(name, area, hint), read, write };
+};
+
+const objectControl = (name, schema, required, depth, hint) => {
+  const needed = Array.isArray(schema.required) ? schema.required : [];
+  const members = Object.keys(schema.properties).map((key) => {
+    const property = schema.properties[key];
+    const about = isObject(property) ? property.description : undefined;
+    return [key, control(key, property, needed.includes(key), depth + 1, about)];
+  });
+  const legend = el("legend", { text: name });
+  const node = el("fieldset", {}, [legend, el("p", { class: "hint", text: hint }), ...members.map(([, c]) => c.node)]);
+  const read = () => {
+    const entries = members.map(([key, c]) => [key, c.read()]).filter(([, value]) => value !== undefined);
+    return entries.length === 0 && !required ? undefined : Object.fromEntries(entries);
+  };
+  const write = (value) => {
+    for (const [key, c] of members) c.write(own(value, key) ? value[key] : undefined);
+  };
+  return { node, read, write };
+};
+
+// Buttons change the form without an input event: tell the form's listener.
+const changed = (node) => node.dispatchEvent(new Event("input", { bubbles: true }));
+
+const listControl = (name, schema, required, depth, hint) => {
+  const items = [];
+  const list = el("ol", { class: "items" });
+  const rebuild = (values) => {
+    clear(list);
+    items.length = 0;
+    values.forEach((value) => addItem(value));
+  };
+  const addItem = (value) => {
+    const index = items.length;
+    const itemName = name + " item " + (index + 1);
+    const item = control(itemName, schema.items, true, depth + 1);
+    item.write(value);
+    const remove = () => {
+      const values = items.map((known) => known.read());
+      values.splice(index, 1);
+      rebuild(values);
+      changed(list);
+    };
+    const button = el("button", { type: "button", class: "small", "aria-label": "Remove " + itemName, text: "Remove" });
+    button.addEventListener("click", remove);
+    items.push(item);
+    list.append(el("li", {}, [item.node, button]));
+  };
+  const add = el("button", { type: "button", class: "small", text: "Add item", "aria-label": "Add item to " + name });
+  add.addEventListener("click", () => {
+    addItem(undefined);
+    changed(list);
+  });
+  const node = el("fieldset", {}, [el("legend", { text: name }), el("p", { class: "hint", text: hint }), list, add]);
+  const read = () => {
+    const values = items.map((item) => item.read()).map((value) => (value === undefined ? null : value));
+    return values.length === 0 && !required ? undefined : values;
+  };
+  const write = (value) => rebuild(Array.isArray(value) ? value : []);
+  return { node, read, write };
+};
+
+const nullableControl = (name, inner) => {
+  const box = el("input", { type: "checkbox" });
+  const sync = () => {
+    for (const input of inner.node.querySelectorAll("input, select, textarea, button")) input.disabled = box.checked;
+  };
+  box.addEventListener("change", sync);
+  const node = el("div", { class: "nullable" }, [inner.node, field(name + " is null", box, "sends null")]);
+  const read = () => (box.checked ? null : inner.read());
+  const write = (value) => {
+    box.checked = value === null;
+    if (value !== null) inner.write(value);
+    sync();
+  };
+  return { node, read, write };
+};
+
+// The control of one value: its kind read from its schema.
+const control = (name, rawSchema, required, depth, description) => {
+  const { schema, nullable } = unwrapNull(rawSchema);
+  const kind = kindOf(schema, depth);
+  const hint = hintOf(schema, kind, required, description);
+  let inner;
+  if (kind === "object") inner = objectControl(name, schema, required, depth, hint);
+  else if (kind === "list") inner = listControl(name, schema, required, depth, hint);
+  else if (kind === "json") inner = jsonControl(name, required, hint);
+  else inner = scalarControl(name, schema, kind, required, hint);
+  return nullable ? nullableControl(name, inner) : inner;
+};
+
+const paramsList = (method) => (Array.isArray(method.params) ? method.params.filter(isObject) : []);
+
+const byName = (method) => method.paramStructure === "by-name";
+
+// The form of a method's params, in container; its controls, in the params' order.
+const buildForm = (method, container) => {
+  clear(container);
+  const params = paramsList(method);
+  if (params.length === 0) {
+    container.append(el("p", { class: "muted", text: "No params." }));
+    return [];
+  }
+  const controls = params.map((param) =>
+    control(String(param.name), param.schema, param.required === true, 0, param.description),
+  );
+  const how = byName(method) ? "by name (an object)" : "by position (an array)";
+  const form = el("form", { novalidate: true }, controls.map((c) => c.node));
+  container.append(el("h4", { text: "Params, sent " + how }), form);
+  return controls;
+};
+
+// Fills the form in from the method's first example; the example, or undefined.
+const prefill = (method, controls) => {
+  const example = Array.isArray(method.examples) && isObject(method.examples[0]) ? method.examples[0] : undefined;
+  const values = new Map();
+  if (example !== undefined && Array.isArray(example.params)) {
+    for (const pair of example.params) if (isObject(pair) && typeof pair.name === "string") values.set(pair.name, pair.value);
+  }
+  paramsList(method).forEach((param, index) => {
+    if (values.has(param.name)) controls[index].write(values.get(param.name));
+  });
+  return example;
+};
+
+// The params member of the request, as the method takes them; undefined for none.
+const paramsOf = (method, controls) => {
+  const params = paramsList(method);
+  if (params.length === 0) return undefined;
+  const values = controls.map((c) => c.read());
+  if (byName(method)) {
+    return Object.fromEntries(params.map((param, i) => [String(param.name), values[i]]).filter(([, v]) => v !== undefined));
+  }
+  let end = values.length;
+  while (end > 0 && values[end - 1] === undefined) end -= 1;
+  return values.slice(0, end).map((value) => (value === undefined ? null : value));
+};
+`;

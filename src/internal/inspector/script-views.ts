@@ -1,0 +1,177 @@
+/**
+ * The inspector page's script, part 4 of 5: what the page shows of a call and of the session. The
+ * Response region (the request as sent, the values streamed as they arrive, the answer indented,
+ * each error's code, message and data, the HTTP status and the time), what the chosen method
+ * declares beside it (its result's schema, its streamed values' schema, its errors), the batch
+ * being built and the session's history, each entry of which can be sent again.
+ *
+ * Each call ends with one sentence in the page's status line (`role="status"`), which screen
+ * readers announce: "add: result 3 (2 ms)", "getUser: error 404 No such user".
+ *
+ * @module
+ */
+
+/** The views' functions: `showRequest`, `addValue`, `showAnswer`, `showFailure`, `showDeclared`, `renderBatch`, `renderHistory`. */
+export const VIEWS_SCRIPT = String.raw`
+// The history keeps the last calls only: a page left open all day stays small.
+const MAX_HISTORY = 50;
+// A result longer than this is cut in the announcement: the Response region shows all of it.
+const MAX_SPOKEN = 80;
+
+const state = { method: null, controls: [], nextId: 1, edited: false, batch: [], history: [], calls: 0, running: null };
+
+const duration = (ms) => (ms < 10 ? ms.toFixed(1) : String(Math.round(ms))) + " ms";
+
+const spoken = (value) => {
+  const text = compact(value);
+  return text.length > MAX_SPOKEN ? text.slice(0, MAX_SPOKEN - 1) + "…" : text;
+};
+
+const codeBlock = (text) => el("pre", { class: "code", text });
+
+// The Response region, emptied for a new call: the request as sent, and where the rest goes.
+const showRequest = (body) => {
+  const box = clear(byId("exchange"));
+  const values = el("ol", { class: "values", "aria-label": "Streamed values" });
+  const valuesBlock = el("div", { hidden: true }, [el("h3", { text: "Streamed values" }), values]);
+  const answer = el("div");
+  box.append(valuesBlock, answer, el("h3", { text: "Request as sent" }), codeBlock(prettyText(body)));
+  return { values, valuesBlock, answer, count: 0 };
+};
+
+const addValue = (view, value) => {
+  view.count += 1;
+  view.valuesBlock.hidden = false;
+  view.values.append(el("li", { text: compact(value) }));
+};
+
+const errorView = (error, id, batch) => {
+  const rows = [
+    ["Error code", compact(error.code)],
+    ["Message", String(error.message)],
+  ];
+  if (batch) rows.unshift(["Request id", compact(id)]);
+  const items = rows.flatMap(([name, value]) => [el("dt", { text: name }), el("dd", { text: value })]);
+  if (own(error, "data")) items.push(el("dt", { text: "Data" }), el("dd", {}, [codeBlock(shown(error.data))]));
+  return el("dl", { class: "error" }, items);
+};
+
+// The errors of an answer (one response or a batch's), with their request's id.
+const errorsIn = (answer) =>
+  (Array.isArray(answer) ? answer : [answer])
+    .filter((response) => isObject(response) && isObject(response.error))
+    .map((response) => ({ error: response.error, id: response.id }));
+
+// One sentence for the status line, about an answer that is JSON.
+const sentence = (label, answer, errors, ms) => {
+  const time = " (" + duration(ms) + ")";
+  if (Array.isArray(answer)) {
+    const failed = errors.length === 0 ? "" : ", " + errors.length + " with an error";
+    return label + ": " + answer.length + " answers" + failed + time;
+  }
+  if (errors.length > 0) return label + ": error " + compact(errors[0].error.code) + " " + String(errors[0].error.message) + time;
+  if (own(answer, "result")) return label + ": result " + spoken(answer.result) + time;
+  return label + ": answered" + time;
+};
+
+// The answer of a call in the Response region; the sentence the status line says.
+const showAnswer = (view, label, reply) => {
+  const box = view.answer;
+  box.append(el("h3", { text: "Answer" }));
+  box.append(el("p", { class: "muted", text: "HTTP " + reply.status + " " + reply.statusText + ", in " + duration(reply.ms) }));
+  let answer;
+  try {
+    answer = JSON.parse(reply.text);
+  } catch (error) {
+    answer = undefined;
+  }
+  let said;
+  if (reply.text === "") {
+    box.append(el("p", { text: "No answer: a notification is never answered." }));
+    said = label + ": sent, no answer (HTTP " + reply.status + ", " + duration(reply.ms) + ")";
+  } else if (answer === undefined) {
+    box.append(codeBlock(reply.text));
+    said = label + ": HTTP " + reply.status + ", an answer that is not JSON";
+  } else {
+    const errors = errorsIn(answer);
+    for (const { error, id } of errors) box.append(errorView(error, id, Array.isArray(answer)));
+    box.append(codeBlock(pretty(answer)));
+    said = sentence(label, answer, errors, reply.ms);
+  }
+  announce(said);
+  return said;
+};
+
+const showFailure = (view, label, what) => {
+  view.answer.append(el("h3", { text: "No answer" }), el("p", { class: "problem", text: what }));
+  announce(label + ": " + what);
+};
+
+const schemaBlock = (title, descriptor) => {
+  if (!isObject(descriptor)) return [];
+  // The generated names ("result", "stream") say nothing; a name given by the service may.
+  const given = typeof descriptor.name === "string" ? descriptor.name : "";
+  const name = given === "result" || given === "stream" ? "" : given;
+  const block = [el("h3", { text: title })];
+  if (name !== "") block.push(el("p", { class: "muted", text: name }));
+  block.push(codeBlock(shown(descriptor.schema)));
+  return block;
+};
+
+const declaredErrors = (errors) => {
+  if (!Array.isArray(errors) || errors.length === 0) return [el("p", { class: "muted", text: "None declared." })];
+  const items = errors.filter(isObject).map((error) =>
+    el("li", {}, [
+      el("strong", { text: compact(error.code) }),
+      " " + String(error.message),
+      own(error, "data") ? codeBlock("data: " + shown(error.data)) : null,
+    ]),
+  );
+  return [el("ul", { class: "declared" }, items)];
+};
+
+// What the chosen method declares: beside the answer, to compare.
+const showDeclared = (method) => {
+  const box = clear(byId("declared"));
+  if (method === null) {
+    box.append(el("p", { class: "muted", text: "Choose a method to see what it declares." }));
+    return;
+  }
+  box.append(...schemaBlock("Result", method.result), ...schemaBlock("Streamed values", method["x-stream"]));
+  box.append(el("h3", { text: "Declared errors" }), ...declaredErrors(method.errors));
+};
+
+const renderBatch = () => {
+  const list = clear(byId("batch-list"));
+  state.batch.forEach((request, index) => {
+    const remove = el("button", { type: "button", class: "small", text: "Remove", "aria-label": "Remove request " + (index + 1) + " from the batch" });
+    remove.addEventListener("click", () => {
+      state.batch.splice(index, 1);
+      renderBatch();
+    });
+    list.append(el("li", {}, [el("code", { text: compact(request) }), remove]));
+  });
+  const size = state.batch.length;
+  byId("batch-count").textContent = size === 0 ? "Empty: Add to batch puts the request above here." : size + " request" + (size === 1 ? "" : "s") + ", sent as one array.";
+  byId("send-batch").disabled = size === 0;
+  byId("clear-batch").disabled = size === 0;
+};
+
+const renderHistory = () => {
+  const list = clear(byId("history-list"));
+  byId("history-empty").hidden = state.history.length > 0;
+  for (const entry of state.history) {
+    const label = "#" + entry.number + " " + entry.label;
+    const again = el("button", { type: "button", class: "small", text: "Re-send", "aria-label": "Re-send " + label });
+    again.addEventListener("click", () => resend(entry));
+    list.append(el("li", {}, [el("span", { text: "#" + entry.number + " " + entry.summary }), again]));
+  }
+};
+
+const remember = (label, body, summary) => {
+  state.calls += 1;
+  state.history.unshift({ number: state.calls, label, body, summary });
+  state.history.length = Math.min(state.history.length, MAX_HISTORY);
+  renderHistory();
+};
+`;

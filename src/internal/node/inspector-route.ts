@@ -1,0 +1,41 @@
+/**
+ * The development server's inspector route: which requests get the inspector page (a browser's
+ * GET of `/`), and the headers it is served with. Everything else keeps its answer: POST is
+ * dispatched, and a GET whose `Accept` does not name `text/html` (curl's and `fetch`'s default,
+ * any type, does not), a GET of another path, a HEAD and every other method get 405 as before.
+ *
+ * @module
+ */
+import type { IncomingHttpHeaders } from "node:http";
+import { accepts } from "../core/accept";
+import { INSPECTOR_HEADERS, inspectorPage } from "../inspector/page";
+
+/** The one path the page is served at: the server's root, the URL its listening line prints. */
+const PAGE_PATH = "/";
+
+/**
+ * The page's headers: the inspector's own, and `Vary: Accept`, since the same URL answers a
+ * browser with the page and anything else with JSON-RPC or 405.
+ */
+export const PAGE_HEADERS: Readonly<Record<string, string>> = { ...INSPECTOR_HEADERS, Vary: "Accept" };
+
+/**
+ * Does `Accept` name `text/html` itself, with a quality above 0? Browsers send it when they
+ * navigate to a page; any type (curl's, `fetch`'s and HTTP libraries' default) does not count, so
+ * they keep their 405, as they would with no inspector.
+ */
+export const acceptsHtml = (accept: string | undefined): boolean => accepts(accept, "text/html");
+
+/** Is this request a browser's GET of the page: GET of `/` (any query), `Accept` naming `text/html`? */
+export const isPageRequest = (
+  method: string | undefined,
+  url: string | undefined,
+  headers: IncomingHttpHeaders,
+): boolean => method === "GET" && (url ?? "").split("?", 1)[0] === PAGE_PATH && acceptsHtml(headers.accept);
+
+/**
+ * The page of a server whose `rpc.discover` title is `title` (`serve` checks it is a string),
+ * calling the server's root, where it is served.
+ */
+export const servedPage = (title: unknown): string =>
+  inspectorPage({ url: PAGE_PATH, ...(typeof title === "string" ? { title: `${title} (inspector)` } : {}) });
