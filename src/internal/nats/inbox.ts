@@ -105,6 +105,8 @@ export class Inbox {
   private readonly pending = new Map<string, Pending>();
   private prefix: string | undefined;
   private subscription: NatsSubscription | undefined;
+  /** The connection's closing is watched (once, whatever the subscriptions). */
+  private watching = false;
 
   constructor(
     private readonly connection: NatsConnection,
@@ -136,9 +138,12 @@ export class Inbox {
     const prefix = createInbox(this.inboxPrefix ?? this.connection.options?.inboxPrefix);
     this.subscription = this.connection.subscribe(`${prefix}.*`, { callback: this.route });
     this.prefix = prefix;
-    void this.connection
-      .closed()
-      .then((cause) => this.failAll(closedError(cause ?? new Error("nats: connection closed"))));
+    if (!this.watching) {
+      this.watching = true;
+      void this.connection
+        .closed()
+        .then((cause) => this.failAll(closedError(cause ?? new Error("nats: connection closed"))));
+    }
     return prefix;
   }
 
@@ -148,6 +153,10 @@ export class Inbox {
    */
   private readonly route = (error: Error | null, message: NatsMessage | undefined): void => {
     if (error !== null || message === undefined) {
+      // nats-core has closed the subscription: the next call subscribes again (and fails the same
+      // way at once if the NATS server refuses again, rather than waiting out its time-out).
+      this.prefix = undefined;
+      this.subscription = undefined;
       this.failAll({ _tag: "TransportError", reason: "network", cause: error ?? new Error("nats: no message") });
       return;
     }

@@ -299,6 +299,8 @@ export const serveNats = async <C = NoContext, X = NoContext, const S extends Re
 
 /** The discover endpoint's subject: the one given, or `<subject>.discover` for a subject with no wildcard. */
 const subjectOfDiscover = (subject: string, given: string | undefined): string => {
+  if (typeof given === "string" && given.trim() === "")
+    throw new TypeError("serveNats: discoverSubject must not be empty");
   if (given !== undefined) return given;
   if (subject.split(".").some((token) => token === "*" || token === ">")) {
     throw new TypeError(`serveNats: the subject "${subject}" has a wildcard: give discoverSubject (or openrpc: false)`);
