@@ -248,6 +248,10 @@ export const serveNats = async <C = NoContext, X = NoContext, const S extends Re
     ...rest
   } = options as NatsServeOptions<unknown, unknown>;
   const { discoverSubject: discoverOption, ...dispatch } = rest;
+  // The services framework would put an empty subject on the endpoint's name ("rpc"), unasked.
+  if (typeof subject !== "string" || subject.trim() === "") {
+    throw new TypeError("serveNats: subject must be a non-empty NATS subject, e.g. rpc.calc");
+  }
   const info = openrpc === false ? undefined : (): OpenRpcInfo => ({ title: name, version, ...(openrpc ?? {}) });
   const discoverSubject = info === undefined ? undefined : subjectOfDiscover(subject, discoverOption);
   const counts = new Counts();
