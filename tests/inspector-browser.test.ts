@@ -8,25 +8,32 @@
  *   methods, the built package): the methods listed, `add` answering 3 (the screenshot the README
  *   shows is taken then), an error's code, a by-name method from its example, a notification, a
  *   batch of two and the history, streamed values as they arrive and Stop cancelling the call on
- *   the server, the filter, copy as curl, the keyboard, and axe-core's rules;
+ *   the server, the filter, copy as curl, the keyboard (a skip link, and the focus kept on a
+ *   control when choosing a method, removing from the batch and re-sending), Enter while an input
+ *   method composes, a hand edit of the request kept past the end of a call, and axe-core's rules;
  * - against servers of this process (from the sources): one without discovery, where raw JSON-RPC
  *   is sent as written, and one whose method name, title and error message carry markup, shown as
- *   text, never run.
+ *   text, never run. More of those: tests/inspector-browser-documents.test.ts.
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { mkdirSync } from "node:fs";
-import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { RpcError, Success } from "../src/result";
-import { serve } from "../src/server";
-import { axeViolations, launchChromium, type Browser, type Page } from "./helpers/chromium";
+import {
+  axeViolations,
+  choose,
+  chromiumSuite,
+  field,
+  focused,
+  region,
+  requestText,
+  run,
+  said,
+  send,
+  suffix,
+  type Page,
+} from "./helpers/chromium";
 import { killAll, requireBuild, ROOT, startExamples, until } from "./helpers/processes";
-import { recordLogs } from "./support";
-
-// Playwright (which drives Chromium) needs Node 20 or later: on Node 18 the cases are skipped, by name.
-const major = Number(process.versions.node.split(".")[0]);
-const run = major >= 20 ? test : test.skip;
-const suffix = major >= 20 ? "" : ` (skipped on node ${process.versions.node}: Playwright needs Node 20 or later)`;
 
 const SCREENSHOT = join(ROOT, "docs", "images", "inspector.png");
 /** A method name, a title and an error message that a page rendering HTML would run. */
@@ -35,87 +42,19 @@ const MARKUP_MESSAGE = `<b onmouseover="window.pwned='message'">bold</b><img src
 const MARKUP_TITLE = "<i>Markup</i> service";
 const hasCurl = spawnSync("curl", ["--version"], { stdio: "ignore" }).status === 0;
 
-let browser: Browser;
 let examplesUrl = "";
 let examplesStderr = (): string => "";
-const servers: Array<{ url: string; close: () => Promise<void> }> = [];
-let logs: ReturnType<typeof recordLogs> | undefined;
-/** The pages a test opened, and what went wrong in them (page errors, console errors and warnings). */
-let opened: Array<{ page: Page; problems: string[] }> = [];
-
-/** A development server of this process, from the sources. */
-const startServer = async (options: Parameters<typeof serve>[2]): Promise<string> => {
-  const server = await serve("127.0.0.1", 0, options);
-  const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/`;
-  servers.push({
-    url,
-    close: () =>
-      new Promise<void>((resolve) => {
-        server.closeAllConnections();
-        server.close(() => resolve());
-      }),
-  });
-  return url;
-};
-
-beforeAll(async () => {
-  if (major < 20) return;
-  requireBuild();
-  logs = recordLogs();
-  ({ url: examplesUrl, stderr: examplesStderr } = await startExamples());
-  browser = await launchChromium();
-}, 60_000);
-
-afterAll(async () => {
-  logs?.restore();
-  killAll();
-  await Promise.all(servers.map((server) => server.close()));
-  await browser?.close();
+const suite = chromiumSuite({
+  before: async () => {
+    requireBuild();
+    ({ url: examplesUrl, stderr: examplesStderr } = await startExamples());
+  },
+  after: killAll,
 });
 
-afterEach(async () => {
-  const problems = opened.flatMap((entry) => entry.problems);
-  await Promise.all(opened.map((entry) => entry.page.close()));
-  opened = [];
-  expect(problems).toEqual([]);
-});
-
-/** Opens the page at `url` (1200 x 800) and waits until it has read the service's description. */
-const openPage = async (url: string, colorScheme: "light" | "dark" = "light"): Promise<Page> => {
-  const page = await browser.newPage({ viewport: { width: 1200, height: 800 }, colorScheme });
-  const problems: string[] = [];
-  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
-  page.on("console", (message) => {
-    if (message.type() === "error" || message.type() === "warning")
-      problems.push(`${message.type()}: ${message.text()}`);
-  });
-  opened.push({ page, problems });
-  const response = await page.goto(url);
-  expect(response?.status()).toBe(200);
-  expect(response?.headers()["content-security-policy"]).toMatch(/^default-src 'none'; script-src 'sha256-/);
-  await page.waitForFunction("/describes|No description/.test(document.getElementById('status').textContent)");
-  return page;
-};
-
-const region = (page: Page) => page.getByRole("region", { name: "Response" });
-
-/** Waits until the Response region's status line says `text`; its whole sentence. */
-const said = async (page: Page, text: string): Promise<string> => {
-  const status = region(page).getByRole("status");
-  try {
-    await status.getByText(text).waitFor({ timeout: 15_000 });
-  } catch {
-    throw new Error(
-      `the status line never said ${JSON.stringify(text)}: it says ${JSON.stringify(await status.textContent())}`,
-    );
-  }
-  return (await status.textContent()) ?? "";
-};
-
-const choose = (page: Page, name: string) => page.getByRole("button", { name, exact: true }).click();
-const send = (page: Page) => page.getByRole("button", { name: "Send", exact: true }).click();
-const field = (page: Page, name: string) => page.getByLabel(name, { exact: true });
-const requestText = (page: Page) => page.getByLabel("Request (JSON)", { exact: true }).inputValue();
+/** The inspector page at `url`, once it has read the service's description. */
+const openPage = (url: string, colorScheme: "light" | "dark" = "light"): Promise<Page> =>
+  suite.open(url, { colorScheme });
 
 describe("against npm start's server (the example methods)", () => {
   run(
@@ -255,6 +194,64 @@ describe("against npm start's server (the example methods)", () => {
     }
   });
 
+  run(`the keyboard: a skip link; choosing, Remove and Re-send keep the focus on a control${suffix}`, async () => {
+    const page = await openPage(examplesUrl);
+    await page.keyboard.press("Tab");
+    expect(await focused(page)).toBe("Skip to the request");
+    await page.keyboard.press("Enter");
+    expect(await focused(page)).toBe("Request");
+    await page.getByRole("button", { name: "add", exact: true }).focus();
+    await page.keyboard.press("Enter");
+    expect(await focused(page)).toBe("a"); // the chosen method's first field
+
+    const batch = page.getByRole("region", { name: "Batch" });
+    await page.getByRole("button", { name: "Add to batch", exact: true }).click();
+    await page.getByRole("button", { name: "Add to batch", exact: true }).click();
+    await batch.getByRole("button", { name: "Remove request 1 from the batch", exact: true }).click();
+    expect(await focused(page)).toBe("Remove request 1 from the batch"); // the one that took its place
+    await batch.getByRole("button", { name: "Send batch", exact: true }).click();
+    expect(await said(page, "batch of 1: 1 answer")).toMatch(/^batch of 1: 1 answer \(/);
+    await batch.getByRole("button", { name: "Remove request 1 from the batch", exact: true }).click();
+    expect(await focused(page)).toBe("Add to batch");
+
+    const history = page.getByRole("region", { name: "History" });
+    await history.getByRole("button", { name: "Re-send #1 batch of 1", exact: true }).click();
+    await history.getByRole("button", { name: "Re-send #2 batch of 1", exact: true }).waitFor();
+    expect(await focused(page)).toBe("Re-send #1 batch of 1");
+  });
+
+  run(`Enter while an input method composes text does not send${suffix}`, async () => {
+    const page = await openPage(examplesUrl);
+    await choose(page, "add");
+    // Dispatched in the page, and the status line read in the same turn: Send says "sent" at once.
+    const enter = (target: string, init: string, keyCode = 13) =>
+      page.evaluate<string>(`(() => {
+        const event = new KeyboardEvent("keydown", { key: "Enter", bubbles: true, cancelable: true, ${init} });
+        Object.defineProperty(event, "keyCode", { value: ${keyCode} });
+        document.querySelector(${JSON.stringify(target)}).dispatchEvent(event);
+        return document.getElementById("status").textContent;
+      })()`);
+    const before = await region(page).getByRole("status").textContent();
+    expect(await enter("#params input", "isComposing: true")).toBe(before);
+    expect(await enter("#params input", "", 229)).toBe(before);
+    expect(await enter("#request", "ctrlKey: true, isComposing: true")).toBe(before);
+    expect(await enter("#params input", "")).toBe("add: sent, waiting for the answer");
+    await said(page, "add: result 3");
+  });
+
+  run(`a hand edit of the request made during a call is kept when the call ends${suffix}`, async () => {
+    const page = await openPage(examplesUrl);
+    await choose(page, "count");
+    await field(page, "to").fill("100");
+    await send(page);
+    await region(page).getByRole("list", { name: "Streamed values" }).getByRole("listitem").first().waitFor();
+    const mine = '{"jsonrpc":"2.0","method":"count","params":[2],"id":"mine"}';
+    await page.getByLabel("Request (JSON)", { exact: true }).fill(mine);
+    await page.getByRole("button", { name: "Stop", exact: true }).click();
+    await said(page, "count: stopped after");
+    expect(await requestText(page)).toBe(mine);
+  });
+
   run.each(["light", "dark"] as const)(
     `axe-core finds no violation, before and after calls (%s scheme)${suffix}`,
     async (scheme) => {
@@ -276,7 +273,7 @@ describe("against npm start's server (the example methods)", () => {
 
 describe("against servers of this process", () => {
   run(`without rpc.discover, raw JSON-RPC is sent as written${suffix}`, async () => {
-    const url = await startServer({ methods: { echo: (value: unknown) => Success(value) }, openrpc: false });
+    const url = await suite.started.start({ methods: { echo: (value: unknown) => Success(value) }, openrpc: false });
     const page = await openPage(url);
     expect(await page.getByRole("navigation", { name: "Methods" }).innerText()).toContain(
       "No methods to list: rpc.discover answered error -32601 Method not found.",
@@ -297,7 +294,7 @@ describe("against servers of this process", () => {
     const methods = {
       [MARKUP_NAME]: () => RpcError(1, MARKUP_MESSAGE, { html: "<script>window.pwned='data'</script>" }),
     };
-    const url = await startServer({ methods, openrpc: { title: MARKUP_TITLE } });
+    const url = await suite.started.start({ methods, openrpc: { title: MARKUP_TITLE } });
     const page = await openPage(url);
     expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe(MARKUP_TITLE);
     await choose(page, MARKUP_NAME);
@@ -308,6 +305,6 @@ describe("against servers of this process", () => {
     expect(await page.locator("img, b, i").count()).toBe(0);
     expect(await page.locator("script").count()).toBe(1);
     expect(await page.evaluate("typeof window.pwned")).toBe("undefined");
-    expect(await page.evaluate("document.title")).toBe(`${MARKUP_TITLE} - inspector`);
+    expect(await page.evaluate("document.title")).toBe(`${MARKUP_TITLE} (inspector)`);
   });
 });

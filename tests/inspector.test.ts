@@ -14,6 +14,9 @@ import { gzipSync } from "node:zlib";
 import { INSPECTOR_HEADERS, inspectorPage } from "../src/inspector";
 import { SCRIPT, SCRIPT_SHA256, STYLE, STYLE_SHA256 } from "../src/internal/inspector/page";
 import { acceptsHtml } from "../src/internal/node/inspector-route";
+import * as t from "io-ts";
+import { openRpcDocument } from "../src";
+import { withParams } from "../src/methods";
 import { Success } from "../src/result";
 import { serve } from "../src/server";
 import { recordLogs } from "./support";
@@ -101,7 +104,11 @@ describe("inspectorPage", () => {
     const markup = html.replace(/<script>[\s\S]*<\/script>/, "").replace(/<style>[\s\S]*<\/style>/, "");
     expect(markup).not.toMatch(/\son[a-z]+\s*=/i);
     expect(markup).not.toMatch(/\sstyle\s*=/i);
-    expect([...markup.matchAll(/\s(?:src|href)="([^"]*)"/g)].map((match) => match[1])).toEqual(["data:,"]);
+    // The icon, and the skip link to the Request section, on the page itself.
+    expect([...markup.matchAll(/\s(?:src|href)="([^"]*)"/g)].map((match) => match[1])).toEqual([
+      "data:,",
+      "#request-title",
+    ]);
   });
 
   test(`its size: at most ${MAX_GZIP_BYTES / 1024} KiB gzipped (-9)`, () => {
@@ -109,6 +116,27 @@ describe("inspectorPage", () => {
     const gzip = gzipSync(html, { level: 9 }).length;
     expect(raw).toBeGreaterThan(10 * 1024);
     expect(gzip).toBeLessThanOrEqual(MAX_GZIP_BYTES);
+  });
+
+  test("the script knows the one param rpc.discover describes as the whole params value", () => {
+    const methods = {
+      sum: withParams(t.array(t.number), () => Success(0)),
+      dict: withParams(t.record(t.string, t.number), () => Success(0)),
+    };
+    const document = openRpcDocument(methods, { title: "t", version: "1" }) as unknown as {
+      methods: Array<Record<string, unknown>>;
+    };
+    expect(document.methods).toHaveLength(2);
+    for (const method of document.methods) {
+      const [param, ...others] = method["params"] as Array<{ name: string; description: string }>;
+      expect({ structure: method["paramStructure"], others, name: param?.name }).toEqual({
+        structure: undefined,
+        others: [],
+        name: "params",
+      });
+      // The page sends such a param's value as the params themselves, by this description.
+      expect(SCRIPT).toContain(JSON.stringify(param?.description));
+    }
   });
 
   test("a url or title that is not a string is a TypeError", () => {
@@ -190,20 +218,23 @@ describe("the development server", () => {
 
   test("everything else keeps its 405 with Allow: POST; POST is unchanged", async () => {
     await withServer({}, async (url) => {
-      for (const [path, accept] of [
-        ["", "*/*"],
-        ["", undefined],
-        ["", "application/json"],
-        ["", "text/html;q=0"],
-        ["other", BROWSER],
-        ["index.html", "text/html"],
+      // The 405 of a GET of / varies by Accept, as the page does: a browser's Accept gets the page.
+      for (const [path, accept, vary] of [
+        ["", "*/*", "Accept"],
+        ["", undefined, "Accept"],
+        ["?q=1", "application/json", "Accept"],
+        ["", "text/html;q=0", "Accept"],
+        ["other", BROWSER, null],
+        ["index.html", "text/html", null],
       ] as const) {
         const response = await get(`${url}${path}`, accept);
-        expect({ path, accept, status: response.status, allow: response.headers.get("allow") }).toEqual({
+        const headers = { allow: response.headers.get("allow"), vary: response.headers.get("vary") };
+        expect({ path, accept, status: response.status, ...headers }).toEqual({
           path,
           accept,
           status: 405,
           allow: "POST",
+          vary,
         });
       }
       for (const method of ["HEAD", "PUT", "DELETE"]) {
@@ -228,6 +259,7 @@ describe("the development server", () => {
       const response = await get(url, BROWSER);
       expect(response.status).toBe(405);
       expect(response.headers.get("allow")).toBe("POST");
+      expect(response.headers.get("vary")).toBe(null); // without a page, nothing varies by Accept
       expect(logs.entries.some((entry) => String(entry.args[0]).includes("inspector"))).toBe(false);
     });
   });

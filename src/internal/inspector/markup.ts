@@ -4,13 +4,15 @@
  *
  * Names are the ones the tests and screen readers use: a button named "Send", the answer in a
  * region labelled "Response" whose status line (`role="status"`) announces each result, every
- * control with a `<label>`. The note that the page is a development tool is in its banner.
+ * control with a `<label>`. The note that the page is a development tool is in its banner. A skip
+ * link, first, goes past the methods to the Request section.
  *
  * @module
  */
 
 /** The `<body>`'s content, without the script. */
-export const BODY = `<header class="top">
+export const BODY = `<a class="skip" href="#request-title">Skip to the request</a>
+<header class="top">
 <div class="title"><h1 id="service-title">JSON-RPC inspector</h1><p id="service-version" class="muted"></p></div>
 <p id="service-description" class="description"></p>
 <p class="dev-note"><strong>Development tool.</strong> This page sends what you write to the server that served it, which runs it. Never serve it in production.</p>
@@ -28,7 +30,7 @@ export const BODY = `<header class="top">
 <main>
 <div class="pair">
 <section class="panel" aria-labelledby="request-title">
-<h2 id="request-title">Request</h2>
+<h2 id="request-title" tabindex="-1">Request</h2>
 <div id="method-info"></div>
 <div id="params"></div>
 <label for="request">Request (JSON)</label>

@@ -22,12 +22,13 @@ import { BODY } from "./markup";
 import { DOM_SCRIPT } from "./script-dom";
 import { FORM_SCRIPT } from "./script-form";
 import { MAIN_SCRIPT } from "./script-main";
+import { METHODS_SCRIPT } from "./script-methods";
 import { VIEWS_SCRIPT } from "./script-views";
 import { WIRE_SCRIPT } from "./script-wire";
 import { STYLE } from "./style";
 
 /** The page's script: its parts in one function's scope, so that none of it is a global of the page. */
-export const SCRIPT = `"use strict";\n(() => {${DOM_SCRIPT}${FORM_SCRIPT}${WIRE_SCRIPT}${VIEWS_SCRIPT}${MAIN_SCRIPT}})();\n`;
+export const SCRIPT = `"use strict";\n(() => {${DOM_SCRIPT}${FORM_SCRIPT}${WIRE_SCRIPT}${VIEWS_SCRIPT}${METHODS_SCRIPT}${MAIN_SCRIPT}})();\n`;
 
 export { STYLE };
 
@@ -37,8 +38,8 @@ export { STYLE };
  * Crypto's is asynchronous): tests/inspector.test.ts hashes both and fails with the new values
  * when either text changes without them.
  */
-export const SCRIPT_SHA256 = "sha256-azDM35IOGC3SHLuMfcrISX7v++beuspO4/VugeeFwbo=";
-export const STYLE_SHA256 = "sha256-1FpTU1p4Rutm9Tbbg9yzUVtbicwhtoo1EjXhvDCVg98=";
+export const SCRIPT_SHA256 = "sha256-GbALwdyrj7FfzEiLnPbQB44Sp9gC4qS2wIcT0fIn9Jw=";
+export const STYLE_SHA256 = "sha256-no6a+qGyhy4NUiyNRo3zhbcO8PGkAB90yFnt2w4PamM=";
 
 /** The page's Content-Security-Policy. */
 const POLICY = [
@@ -122,7 +123,7 @@ const ENTITIES: Readonly<Record<string, string>> = {
 const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (character) => ENTITIES[character] ?? character);
 
 /**
- * The inspector page, for the JSON-RPC endpoint at `url`: one HTML document, about 13 KiB
+ * The inspector page, for the JSON-RPC endpoint at `url`: one HTML document, about 16 KiB
  * gzipped, with no other asset to load. In a browser it reads the service's `rpc.discover`
  * document and shows its title, version and methods (grouped by tag, filterable), a form for the
  * chosen method's params built from their JSON Schema and filled in from its first example, Send

@@ -1,5 +1,5 @@
 /**
- * The inspector page's script, part 2 of 5: a method's params as a form, built from their JSON
+ * The inspector page's script, part 2 of 6: a method's params as a form, built from their JSON
  * Schema in the `rpc.discover` document. Each field is a control, `{ node, read, write }`: `read`
  * gives the field's JSON value (`undefined` to leave it out), `write` fills it in (from the
  * method's first example).
@@ -11,7 +11,12 @@
  * - an object with `properties` is a fieldset of its properties' fields, an array of scalars a
  *   list of fields with "Add item" and "Remove" buttons, down to `MAX_DEPTH` levels; anything
  *   deeper or of another shape (a record, a tuple, a union) is a JSON text area;
- * - `$ref`s into the document's `components.schemas` are followed.
+ * - `$ref`s into the document's `components.schemas` are followed;
+ * - a form stops at `MAX_FIELDS` fields (a few `$ref`s can multiply into thousands): past it,
+ *   each param's objects and lists are JSON text areas, and a method with more params than that
+ *   has no form (its request is written by hand);
+ * - the one param rpcserver describes as the whole params value (a params codec it cannot split:
+ *   an array of any length, a union, a record) is sent as the params themselves, not in an array.
  *
  * Each field's label is its param's or property's name, exactly (the accessible name the tests and
  * screen readers use); what it expects is in a hint tied to it with `aria-describedby`. Objects
@@ -28,15 +33,32 @@ const MAX_DEPTH = 2;
 const MAX_REF_HOPS = 8;
 // A hint longer than this is cut: it shows what to type, not the whole schema.
 const MAX_HINT = 240;
+// A form has at most this many fields.
+const MAX_FIELDS = 500;
+const TOO_MANY = new Error("its params need more than " + MAX_FIELDS + " fields");
+// How rpcserver's rpc.discover describes the one param that is the whole params value.
+const WHOLE = "The whole params value, which the method's params codec does not split into params";
 const SCALARS = ["string", "number", "integer", "boolean"];
 
 let components = {};
+// The fields the form being built may still make: the budget holds while buildForm builds, not
+// for the items of a list that the user (or an example) adds later.
+let fieldsLeft = Infinity;
+
+// A $ref's key, or "" for a $ref that is not into components.schemas or not valid %-encoding.
+const refKey = (ref) => {
+  const match = /^#\/components\/schemas\/(.+)$/.exec(ref);
+  try {
+    return match === null ? "" : decodeURIComponent(match[1]);
+  } catch (error) {
+    return "";
+  }
+};
 
 const resolveRef = (schema) => {
   let current = isObject(schema) ? schema : {};
   for (let hops = 0; hops < MAX_REF_HOPS && typeof current.$ref === "string"; hops++) {
-    const match = /^#\/components\/schemas\/(.+)$/.exec(current.$ref);
-    const key = match === null ? "" : decodeURIComponent(match[1]);
+    const key = refKey(current.$ref);
     if (!own(components, key) || !isObject(components[key])) break;
     current = components[key];
   }
@@ -99,6 +121,8 @@ const hintOf = (schema, kind, required, description) => {
 
 // A labelled field: the label is the name alone; the hint says what to type.
 const field = (name, input, hint) => {
+  fieldsLeft -= 1;
+  if (fieldsLeft < 0) throw TOO_MANY;
   const id = uid("field");
   input.id = id;
   input.setAttribute("aria-describedby", id + "-hint");
@@ -154,7 +178,7 @@ const jsonControl = (name, required, hint) => {
       throw new Error(name + " is not JSON: " + error.message);
     }
   };
-  const write = (value) => (area.value = value === undefined ? "" : pretty(value));
+  const write = (value) => (area.value = value === undefined ? "" : editable(value));
   return { node: field(name, area, hint), read, write };
 };
 
@@ -193,11 +217,14 @@ const listControl = (name, schema, required, depth, hint) => {
     const itemName = name + " item " + (index + 1);
     const item = control(itemName, schema.items, true, depth + 1);
     item.write(value);
+    // The item goes; the focus, to the Remove button now in its place (or before it), or Add item.
     const remove = () => {
       const values = items.map((known) => known.read());
       values.splice(index, 1);
       rebuild(values);
       changed(list);
+      const buttons = list.querySelectorAll("li > button");
+      (buttons[Math.min(index, buttons.length - 1)] || add).focus();
     };
     const button = el("button", { type: "button", class: "small", "aria-label": "Remove " + itemName, text: "Remove" });
     button.addEventListener("click", remove);
@@ -251,20 +278,44 @@ const paramsList = (method) => (Array.isArray(method.params) ? method.params.fil
 
 const byName = (method) => method.paramStructure === "by-name";
 
-// The form of a method's params, in container; its controls, in the params' order.
+// The one param that is the whole params value: its value is sent as the params themselves.
+const isWhole = (method) => {
+  const params = paramsList(method);
+  return params.length === 1 && method.paramStructure === undefined && params[0].description === WHOLE;
+};
+
+// The controls of params, within the budget of fields; TOO_MANY past it.
+const controlsOf = (params, depth) => {
+  fieldsLeft = MAX_FIELDS;
+  try {
+    return params.map((param) => control(textOf(param.name), param.schema, param.required === true, depth, param.description));
+  } finally {
+    fieldsLeft = Infinity;
+  }
+};
+
+// The form of a method's params, in container; its controls, in the params' order. Past
+// MAX_FIELDS, built again with objects and lists as JSON; past it again, TOO_MANY is thrown.
 const buildForm = (method, container) => {
-  clear(container);
   const params = paramsList(method);
   if (params.length === 0) {
     container.append(el("p", { class: "muted", text: "No params." }));
     return [];
   }
-  const controls = params.map((param) =>
-    control(String(param.name), param.schema, param.required === true, 0, param.description),
-  );
-  const how = byName(method) ? "by name (an object)" : "by position (an array)";
+  let controls;
+  let flat = false;
+  try {
+    controls = controlsOf(params, 0);
+  } catch (error) {
+    if (error !== TOO_MANY) throw error;
+    flat = true;
+    controls = controlsOf(params, MAX_DEPTH);
+  }
+  let how = byName(method) ? "by name (an object)" : "by position (an array)";
+  if (isWhole(method)) how = "as this one value, the whole params";
+  const note = flat ? el("p", { class: "hint", text: "More than " + MAX_FIELDS + " fields: objects and lists are JSON here." }) : null;
   const form = el("form", { novalidate: true }, controls.map((c) => c.node));
-  container.append(el("h4", { text: "Params, sent " + how }), form);
+  container.append(el("h4", { text: "Params, sent " + how }), ...(note === null ? [] : [note]), form);
   return controls;
 };
 
@@ -276,7 +327,7 @@ const prefill = (method, controls) => {
     for (const pair of example.params) if (isObject(pair) && typeof pair.name === "string") values.set(pair.name, pair.value);
   }
   paramsList(method).forEach((param, index) => {
-    if (values.has(param.name)) controls[index].write(values.get(param.name));
+    if (values.has(textOf(param.name))) controls[index].write(values.get(textOf(param.name)));
   });
   return example;
 };
@@ -286,8 +337,9 @@ const paramsOf = (method, controls) => {
   const params = paramsList(method);
   if (params.length === 0) return undefined;
   const values = controls.map((c) => c.read());
+  if (isWhole(method)) return values[0];
   if (byName(method)) {
-    return Object.fromEntries(params.map((param, i) => [String(param.name), values[i]]).filter(([, v]) => v !== undefined));
+    return Object.fromEntries(params.map((param, i) => [textOf(param.name), values[i]]).filter(([, v]) => v !== undefined));
   }
   let end = values.length;
   while (end > 0 && values[end - 1] === undefined) end -= 1;

@@ -1,15 +1,14 @@
 /**
- * The inspector page's script, part 5 of 5: the page itself. It reads the service's description
- * (`rpc.discover`), lists its methods grouped by their first tag (so that each method is one
- * button, named by the method's name), filters them, shows the chosen one's form and keeps the
- * request text in step with it; sends the request, the batch, or an entry of the history; stops a
- * call; copies it as `curl`. Without a description (no `rpc.discover`, or an answer that is not a
- * document), the page keeps its raw editor: a JSON-RPC request written by hand is sent as it is.
+ * The inspector page's script, part 6 of 6: the request and the page's start. It keeps the request
+ * text in step with the chosen method's form; sends the request, the batch, or an entry of the
+ * history; stops a call; copies it as `curl`; binds every event with `addEventListener`, then reads
+ * `rpc.discover` (script-methods.ts).
  *
  * The request text is what Send sends, exactly: the form writes it at each change of a field, and
  * it may be edited by hand before Send. A request written by the form gets the next id of the
  * session (1, 2, ...), none when "Send as a notification" is ticked; one edited by hand keeps its
- * own.
+ * own, and is never written over by the form behind the user's back: not even when a call that
+ * was sent from the form ends after the edit.
  *
  * @module
  */
@@ -29,18 +28,19 @@ const setRequest = (text) => {
   box.rows = Math.min(16, Math.max(4, text.split("\n").length));
 };
 
-const requestFromForm = () => {
-  const request = { jsonrpc: "2.0", method: state.method.name };
-  const params = paramsOf(state.method, state.controls);
+// The request the form of method writes: the session's next id, none for a notification.
+const requestOf = (method, controls, notification) => {
+  const request = { jsonrpc: "2.0", method: method.name };
+  const params = paramsOf(method, controls);
   if (params !== undefined) request.params = params;
-  if (!byId("notification").checked) request.id = state.nextId;
+  if (!notification) request.id = state.nextId;
   return request;
 };
 
 const writeRequest = () => {
   if (state.method === null) return;
   try {
-    setRequest(pretty(requestFromForm()));
+    setRequest(editable(requestOf(state.method, state.controls, byId("notification").checked)));
     state.edited = false;
     setProblem("");
   } catch (error) {
@@ -60,18 +60,25 @@ const toggleId = () => {
   if (!isObject(request)) return setProblem("The request is not one object: take the ids out or put them back by hand.");
   if (byId("notification").checked) delete request.id;
   else request.id = state.nextId;
-  setRequest(pretty(request));
+  try {
+    setRequest(editable(request));
+  } catch (error) {
+    setProblem(error.message);
+  }
 };
 
-const labelOf = (body) => {
+// What the status line calls a request, and whether it is answered: it (or some request of a
+// batch) has an id, or it is not JSON (the server answers a parse error).
+const aboutBody = (body) => {
+  let parsed;
   try {
-    const parsed = JSON.parse(body);
-    if (Array.isArray(parsed)) return "batch of " + parsed.length;
-    if (isObject(parsed) && typeof parsed.method === "string") return parsed.method;
+    parsed = JSON.parse(body);
   } catch (error) {
-    return "request";
+    return { label: "request", expected: true };
   }
-  return "request";
+  const expected = (Array.isArray(parsed) ? parsed : [parsed]).some((request) => !isObject(request) || own(request, "id"));
+  if (Array.isArray(parsed)) return { label: "batch of " + parsed.length, expected };
+  return { label: isObject(parsed) && typeof parsed.method === "string" && parsed.method !== "" ? parsed.method : "request", expected };
 };
 
 const setRunning = (running) => {
@@ -85,7 +92,7 @@ const send = async (body) => {
     announce("A call is running: stop it, or wait for its answer, first.");
     return false;
   }
-  const label = labelOf(body);
+  const { label, expected } = aboutBody(body);
   const controller = new AbortController();
   state.running = controller;
   setRunning(true);
@@ -98,11 +105,10 @@ const send = async (body) => {
   };
   let summary;
   try {
-    summary = showAnswer(view, label, await post(body, controller.signal, onMessage));
+    summary = showAnswer(view, label, await post(body, controller.signal, onMessage), expected);
   } catch (error) {
     const stopped = isObject(error) && error.name === "AbortError";
-    const values = view.count + " streamed value" + (view.count === 1 ? "" : "s");
-    const what = stopped ? "stopped after " + values : "failed: " + String(isObject(error) ? error.message : error);
+    const what = stopped ? "stopped after " + plural(view.count, "streamed value") : "failed: " + messageOf(error);
     showFailure(view, label, what);
     summary = label + ": " + what;
   } finally {
@@ -113,13 +119,13 @@ const send = async (body) => {
   return true;
 };
 
+// Sends the request box. Once the call ends, a request the form wrote moves the session's id on,
+// and the form writes the next one, unless the box was edited by hand in the meantime.
 const sendRequest = async () => {
   const fromForm = state.method !== null && !state.edited;
   const sent = await send(byId("request").value);
-  if (sent && fromForm) {
-    state.nextId += 1;
-    writeRequest();
-  }
+  if (sent && fromForm) state.nextId += 1;
+  if (sent && state.method !== null && !state.edited) writeRequest();
 };
 
 const stop = () => {
@@ -165,140 +171,10 @@ const copyCurl = async () => {
   }
 };
 
-const showMethodInfo = (method, example) => {
-  const box = clear(byId("method-info"));
-  const tags = Array.isArray(method.tags) ? method.tags.filter(isObject).map((tag) => String(tag.name)) : [];
-  box.append(el("h3", { class: "method-title" }, [el("code", { text: method.name })]));
-  if (method.deprecated === true) box.append(el("p", { class: "problem", text: "Deprecated: avoid it in new code." }));
-  if (typeof method.summary === "string") box.append(el("p", { text: method.summary }));
-  if (typeof method.description === "string") box.append(el("p", { class: "description", text: method.description }));
-  if (tags.length > 0) box.append(el("p", { class: "muted", text: "Tags: " + tags.join(", ") }));
-  if (isObject(method["x-stream"])) {
-    box.append(el("p", { class: "muted", text: "It streams values before its answer: they are listed as they arrive, and Stop cancels the call." }));
-  }
-  const from = example === undefined ? "No example to start from: fill the params in." : "Filled in from its example " + JSON.stringify(String(example.name)) + ".";
-  box.append(el("p", { class: "muted", text: from }));
-};
-
-const methods = new WeakMap();
-
-const choose = (button) => {
-  const method = methods.get(button);
-  for (const other of document.querySelectorAll("button.method")) other.removeAttribute("aria-current");
-  button.setAttribute("aria-current", "true");
-  state.method = method;
-  state.controls = buildForm(method, byId("params"));
-  showMethodInfo(method, prefill(method, state.controls));
-  byId("notification").checked = false;
-  writeRequest();
-  showDeclared(method);
-};
-
-const methodItem = (method) => {
-  const about = uid("about");
-  const deprecated = method.deprecated === true;
-  const button = el("button", { type: "button", class: deprecated ? "method deprecated" : "method", "aria-describedby": about, text: method.name });
-  methods.set(button, method);
-  button.addEventListener("click", () => choose(button));
-  const summary = typeof method.summary === "string" ? method.summary : "";
-  const note = el("span", { id: about, class: "summary" }, [deprecated ? el("span", { class: "badge", text: "deprecated" }) : null, summary]);
-  const item = el("li", {}, [button, note]);
-  const tags = Array.isArray(method.tags) ? method.tags.filter(isObject).map((tag) => String(tag.name)) : [];
-  item.dataset.search = [method.name, summary, ...tags].join(" ").toLowerCase();
-  return item;
-};
-
-// The methods by their first tag, in the document's order; those without a tag last.
-const groupsOf = (list) => {
-  const groups = new Map();
-  for (const method of list) {
-    const first = Array.isArray(method.tags) && isObject(method.tags[0]) ? String(method.tags[0].name) : "";
-    if (!groups.has(first)) groups.set(first, []);
-    groups.get(first).push(method);
-  }
-  const untagged = groups.get("") || [];
-  groups.delete("");
-  const named = [...groups.entries()];
-  return untagged.length === 0 ? named : [...named, [named.length === 0 ? "" : "Other methods", untagged]];
-};
-
-const renderMethods = (list) => {
-  const box = clear(byId("method-list"));
-  for (const [tag, members] of groupsOf(list)) {
-    const heading = tag === "" ? null : el("h3", { id: uid("group"), text: tag });
-    const items = el("ul", { class: "methods", "aria-labelledby": heading === null ? undefined : heading.id }, members.map(methodItem));
-    box.append(el("div", { class: "group" }, [heading, items]));
-  }
-};
-
-const applyFilter = () => {
-  const query = byId("filter").value.trim().toLowerCase();
-  let shown = 0;
-  let total = 0;
-  for (const group of byId("method-list").querySelectorAll(".group")) {
-    let visible = 0;
-    for (const item of group.querySelectorAll("li")) {
-      const match = item.dataset.search.includes(query);
-      item.hidden = !match;
-      visible += match ? 1 : 0;
-    }
-    group.hidden = visible === 0;
-    shown += visible;
-    total += group.querySelectorAll("li").length;
-  }
-  byId("filter-count").textContent = query === "" ? total + " methods" : shown + " of " + total + " methods";
-};
-
-const rawMode = (reason) => {
-  state.method = null;
-  state.controls = [];
-  byId("filter-box").hidden = true;
-  const list = clear(byId("method-list"));
-  list.append(el("p", { text: "No methods to list: " + reason + "." }));
-  list.append(el("p", { class: "muted", text: "Write a JSON-RPC request in the request box, then Send." }));
-  clear(byId("method-info")).append(el("p", { text: "Raw JSON-RPC: the request box is sent as it is." }));
-  clear(byId("params"));
-  setRequest(pretty({ jsonrpc: "2.0", method: "", params: [], id: state.nextId }));
-  state.edited = true;
-  showDeclared(null);
-  announce("No description of the service: write the request by hand");
-};
-
-const showDocument = (description) => {
-  const info = isObject(description.info) ? description.info : {};
-  const schemas = isObject(description.components) ? description.components.schemas : undefined;
-  components = isObject(schemas) ? schemas : {};
-  byId("service-title").textContent = typeof info.title === "string" ? info.title : "JSON-RPC service";
-  document.title = byId("service-title").textContent + " - inspector";
-  byId("service-version").textContent = typeof info.version === "string" ? "version " + info.version : "";
-  byId("service-description").textContent = typeof info.description === "string" ? info.description : "";
-  const list = description.methods.filter((method) => isObject(method) && typeof method.name === "string");
-  if (list.length === 0) return rawMode("the service describes no methods");
-  renderMethods(list);
-  applyFilter();
-  choose(document.querySelector("button.method"));
-  announce("The service describes " + list.length + " method" + (list.length === 1 ? "" : "s"));
-};
-
-const discover = async () => {
-  let reply;
-  try {
-    reply = await post(JSON.stringify({ jsonrpc: "2.0", method: "rpc.discover", id: "inspector" }), undefined, () => false);
-  } catch (error) {
-    return rawMode("rpc.discover could not be called (" + error.message + ")");
-  }
-  let answer;
-  try {
-    answer = JSON.parse(reply.text);
-  } catch (error) {
-    return rawMode("rpc.discover answered HTTP " + reply.status + ": " + reply.text.trim().slice(0, 300));
-  }
-  if (isObject(answer) && isObject(answer.result) && Array.isArray(answer.result.methods)) return showDocument(answer.result);
-  const error = isObject(answer) && isObject(answer.error) ? answer.error : null;
-  rawMode(error === null ? "rpc.discover did not answer with a document" : "rpc.discover answered error " + compact(error.code) + " " + String(error.message));
-};
-
 const bind = (id, type, listener) => byId(id).addEventListener(type, listener);
+
+// A key that an input method (IME) is composing text with: 229 is its keyCode in older browsers.
+const composing = (event) => event.isComposing || event.keyCode === 229;
 
 const start = () => {
   bind("send", "click", sendRequest);
@@ -309,10 +185,11 @@ const start = () => {
     event.preventDefault();
     void sendRequest();
   });
-  // Enter in a field sends, however many fields the form has (a form's own Enter needs just one).
+  // Enter in a field sends, however many fields the form has (a form's own Enter needs just one);
+  // not the Enter that ends an input method's composition.
   bind("params", "keydown", (event) => {
     const target = event.target;
-    if (event.key !== "Enter" || target.tagName !== "INPUT" || target.type === "checkbox") return;
+    if (event.key !== "Enter" || composing(event) || target.tagName !== "INPUT" || target.type === "checkbox") return;
     event.preventDefault();
     void sendRequest();
   });
@@ -321,7 +198,7 @@ const start = () => {
     setProblem("");
   });
   bind("request", "keydown", (event) => {
-    if (event.key === "Enter" && (event.ctrlKey || event.metaKey)) {
+    if (event.key === "Enter" && (event.ctrlKey || event.metaKey) && !composing(event)) {
       event.preventDefault();
       void sendRequest();
     }
@@ -334,7 +211,6 @@ const start = () => {
   bind("filter", "input", applyFilter);
   setRunning(false);
   renderBatch();
-  renderHistory();
   showDeclared(null);
   void discover();
 };

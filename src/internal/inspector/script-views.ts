@@ -1,5 +1,5 @@
 /**
- * The inspector page's script, part 4 of 5: what the page shows of a call and of the session. The
+ * The inspector page's script, part 4 of 6: what the page shows of a call and of the session. The
  * Response region (the request as sent, the values streamed as they arrive, the answer indented,
  * each error's code, message and data, the HTTP status and the time), what the chosen method
  * declares beside it (its result's schema, its streamed values' schema, its errors), the batch
@@ -11,7 +11,7 @@
  * @module
  */
 
-/** The views' functions: `showRequest`, `addValue`, `showAnswer`, `showFailure`, `showDeclared`, `renderBatch`, `renderHistory`. */
+/** The views' functions: `showRequest`, `addValue`, `showAnswer`, `showFailure`, `declaredOf`, `showDeclared`, `renderBatch`, `remember`. */
 export const VIEWS_SCRIPT = String.raw`
 // The history keeps the last calls only: a page left open all day stays small.
 const MAX_HISTORY = 50;
@@ -28,6 +28,8 @@ const spoken = (value) => {
 };
 
 const codeBlock = (text) => el("pre", { class: "code", text });
+
+const plural = (count, noun) => count + " " + noun + (count === 1 ? "" : "s");
 
 // The Response region, emptied for a new call: the request as sent, and where the rest goes.
 const showRequest = (body) => {
@@ -48,7 +50,7 @@ const addValue = (view, value) => {
 const errorView = (error, id, batch) => {
   const rows = [
     ["Error code", compact(error.code)],
-    ["Message", String(error.message)],
+    ["Message", textOf(error.message)],
   ];
   if (batch) rows.unshift(["Request id", compact(id)]);
   const items = rows.flatMap(([name, value]) => [el("dt", { text: name }), el("dd", { text: value })]);
@@ -67,15 +69,29 @@ const sentence = (label, answer, errors, ms) => {
   const time = " (" + duration(ms) + ")";
   if (Array.isArray(answer)) {
     const failed = errors.length === 0 ? "" : ", " + errors.length + " with an error";
-    return label + ": " + answer.length + " answers" + failed + time;
+    return label + ": " + plural(answer.length, "answer") + failed + time;
   }
-  if (errors.length > 0) return label + ": error " + compact(errors[0].error.code) + " " + String(errors[0].error.message) + time;
+  if (errors.length > 0) return label + ": error " + compact(errors[0].error.code) + " " + textOf(errors[0].error.message) + time;
   if (own(answer, "result")) return label + ": result " + spoken(answer.result) + time;
   return label + ": answered" + time;
 };
 
-// The answer of a call in the Response region; the sentence the status line says.
-const showAnswer = (view, label, reply) => {
+// What the Response region says of a reply with no text: for a request with an id, that its
+// answer never came (a stream cut after its values, say); else that none was to come.
+const noAnswer = (view, label, reply, expected) => {
+  const after = view.count === 0 ? "" : " after " + plural(view.count, "streamed value");
+  const how = " (HTTP " + reply.status + ", " + duration(reply.ms) + ")";
+  if (!expected) {
+    view.answer.append(el("p", { text: "No answer: a notification is never answered." }));
+    return label + ": sent, no answer" + how;
+  }
+  view.answer.append(el("p", { class: "problem", text: "No answer: the server ended its reply" + after + " without the answer." }));
+  return label + ": the answer never came" + after + how;
+};
+
+// The answer of a call in the Response region; the sentence the status line says. expected:
+// whether the request has an id (some request of a batch has one).
+const showAnswer = (view, label, reply, expected) => {
   const box = view.answer;
   box.append(el("h3", { text: "Answer" }));
   box.append(el("p", { class: "muted", text: "HTTP " + reply.status + " " + reply.statusText + ", in " + duration(reply.ms) }));
@@ -87,8 +103,7 @@ const showAnswer = (view, label, reply) => {
   }
   let said;
   if (reply.text === "") {
-    box.append(el("p", { text: "No answer: a notification is never answered." }));
-    said = label + ": sent, no answer (HTTP " + reply.status + ", " + duration(reply.ms) + ")";
+    said = noAnswer(view, label, reply, expected);
   } else if (answer === undefined) {
     box.append(codeBlock(reply.text));
     said = label + ": HTTP " + reply.status + ", an answer that is not JSON";
@@ -123,31 +138,32 @@ const declaredErrors = (errors) => {
   const items = errors.filter(isObject).map((error) =>
     el("li", {}, [
       el("strong", { text: compact(error.code) }),
-      " " + String(error.message),
+      " " + textOf(error.message),
       own(error, "data") ? codeBlock("data: " + shown(error.data)) : null,
     ]),
   );
   return [el("ul", { class: "declared" }, items)];
 };
 
-// What the chosen method declares: beside the answer, to compare.
-const showDeclared = (method) => {
-  const box = clear(byId("declared"));
-  if (method === null) {
-    box.append(el("p", { class: "muted", text: "Choose a method to see what it declares." }));
-    return;
-  }
-  box.append(...schemaBlock("Result", method.result), ...schemaBlock("Streamed values", method["x-stream"]));
-  box.append(el("h3", { text: "Declared errors" }), ...declaredErrors(method.errors));
+// What the chosen method declares, beside the answer, to compare: its nodes.
+const declaredOf = (method) => {
+  if (method === null) return [el("p", { class: "muted", text: "Choose a method to see what it declares." })];
+  const errors = [el("h3", { text: "Declared errors" }), ...declaredErrors(method.errors)];
+  return [...schemaBlock("Result", method.result), ...schemaBlock("Streamed values", method["x-stream"]), ...errors];
 };
+
+const showDeclared = (method) => byId("declared").replaceChildren(...declaredOf(method));
 
 const renderBatch = () => {
   const list = clear(byId("batch-list"));
   state.batch.forEach((request, index) => {
     const remove = el("button", { type: "button", class: "small", text: "Remove", "aria-label": "Remove request " + (index + 1) + " from the batch" });
+    // The request goes; the focus, to the Remove button now in its place (or before it), or Add to batch.
     remove.addEventListener("click", () => {
       state.batch.splice(index, 1);
       renderBatch();
+      const buttons = byId("batch-list").querySelectorAll("button");
+      (buttons[Math.min(index, buttons.length - 1)] || byId("add-to-batch")).focus();
     });
     list.append(el("li", {}, [el("code", { text: compact(request) }), remove]));
   });
@@ -157,21 +173,27 @@ const renderBatch = () => {
   byId("clear-batch").disabled = size === 0;
 };
 
-const renderHistory = () => {
-  const list = clear(byId("history-list"));
-  byId("history-empty").hidden = state.history.length > 0;
-  for (const entry of state.history) {
-    const label = "#" + entry.number + " " + entry.label;
-    const again = el("button", { type: "button", class: "small", text: "Re-send", "aria-label": "Re-send " + label });
-    again.addEventListener("click", () => resend(entry));
-    list.append(el("li", {}, [el("span", { text: "#" + entry.number + " " + entry.summary }), again]));
-  }
+const historyItem = (entry) => {
+  const label = "#" + entry.number + " " + entry.label;
+  const again = el("button", { type: "button", class: "small", text: "Re-send", "aria-label": "Re-send " + label });
+  again.addEventListener("click", () => resend(entry));
+  return el("li", {}, [el("span", { text: "#" + entry.number + " " + entry.summary }), again]);
 };
 
+// A call's entry, newest first. The other entries stay as they are, so a Re-send button keeps
+// the focus; should the oldest entry go with the focus, the newest takes it.
 const remember = (label, body, summary) => {
   state.calls += 1;
-  state.history.unshift({ number: state.calls, label, body, summary });
-  state.history.length = Math.min(state.history.length, MAX_HISTORY);
-  renderHistory();
+  const entry = { number: state.calls, label, body, summary };
+  state.history.unshift(entry);
+  const list = byId("history-list");
+  list.prepend(historyItem(entry));
+  byId("history-empty").hidden = true;
+  if (state.history.length <= MAX_HISTORY) return;
+  state.history.length = MAX_HISTORY;
+  const oldest = list.lastElementChild;
+  const focused = oldest.contains(document.activeElement);
+  oldest.remove();
+  if (focused) list.querySelector("button").focus();
 };
 `;

@@ -1,5 +1,5 @@
 /**
- * The inspector page's script, part 3 of 5: the wire. Where the page may send (`ENDPOINT`: the URL
+ * The inspector page's script, part 3 of 6: the wire. Where the page may send (`ENDPOINT`: the URL
  * its `<meta name="rpcserver-url">` names, only when it is on the page's own origin, so a page
  * served with a URL of another site sends nothing), one POST (`post`), the server-sent events of a
  * streamed answer read as they arrive (`readEvents`), the value a streamed notification carries
@@ -30,11 +30,13 @@ const ENDPOINT = (() => {
 })();
 
 // An event stream's messages as they arrive: each given to onMessage, which answers whether it
-// was a streamed value; the last message that was not is the answer. Lines end with LF or CRLF.
+// was a streamed value; the last message that was not is the answer. A line ends with CRLF, LF
+// or CR (the event stream's three line ends), a CRLF split between two reads included.
 const readEvents = async (stream, onMessage) => {
   const reader = stream.getReader();
   const decoder = new TextDecoder();
   let buffer = "";
+  let afterCR = false;
   let data = [];
   let answer = "";
   const dispatch = () => {
@@ -45,13 +47,18 @@ const readEvents = async (stream, onMessage) => {
   };
   for (;;) {
     const { value, done } = await reader.read();
-    buffer += decoder.decode(value, { stream: !done });
-    const lines = buffer.split("\n");
+    let text = decoder.decode(value, { stream: !done });
+    // The LF of a CRLF whose CR ended the last read: that line has ended already.
+    if (afterCR && text !== "") {
+      afterCR = false;
+      if (text.startsWith("\n")) text = text.slice(1);
+    }
+    if (text.endsWith("\r")) afterCR = true;
+    const lines = (buffer + text).split(/\r\n|\r|\n/);
     buffer = done ? "" : lines.pop();
-    for (const raw of lines) {
-      const line = raw.endsWith("\r") ? raw.slice(0, -1) : raw;
+    for (const line of lines) {
       if (line === "") dispatch();
-      else if (line.startsWith("data:")) data.push(line.slice(line.startsWith("data: ") ? 6 : 5));
+      else if (line === "data" || line.startsWith("data:")) data.push(line.slice(line.startsWith("data: ") ? 6 : 5));
     }
     if (done) break;
   }

@@ -24,6 +24,8 @@ export const STYLE = `
 }
 * { box-sizing: border-box; }
 [hidden] { display: none !important; }
+.skip { position: absolute; left: 8px; top: -60px; z-index: 1; padding: 6px 12px; background: var(--panel); color: var(--accent); border: 1px solid var(--accent); border-radius: 6px; }
+.skip:focus { top: 8px; }
 body { margin: 0; background: var(--bg); color: var(--text); font: 15px/1.45 system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
 code, pre, textarea, .mono { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 0.86rem; }
 h1 { margin: 0; font-size: 1.45rem; }

@@ -26,12 +26,28 @@ export const PAGE_HEADERS: Readonly<Record<string, string>> = { ...INSPECTOR_HEA
  */
 export const acceptsHtml = (accept: string | undefined): boolean => accepts(accept, "text/html");
 
+/** Is this a GET of the page's path, `/` (any query): the page or 405, as its `Accept` says? */
+export const isPagePath = (method: string | undefined, url: string | undefined): boolean =>
+  method === "GET" && (url ?? "").split("?", 1)[0] === PAGE_PATH;
+
 /** Is this request a browser's GET of the page: GET of `/` (any query), `Accept` naming `text/html`? */
 export const isPageRequest = (
   method: string | undefined,
   url: string | undefined,
   headers: IncomingHttpHeaders,
-): boolean => method === "GET" && (url ?? "").split("?", 1)[0] === PAGE_PATH && acceptsHtml(headers.accept);
+): boolean => isPagePath(method, url) && acceptsHtml(headers.accept);
+
+/**
+ * `headers` with `Accept` added to their `Vary`: for the 405 of a GET of the page's path whose
+ * `Accept` is not a browser's, since the same URL answers a browser with the page (a cache must
+ * not give either answer for the other).
+ */
+export const varyingByAccept = <H extends Readonly<Record<string, string | number>>>(
+  headers: H,
+): H & { Vary: string } => {
+  const vary = headers["Vary"];
+  return { ...headers, Vary: vary === undefined ? "Accept" : `${String(vary)}, Accept` };
+};
 
 /**
  * The page of a server whose `rpc.discover` title is `title` (`serve` checks it is a string),

@@ -17,7 +17,7 @@ import type { Options } from "../core/options";
 import { toHttp, type HttpStreamAnswer } from "../core/to-http";
 import type { GuardedHeaders, Refusal } from "./browser-guard";
 import { writeEvents } from "./event-stream-writer";
-import { isPageRequest, PAGE_HEADERS } from "./inspector-route";
+import { isPagePath, isPageRequest, PAGE_HEADERS, varyingByAccept } from "./inspector-route";
 
 /** Logging must never stop the server, so a logger that throws is ignored. */
 export const say = (level: "error" | "warn" | "info", message: string): void => {
@@ -172,7 +172,8 @@ export const handler =
         say("info", `rpcserver: ${line} 204 (CORS preflight)`);
         return;
       }
-      send(res, 405, { ...cors, Allow: "POST", "Content-Type": "text/plain; charset=utf-8" }, NOT_ALLOWED);
+      const vary = gate.page !== undefined && isPagePath(req.method, req.url) ? varyingByAccept(cors) : cors;
+      send(res, 405, { ...vary, Allow: "POST", "Content-Type": "text/plain; charset=utf-8" }, NOT_ALLOWED);
       say("info", `rpcserver: ${line} 405`);
       return;
     }
