@@ -48,6 +48,7 @@ import { batch as clientBatch, client, http as clientHttp, local } from "rpcserv
 import { nodeHttp } from "rpcserver/node-http";
 import { JsonRpcServer as MetaMaskServer } from "@metamask/json-rpc-engine/v2";
 import { rpcErrors } from "@metamask/rpc-errors";
+import { formatted } from "./formatted.mjs";
 
 const require = createRequire(import.meta.url);
 const jayson = require("jayson");
@@ -1708,17 +1709,6 @@ const history = () => {
     return `\n${readFileSync(join(ROOT, "bench", "history.md"), "utf8")}`;
   } catch {
     return "";
-  }
-};
-
-/** The report as prettier would write it, so that `npm run lint` stays clean after a run. */
-const formatted = async (path, text) => {
-  try {
-    const prettier = await import("prettier");
-    const config = (await prettier.resolveConfig(path)) ?? {};
-    return await prettier.format(text, { ...config, filepath: path });
-  } catch {
-    return text;
   }
 };
 

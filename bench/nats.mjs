@@ -27,6 +27,7 @@ import { dirname, join } from "node:path";
 import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { natsServerPath, startNatsServer } from "../tests/fixtures/nats-server.cjs";
+import { formatted } from "./formatted.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, "..");
@@ -237,17 +238,6 @@ function costs(ratios, of) {
 /** Whether every count of workers is within 1.2x on a reading. */
 function verdict(ratios, of) {
   return ratios.every((r) => of(r) <= 1.2) ? "within 1.2x at every count" : "over 1.2x at some count";
-}
-
-/** The page as prettier would write it, so that `npm run lint` stays clean after a run. */
-async function formatted(path, text) {
-  try {
-    const prettier = await import("prettier");
-    const config = (await prettier.resolveConfig(path)) ?? {};
-    return await prettier.format(text, { ...config, filepath: path });
-  } catch {
-    return text;
-  }
 }
 
 /** Markdown prose wrapped at 100 columns, as the hand-written pages are (prettier keeps line breaks). */

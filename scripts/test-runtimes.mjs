@@ -12,6 +12,7 @@
 // Ends with "runtimes: N passed, N failed"; exits non-zero when any runtime failed.
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
+import nats from "../tests/fixtures/nats-server.cjs";
 
 const bin = "runtimes/node_modules";
 // Installed when any package runtimes/package.json names is missing (a clone, or a list grown since).
@@ -25,35 +26,30 @@ const install = () => {
   execFileSync("npm", ["ci", "--prefix", "runtimes", "--no-audit", "--no-fund"], { stdio: "inherit" });
 };
 
+const { natsServerPath } = nats;
 const chromium = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
-const installChromium = () => {
-  if (existsSync(chromium)) return;
-  if (process.getuid?.() !== 0) return;
-  console.log("runtimes: installing Debian's chromium (apt-get)");
-  execFileSync("apt-get", ["update", "-qq"], { stdio: "inherit" });
-  execFileSync("apt-get", ["install", "-y", "-qq", "chromium"], {
-    stdio: "inherit",
-    env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
-  });
-};
 
-// Found the way tests/fixtures/nats-server.cjs finds it (NATS_SERVER_PATH, PATH, Debian's
-// /usr/sbin), so that what this installs is what the NATS tests start.
+/** Is nats-server there? Found as the NATS tests find it (NATS_SERVER_PATH, PATH, /usr/sbin). */
 const hasNatsServer = () => {
-  if (process.env.NATS_SERVER_PATH) return existsSync(process.env.NATS_SERVER_PATH);
   try {
-    execFileSync("sh", ["-c", "command -v nats-server"], { stdio: "ignore" });
+    natsServerPath();
     return true;
   } catch {
-    return existsSync("/usr/sbin/nats-server");
+    return false;
   }
 };
-const installNatsServer = () => {
-  if (hasNatsServer()) return;
-  if (process.getuid?.() !== 0) return;
-  console.log("runtimes: installing Debian's nats-server (apt-get)");
+
+/**
+ * Debian's packages the suite runs for real (Chromium for the browser tests, nats-server for the
+ * NATS tests), installed with one apt-get when missing and root; without root, the tests that need
+ * them say what is missing.
+ */
+const installDebianPackages = () => {
+  const missing = [...(existsSync(chromium) ? [] : ["chromium"]), ...(hasNatsServer() ? [] : ["nats-server"])];
+  if (missing.length === 0 || process.getuid?.() !== 0) return;
+  console.log(`runtimes: installing Debian's ${missing.join(" and ")} (apt-get)`);
   execFileSync("apt-get", ["update", "-qq"], { stdio: "inherit" });
-  execFileSync("apt-get", ["install", "-y", "-qq", "nats-server"], {
+  execFileSync("apt-get", ["install", "-y", "-qq", ...missing], {
     stdio: "inherit",
     env: { ...process.env, DEBIAN_FRONTEND: "noninteractive" },
   });
@@ -64,8 +60,7 @@ const installNatsServer = () => {
 // jest and runs the matrix after it).
 if (process.argv.includes("--install")) {
   install();
-  installChromium();
-  installNatsServer();
+  installDebianPackages();
   process.exit(0);
 }
 
@@ -88,8 +83,7 @@ const runs = [
 ].filter(([name]) => only.length === 0 || only.some((word) => name.startsWith(word)));
 
 install();
-installChromium();
-installNatsServer();
+installDebianPackages();
 if (!existsSync("dist/esm/index.js")) execFileSync(process.execPath, ["scripts/build.mjs"], { stdio: "inherit" });
 
 // Imported after the build: it loads dist/. Runs are spawned asynchronously so that it answers.

@@ -79,6 +79,16 @@ const api = contract({
   add: { params: t.tuple([t.number, t.number]), result: t.number },
 });
 
+/** Handlers both servers below share: dates through the stream codec, and a declared error after values. */
+const days = async function* (n: number) {
+  for (let day = 1; day <= n; day++) yield new Date(Date.UTC(2024, 0, day));
+  return E.right(n);
+};
+const failing = async function* (n: number) {
+  for (let i = 1; i <= n; i++) yield i;
+  return E.left({ code: 404 as const, message: "Not found", data: { after: n } });
+};
+
 describe("over local: the generator is driven by the consumer", () => {
   /** What the generators did: yields, and whether their `finally` ran. */
   const seen = { yielded: 0, finished: deferred() };
@@ -101,14 +111,8 @@ describe("over local: the generator is driven by the consumer", () => {
         seen.finished.resolve();
       }
     },
-    days: async function* (n) {
-      for (let day = 1; day <= n; day++) yield new Date(Date.UTC(2024, 0, day));
-      return E.right(n);
-    },
-    failing: async function* (n) {
-      for (let i = 1; i <= n; i++) yield i;
-      return E.left({ code: 404, message: "Not found", data: { after: n } });
-    },
+    days,
+    failing,
     endless: async function* () {
       try {
         for (let i = 1; ; i++) {
@@ -731,14 +735,8 @@ describe("over http: the development server", () => {
       for (let i = 1; i <= to; i++) yield i;
       return E.right(`counted to ${to}`);
     },
-    days: async function* (n) {
-      for (let day = 1; day <= n; day++) yield new Date(Date.UTC(2024, 0, day));
-      return E.right(n);
-    },
-    failing: async function* (n) {
-      for (let i = 1; i <= n; i++) yield i;
-      return E.left({ code: 404, message: "Not found", data: { after: n } });
-    },
+    days,
+    failing,
     endless: async function* () {
       try {
         for (let i = 1; ; i++) yield i;

@@ -141,54 +141,77 @@ class Counts {
   }
 }
 
-/** The dispatch options of a message: the context made from it, when there is a context function. */
-const optionsFor = (o: JsonOptions, context: ((message: NatsMessage) => unknown) | undefined, message: NatsMessage) =>
-  context === undefined ? o : { ...o, context: context(message) };
-
 /**
- * Answers one message: dispatched as `asyncDispatch` does, or streamed when it asks for values.
- * Never throws: a message whose headers nats-core cannot read throws at `message.headers`, and a
- * throw here would leave the message counted in flight for ever (and `stop()` waiting on it).
+ * The JSON-RPC endpoint: what answering a message takes (the table, dispatch's options, the
+ * context function), and the counts of what it took. `handle` is the services framework's handler.
  */
-const serveMessage = (
-  connection: NatsConnection,
-  methods: Methods | undefined,
-  o: JsonOptions,
-  context: ((message: NatsMessage) => unknown) | undefined,
-  message: NatsMessage,
-): Promise<void> => {
-  try {
-    return answerMessage(connection, methods, o, context, message);
-  } catch (thrown) {
-    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
-    return Promise.reject(thrown);
-  }
-};
+class Endpoint {
+  readonly counts = new Counts();
 
-const answerMessage = (
-  connection: NatsConnection,
-  methods: Methods | undefined,
-  o: JsonOptions,
-  context: ((message: NatsMessage) => unknown) | undefined,
-  message: NatsMessage,
-): Promise<void> => {
-  let options: JsonOptions;
-  try {
-    options = optionsFor(o, context, message);
-  } catch (thrown) {
-    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
-    if (!isJsonRpcError(thrown)) return Promise.reject(thrown);
-    const write = o.serializer ?? serialize;
-    answer(message, write(toErrorDict(ErrorResponse(thrown.code, thrown.message, thrown.data, null))));
-    return Promise.resolve();
-  }
-  if (asksForValues(message)) {
+  constructor(
+    private readonly connection: NatsConnection,
+    private readonly subject: string,
+    private readonly methods: Methods,
+    private readonly o: JsonOptions,
+    private readonly context: ((message: NatsMessage) => unknown) | undefined,
+  ) {}
+
+  /**
+   * One message taken: answered, and counted until it is. Nothing here may throw out of the
+   * handler: a message whose headers nats-core cannot read throws at `message.headers`, and a throw
+   * would leave it counted in flight for ever (and `stop()` waiting on it).
+   */
+  readonly handle = (error: Error | null, message: NatsMessage): void => {
+    if (error !== null) return logSafely(`rpcserver/nats: the endpoint on ${this.subject} failed`, error);
+    const { counts } = this;
+    counts.messages += 1;
+    counts.inFlight += 1;
+    const started = performance.now();
+    let answered: Promise<void>;
+    try {
+      answered = this.answer(message);
+    } catch (thrown) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+      answered = Promise.reject(thrown);
+    }
+    answered.then(
+      () => counts.answered(started),
+      (thrown: unknown) => {
+        counts.failed += 1;
+        failed(message, thrown);
+        counts.answered(started);
+      },
+    );
+  };
+
+  /**
+   * Dispatched as `asyncDispatch` does, or streamed when the message asks for values. A context
+   * function that throws a `JsonRpcError` is answered with it, id null; anything else it throws
+   * rejects (the services framework's error reply).
+   */
+  private answer(message: NatsMessage): Promise<void> {
+    const { o, context } = this;
+    let options = o;
+    if (context !== undefined) {
+      try {
+        options = { ...o, context: context(message) };
+      } catch (thrown) {
+        if (!isJsonRpcError(thrown)) throw thrown;
+        const write = o.serializer ?? serialize;
+        answer(message, write(toErrorDict(ErrorResponse(thrown.code, thrown.message, thrown.data, null))));
+        return Promise.resolve();
+      }
+    }
+    if (!asksForValues(message)) {
+      return dispatchToJson(message.data, this.methods as never, options as never).then((text) =>
+        answer(message, text),
+      );
+    }
     return new Promise<void>((done, fail) => {
-      dispatchStreamed(message.data, methods, options, new NatsOutlet(connection, message, done, fail));
+      dispatchStreamed(message.data, this.methods, options, new NatsOutlet(this.connection, message, done, fail));
     });
   }
-  return dispatchToJson(message.data, methods as never, options as never).then((text) => answer(message, text));
-};
+}
 
 /** The table dispatched to: with `rpc.discover` answering the service's document, unless `openrpc` is `false`. */
 const discoverable = (methods: Methods, info: (() => OpenRpcInfo) | undefined): Methods =>
@@ -254,7 +277,9 @@ export const serveNats = async <C = NoContext, X = NoContext, const S extends Re
   }
   const info = openrpc === false ? undefined : (): OpenRpcInfo => ({ title: name, version, ...(openrpc ?? {}) });
   const discoverSubject = info === undefined ? undefined : subjectOfDiscover(subject, discoverOption);
-  const counts = new Counts();
+  const o = dispatch as JsonOptions;
+  const endpoint = new Endpoint(connection, subject, discoverable(methods, info), o, context);
+  const { counts } = endpoint;
   const service: Service = await new Svcm(connection).add({
     name,
     version,
@@ -265,27 +290,9 @@ export const serveNats = async <C = NoContext, X = NoContext, const S extends Re
       "rpcserver.version": VERSION,
       ...(discoverSubject === undefined ? {} : { openrpc: discoverSubject }),
     },
-    statsHandler: (endpoint) => Promise.resolve(endpoint.subject === subject ? counts.figures() : null),
+    statsHandler: (described) => Promise.resolve(described.subject === subject ? counts.figures() : null),
   });
-  const o = dispatch as JsonOptions;
-  const table = discoverable(methods, info);
-  service.addEndpoint("rpc", {
-    subject,
-    handler: (error, message) => {
-      if (error !== null) return logSafely(`rpcserver/nats: the endpoint on ${subject} failed`, error);
-      counts.messages += 1;
-      counts.inFlight += 1;
-      const started = performance.now();
-      serveMessage(connection, table, o, context, message).then(
-        () => counts.answered(started),
-        (thrown: unknown) => {
-          counts.failed += 1;
-          failed(message, thrown);
-          counts.answered(started);
-        },
-      );
-    },
-  });
+  service.addEndpoint("rpc", { subject, handler: endpoint.handle });
   if (info !== undefined && discoverSubject !== undefined) {
     const write = o.serializer ?? serialize;
     const described = { context: context !== undefined };

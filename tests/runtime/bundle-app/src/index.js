@@ -14,6 +14,7 @@ import { globalMethods } from "rpcserver/methods";
 import { NODATA } from "rpcserver/sentinels";
 import { toHttp } from "rpcserver/transport";
 import { environment, pipeline, serialize, Sync } from "rpcserver/pipeline";
+import { inspectorPage, INSPECTOR_HEADERS } from "rpcserver/inspector";
 import { api } from "./contract.js";
 
 const methods = implement(api, {
@@ -56,6 +57,15 @@ const run = async () => {
     http: toHttp(dispatch(request, { ping })).status,
     piped: serialize(env)(pipeline(Sync)(env)(request)),
     served,
+    // The inspector page, made in the bundle: a whole document for the URL, under its own policy.
+    inspector: (() => {
+      const page = inspectorPage({ url: "/rpc" });
+      return {
+        doctype: page.startsWith("<!doctype html>"),
+        url: page.includes('content="/rpc"'),
+        policy: INSPECTOR_HEADERS["Content-Security-Policy"].includes("connect-src 'self'"),
+      };
+    })(),
   };
 };
 
