@@ -285,10 +285,13 @@ describe("channels that are over before or without a close event", () => {
 
   test("a Worker that throws ends the connection with its error, and the host does not crash", async () => {
     const worker = new Worker("throw new Error('the worker broke')", { eval: true });
+    // Listened for before anything is awaited: the worker may exit before `closed` is seen to settle.
+    // Not `events.once`, which would reject with the worker's `error` that comes first.
+    const exited = new Promise<number>((resolve) => worker.once("exit", resolve));
     const peer = connect(messagePort(worker), { methods });
     const reason = await bounded(peer.closed, "the close");
     expect((reason as Error).message).toBe("the worker broke");
-    await bounded(once(worker, "exit"), "the worker to exit");
+    await bounded(exited, "the worker to exit");
   });
 });
 
