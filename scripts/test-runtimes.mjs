@@ -9,7 +9,8 @@
 // TypeScript 5, 6 and 7 against @types/node 20 to the newest) and the browser bundles
 // (tests/runtime/bundlers.mjs: esbuild, Vite and webpack, run in Chromium), whose compilers and
 // bundlers runtimes/package.json installs too.
-// Ends with "runtimes: N passed, N failed"; exits non-zero when any runtime failed.
+// The runs go RPCSERVER_TEST_JOBS at a time (default 3; each run's output is printed whole when it
+// ends). Ends with "runtimes: N passed, N failed"; exits non-zero when any runtime failed.
 import { execFileSync, spawn } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
 import nats from "../tests/fixtures/nats-server.cjs";
@@ -67,6 +68,8 @@ if (process.argv.includes("--install")) {
 const jest = ["node_modules/jest/bin/jest.js", "--ci"];
 const conformance = ["tests/runtime/run.mjs"];
 const only = process.argv.slice(2).filter((arg) => !arg.startsWith("--"));
+/** How many runs go side by side (RPCSERVER_TEST_JOBS; 1: one after the other, output as it comes). */
+const jobs = Math.max(1, Number(process.env.RPCSERVER_TEST_JOBS ?? "") || 3);
 const nodes = [18, 22, 24, 26];
 const runs = [
   ...nodes.map((v) => [`node ${v}: jest suite`, `${bin}/node${v}/bin/node`, jest]),
@@ -98,25 +101,39 @@ const env = {
 };
 console.log(`runtimes: the client's http cases call the development server at ${server.url}`);
 
-/** Runs one command with the output inherited; resolves to its exit status, or the error that kept it from running. */
+/**
+ * Runs one command; resolves to its exit status (or the error that kept it from running) and its
+ * output, collected so that runs side by side do not mix their lines (inherited when one at a time).
+ */
 const run = (command, args) =>
   new Promise((resolve) => {
-    const child = spawn(command, args, { stdio: "inherit", env });
-    child.once("error", (error) => resolve({ error }));
-    child.once("close", (status) => resolve({ status }));
+    const chunks = [];
+    const child = spawn(command, args, { stdio: jobs > 1 ? ["ignore", "pipe", "pipe"] : "inherit", env });
+    child.stdout?.on("data", (chunk) => chunks.push(chunk));
+    child.stderr?.on("data", (chunk) => chunks.push(chunk));
+    child.once("error", (error) => resolve({ error, output: Buffer.concat(chunks) }));
+    child.once("close", (status) => resolve({ status, output: Buffer.concat(chunks) }));
   });
 
 const failed = [];
 try {
-  for (const [name, command, args] of runs) {
-    console.log(`\n=== ${name}`);
-    const started = Date.now();
-    const { status, error } = await run(command, args);
-    const seconds = ((Date.now() - started) / 1000).toFixed(0);
-    const ok = status === 0 && error === undefined;
-    console.log(`=== ${name}: ${ok ? "ok" : `FAILED (${error ? error.message : `exit ${status}`})`} in ${seconds} s`);
-    if (!ok) failed.push(name);
-  }
+  // The runs share nothing but the development server (each suite keeps its files under its own
+  // pid), so they go `jobs` at a time, the longest (the jest suites) first.
+  let next = 0;
+  const lane = async () => {
+    while (next < runs.length) {
+      const [name, command, args] = runs[next++];
+      if (jobs === 1) console.log(`\n=== ${name}`);
+      const started = Date.now();
+      const { status, error, output } = await run(command, args);
+      const seconds = ((Date.now() - started) / 1000).toFixed(0);
+      const ok = status === 0 && error === undefined;
+      if (jobs > 1) process.stdout.write(`\n=== ${name}\n${output}`);
+      console.log(`=== ${name}: ${ok ? "ok" : `FAILED (${error ? error.message : `exit ${status}`})`} in ${seconds} s`);
+      if (!ok) failed.push(name);
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(jobs, runs.length) }, lane));
 } finally {
   await server.close();
 }

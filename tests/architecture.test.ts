@@ -130,7 +130,7 @@ describe("the import rules fail on a planted wrong import", () => {
   });
 
   test("a Node global in a browser-safe part fails tsconfig.browser.json, and compiles with Node's types", () => {
-    const dir = join(ROOT, ".tmp", "architecture-plant");
+    const dir = join(ROOT, ".tmp", `architecture-plant-${process.pid}`);
     rmSync(dir, { recursive: true, force: true });
     mkdirSync(dir, { recursive: true });
     try {

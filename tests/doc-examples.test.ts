@@ -18,7 +18,9 @@ import { mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "nod
 import { join } from "node:path";
 
 const root = join(__dirname, "..");
-const tmp = join(root, ".tmp", "doctest");
+/** The pid's own: the suite may run beside itself on other Nodes (npm test). */
+const tmp = join(root, ".tmp", `doctest-${process.pid}`);
+afterAll(() => rmSync(tmp, { recursive: true, force: true }));
 rmSync(tmp, { recursive: true, force: true });
 mkdirSync(tmp, { recursive: true });
 

@@ -32,7 +32,7 @@ import { bounded, killAll, requireBuild, ROOT, startCli } from "./helpers/proces
 
 const CONFIG = join(ROOT, "examples", "ts", "tsconfig.json");
 /** Where this test compiles the examples to (inside the package, so that `rpcserver` resolves by name). */
-const OUT = join(ROOT, ".tmp", "examples-ts-test");
+const OUT = join(ROOT, ".tmp", `examples-ts-test-${process.pid}`);
 
 /** The examples written in TypeScript, each beside the JavaScript one it mirrors. */
 const EXAMPLES = ["api", "methods", "client", "context", "lsp/server", "mcp/server"];
@@ -104,7 +104,10 @@ beforeAll(() => {
   problems = describeDiagnostics([...parsed.errors, ...ts.getPreEmitDiagnostics(program), ...emitted.diagnostics]);
 });
 
-afterAll(() => killAll());
+afterAll(() => {
+  killAll();
+  rmSync(OUT, { recursive: true, force: true }); // its own (the pid's): suites on other Nodes may run beside it
+});
 
 describe("type-checked as a user's project", () => {
   test("examples/ts/tsconfig.json is strict, NodeNext, and type-checks every example with no problem", () => {

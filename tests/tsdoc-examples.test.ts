@@ -10,7 +10,9 @@ import { basename, join } from "node:path";
 import { examplesOf, type Example } from "./helpers/tsdoc-examples";
 
 const ROOT = join(__dirname, "..");
-const OUT = join(ROOT, ".tmp", "tsdoc-examples");
+/** The pid's own: the suite may run beside itself on other Nodes (npm test). */
+const OUT = join(ROOT, ".tmp", `tsdoc-examples-${process.pid}`);
+afterAll(() => rmSync(OUT, { recursive: true, force: true }));
 
 const examples: Example[] = examplesOf(join(ROOT, "src"), OUT);
 const runnable = examples.filter((example) => example.compileOnly === undefined);

@@ -1,0 +1,98 @@
+// npm test: every check of the repository, the independent ones side by side. The steps and what each
+// waits for:
+//
+//   lint, typecheck, docs (typedoc), build, install (the runtimes, Chromium, nats-server)   at once
+//   api (api:check) and package (check:package)                             once the build is done
+//   jest (the suite on the Node that runs npm)                  once the build and install are done
+//   runtimes (scripts/test-runtimes.mjs: the suite on Node 18, 22, 24 and 26, the built package on
+//   those Nodes, Bun, Deno and Chromium, the browser bundles, the types matrix)   the same; its own
+//   runs go RPCSERVER_TEST_JOBS at a time (default 3)
+//
+// A failed step does not stop the others: every step whose prerequisites passed runs, and the run
+// fails at the end, naming each failed step. A step's output is printed whole when it ends (so that two steps' lines never mix),
+// with its time; a table of the times closes the run, then the suite's own closing lines
+// ("runtimes: ...", and the main suite's "jest: N passed, N failed, N skipped" last).
+//
+// The steps run from package.json's scripts (npm run <script>), so each can be run alone too.
+import { spawn } from "node:child_process";
+
+/** The steps: name, command, and the steps it waits for. */
+const STEPS = [
+  { name: "lint", command: ["npm", "run", "--silent", "lint"], after: [] },
+  { name: "typecheck", command: ["npm", "run", "--silent", "typecheck"], after: [] },
+  { name: "docs", command: ["npm", "run", "--silent", "docs"], after: [] },
+  { name: "build", command: ["npm", "run", "--silent", "build"], after: [] },
+  { name: "install", command: [process.execPath, "scripts/test-runtimes.mjs", "--install"], after: [] },
+  { name: "api", command: ["npm", "run", "--silent", "api:check"], after: ["build"] },
+  { name: "package", command: ["npm", "run", "--silent", "check:package"], after: ["build"] },
+  { name: "jest", command: [process.execPath, "node_modules/jest/bin/jest.js"], after: ["build", "install"] },
+  { name: "runtimes", command: [process.execPath, "scripts/test-runtimes.mjs"], after: ["build", "install"] },
+];
+
+const started = Date.now();
+const seconds = (ms) => `${(ms / 1000).toFixed(0)} s`;
+
+/** Runs one step with its output collected; resolves to its status and output. */
+const run = ({ command: [file, ...args] }) =>
+  new Promise((resolve) => {
+    const chunks = [];
+    const child = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, FORCE_COLOR: "0" } });
+    child.stdout.on("data", (chunk) => chunks.push(chunk));
+    child.stderr.on("data", (chunk) => chunks.push(chunk));
+    child.once("error", (error) => resolve({ ok: false, why: error.message, output: Buffer.concat(chunks) }));
+    child.once("close", (code, signal) =>
+      resolve({ ok: code === 0, why: signal ?? `exit ${code}`, output: Buffer.concat(chunks) }),
+    );
+  });
+
+const results = new Map();
+const done = new Map();
+/** A step's promise: it starts once every step it waits for has ended (whether or not it passed). */
+const stepOf = (step) => {
+  if (!done.has(step.name)) {
+    done.set(
+      step.name,
+      (async () => {
+        await Promise.all(step.after.map((name) => stepOf(STEPS.find((each) => each.name === name))));
+        const unmet = step.after.filter((name) => !results.get(name).ok);
+        if (unmet.length > 0) {
+          const why = `not run: ${unmet.join(" and ")} failed`;
+          results.set(step.name, { ok: false, why, output: Buffer.from(""), at: Date.now() - started, took: 0 });
+          console.log(`=== ${step.name}: FAILED (${why})\n`);
+          return;
+        }
+        const at = Date.now();
+        console.log(`=== ${step.name}: started at ${seconds(at - started)}`);
+        const result = await run(step);
+        const took = Date.now() - at;
+        results.set(step.name, { ...result, at: at - started, took });
+        process.stdout.write(`\n=== ${step.name} (${step.command.join(" ")})\n`);
+        process.stdout.write(result.output);
+        console.log(`=== ${step.name}: ${result.ok ? "ok" : `FAILED (${result.why})`} in ${seconds(took)}\n`);
+      })(),
+    );
+  }
+  return done.get(step.name);
+};
+
+await Promise.all(STEPS.map(stepOf));
+
+console.log("\nnpm test, step by step (start and length, in seconds from the start):");
+for (const step of STEPS) {
+  const { ok, at, took } = results.get(step.name);
+  console.log(
+    `  ${step.name.padEnd(10)} ${String(Math.round(at / 1000)).padStart(5)} ${String(Math.round(took / 1000)).padStart(5)}  ${ok ? "ok" : "FAILED"}`,
+  );
+}
+const failed = STEPS.filter((step) => !results.get(step.name).ok).map((step) => step.name);
+console.log(`  all ${seconds(Date.now() - started)}${failed.length > 0 ? `; failed: ${failed.join(", ")}` : ""}`);
+// The closing lines CI reads: the runtime matrix's, then the main suite's count.
+const closing = (name, pattern) =>
+  results
+    .get(name)
+    .output.toString("utf8")
+    .split("\n")
+    .filter((line) => pattern.test(line))
+    .at(-1);
+for (const line of [closing("runtimes", /^runtimes: /), closing("jest", /^jest: /)]) if (line) console.log(line);
+if (failed.length > 0) process.exitCode = 1;
