@@ -12,7 +12,9 @@
 // The runs go RPCSERVER_TEST_JOBS at a time (default 3; each run's output is printed whole when it
 // ends). Ends with "runtimes: N passed, N failed"; exits non-zero when any runtime failed.
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import nats from "../tests/fixtures/nats-server.cjs";
 
 const bin = "runtimes/node_modules";
@@ -70,6 +72,9 @@ const conformance = ["tests/runtime/run.mjs"];
 const only = process.argv.slice(2).filter((arg) => !arg.startsWith("--"));
 /** How many runs go side by side (RPCSERVER_TEST_JOBS; 1: one after the other, output as it comes). */
 const jobs = Math.max(1, Number(process.env.RPCSERVER_TEST_JOBS ?? "") || 3);
+const TIME = "/usr/bin/time";
+const measured = existsSync(TIME);
+const work = mkdtempSync(join(tmpdir(), "rpcserver-runtimes-"));
 const nodes = [18, 22, 24, 26];
 const runs = [
   ...nodes.map((v) => [`node ${v}: jest suite`, `${bin}/node${v}/bin/node`, jest]),
@@ -105,14 +110,22 @@ console.log(`runtimes: the client's http cases call the development server at ${
  * Runs one command; resolves to its exit status (or the error that kept it from running) and its
  * output, collected so that runs side by side do not mix their lines (inherited when one at a time).
  */
-const run = (command, args) =>
+const run = (command, args, index) =>
   new Promise((resolve) => {
     const chunks = [];
-    const child = spawn(command, args, { stdio: jobs > 1 ? ["ignore", "pipe", "pipe"] : "inherit", env });
+    // Its CPU time too (user and system, GNU time's), where GNU time is there.
+    const cpuFile = join(work, `${index}.cpu`);
+    const [file, ...rest] = measured ? [TIME, "-f", "%U %S", "-o", cpuFile, command, ...args] : [command, ...args];
+    const child = spawn(file, rest, { stdio: jobs > 1 ? ["ignore", "pipe", "pipe"] : "inherit", env });
     child.stdout?.on("data", (chunk) => chunks.push(chunk));
     child.stderr?.on("data", (chunk) => chunks.push(chunk));
-    child.once("error", (error) => resolve({ error, output: Buffer.concat(chunks) }));
-    child.once("close", (status) => resolve({ status, output: Buffer.concat(chunks) }));
+    const cpu = () => {
+      if (!existsSync(cpuFile)) return "";
+      const [user, system] = readFileSync(cpuFile, "utf8").trim().split("\n").at(-1).split(" ").map(Number);
+      return `, ${(user + system).toFixed(0)} s of CPU`;
+    };
+    child.once("error", (error) => resolve({ error, output: Buffer.concat(chunks), cpu: "" }));
+    child.once("close", (status) => resolve({ status, output: Buffer.concat(chunks), cpu: cpu() }));
   });
 
 const failed = [];
@@ -122,20 +135,24 @@ try {
   let next = 0;
   const lane = async () => {
     while (next < runs.length) {
-      const [name, command, args] = runs[next++];
+      const index = next++;
+      const [name, command, args] = runs[index];
       if (jobs === 1) console.log(`\n=== ${name}`);
       const started = Date.now();
-      const { status, error, output } = await run(command, args);
+      const { status, error, output, cpu } = await run(command, args, index);
       const seconds = ((Date.now() - started) / 1000).toFixed(0);
       const ok = status === 0 && error === undefined;
       if (jobs > 1) process.stdout.write(`\n=== ${name}\n${output}`);
-      console.log(`=== ${name}: ${ok ? "ok" : `FAILED (${error ? error.message : `exit ${status}`})`} in ${seconds} s`);
+      console.log(
+        `=== ${name}: ${ok ? "ok" : `FAILED (${error ? error.message : `exit ${status}`})`} in ${seconds} s${cpu}`,
+      );
       if (!ok) failed.push(name);
     }
   };
   await Promise.all(Array.from({ length: Math.min(jobs, runs.length) }, lane));
 } finally {
   await server.close();
+  rmSync(work, { recursive: true, force: true });
 }
 console.log(
   `\nruntimes: ${runs.length - failed.length} passed, ${failed.length} failed${failed.length ? ` (${failed.join("; ")})` : ""}`,

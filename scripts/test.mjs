@@ -15,6 +15,9 @@
 //
 // The steps run from package.json's scripts (npm run <script>), so each can be run alone too.
 import { spawn } from "node:child_process";
+import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 /** The steps: name, command, and the steps it waits for. */
 const STEPS = [
@@ -32,16 +35,29 @@ const STEPS = [
 const started = Date.now();
 const seconds = (ms) => `${(ms / 1000).toFixed(0)} s`;
 
-/** Runs one step with its output collected; resolves to its status and output. */
-const run = ({ command: [file, ...args] }) =>
+// The CPU time of each step (its processes', user and system), where GNU time is there to measure it:
+// on a loaded machine, the times beside it say what the step costs.
+const TIME = "/usr/bin/time";
+const measured = existsSync(TIME);
+const work = mkdtempSync(join(tmpdir(), "rpcserver-test-"));
+
+/** Runs one step with its output collected; resolves to its status, output and CPU seconds. */
+const run = ({ name, command }) =>
   new Promise((resolve) => {
     const chunks = [];
+    const cpuFile = join(work, `${name}.cpu`);
+    const [file, ...args] = measured ? [TIME, "-f", "%U %S", "-o", cpuFile, ...command] : command;
     const child = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, FORCE_COLOR: "0" } });
     child.stdout.on("data", (chunk) => chunks.push(chunk));
     child.stderr.on("data", (chunk) => chunks.push(chunk));
+    const cpu = () => {
+      if (!measured || !existsSync(cpuFile)) return undefined;
+      const [user, system] = readFileSync(cpuFile, "utf8").trim().split("\n").at(-1).split(" ").map(Number);
+      return user + system;
+    };
     child.once("error", (error) => resolve({ ok: false, why: error.message, output: Buffer.concat(chunks) }));
     child.once("close", (code, signal) =>
-      resolve({ ok: code === 0, why: signal ?? `exit ${code}`, output: Buffer.concat(chunks) }),
+      resolve({ ok: code === 0, why: signal ?? `exit ${code}`, output: Buffer.concat(chunks), cpu: cpu() }),
     );
   });
 
@@ -77,13 +93,17 @@ const stepOf = (step) => {
 
 await Promise.all(STEPS.map(stepOf));
 
-console.log("\nnpm test, step by step (start and length, in seconds from the start):");
+rmSync(work, { recursive: true, force: true });
+console.log("\nnpm test, step by step (seconds: start, wall time, CPU time of its processes):");
+console.log(`  ${"step".padEnd(10)} ${"start".padStart(6)} ${"wall".padStart(6)} ${"cpu".padStart(6)}`);
+let cpuTotal = 0;
 for (const step of STEPS) {
-  const { ok, at, took } = results.get(step.name);
-  console.log(
-    `  ${step.name.padEnd(10)} ${String(Math.round(at / 1000)).padStart(5)} ${String(Math.round(took / 1000)).padStart(5)}  ${ok ? "ok" : "FAILED"}`,
-  );
+  const { ok, at, took, cpu } = results.get(step.name);
+  cpuTotal += cpu ?? 0;
+  const cells = [at / 1000, took / 1000, cpu].map((n) => (n === undefined ? "-" : n.toFixed(0)).padStart(6));
+  console.log(`  ${step.name.padEnd(10)} ${cells.join(" ")}  ${ok ? "ok" : "FAILED"}`);
 }
+if (measured) console.log(`  CPU time of all steps: ${cpuTotal.toFixed(0)} s`);
 const failed = STEPS.filter((step) => !results.get(step.name).ok).map((step) => step.name);
 console.log(`  all ${seconds(Date.now() - started)}${failed.length > 0 ? `; failed: ${failed.join(", ")}` : ""}`);
 // The closing lines CI reads: the runtime matrix's, then the main suite's count.
