@@ -47,7 +47,7 @@ const run = ({ name, command }) =>
     const chunks = [];
     const cpuFile = join(work, `${name}.cpu`);
     const [file, ...args] = measured ? [TIME, "-f", "%U %S", "-o", cpuFile, ...command] : command;
-    const child = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, FORCE_COLOR: "0" } });
+    const child = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"] });
     child.stdout.on("data", (chunk) => chunks.push(chunk));
     child.stderr.on("data", (chunk) => chunks.push(chunk));
     const cpu = () => {
