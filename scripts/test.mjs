@@ -9,9 +9,10 @@
 //   runs go RPCSERVER_TEST_JOBS at a time (default 3)
 //
 // A failed step does not stop the others: every step whose prerequisites passed runs, and the run
-// fails at the end, naming each failed step. A step's output is printed whole when it ends (so that two steps' lines never mix),
-// with its time; a table of the times closes the run, then the suite's own closing lines
-// ("runtimes: ...", and the main suite's "jest: N passed, N failed, N skipped" last).
+// fails at the end, naming each failed step. A step's output is printed whole when it ends (two
+// steps' lines never mix), with its time; a table of the times (wall and CPU) closes the run, then
+// the suite's own closing lines ("runtimes: ...", and the main suite's "jest: N passed, N failed,
+// N skipped" last).
 //
 // The steps run from package.json's scripts (npm run <script>), so each can be run alone too.
 import { spawn } from "node:child_process";
@@ -63,7 +64,7 @@ const run = ({ name, command }) =>
 
 const results = new Map();
 const done = new Map();
-/** A step's promise: it starts once every step it waits for has ended (whether or not it passed). */
+/** A step's promise: it starts once every step it waits for has ended, and runs if they all passed. */
 const stepOf = (step) => {
   if (!done.has(step.name)) {
     done.set(
