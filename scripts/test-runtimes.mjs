@@ -12,7 +12,7 @@
 // The runs go RPCSERVER_TEST_JOBS at a time (default 3; each run's output is printed whole when it
 // ends). Ends with "runtimes: N passed, N failed"; exits non-zero when any runtime failed.
 import { execFileSync, spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nats from "../tests/fixtures/nats-server.cjs";
@@ -110,15 +110,23 @@ console.log(`runtimes: the client's http cases call the development server at ${
  * Runs one command; resolves to its exit status (or the error that kept it from running) and its
  * output, collected so that runs side by side do not mix their lines (inherited when one at a time).
  */
-const run = (command, args, index) =>
+const LOGS = join(".tmp", "runtimes");
+mkdirSync(LOGS, { recursive: true });
+const slug = (name) => name.replace(/\W+/g, "-").replace(/^-|-$/g, "");
+
+const run = (command, args, name, index) =>
   new Promise((resolve) => {
     const chunks = [];
     // Its CPU time too (user and system, GNU time's), where GNU time is there.
     const cpuFile = join(work, `${index}.cpu`);
     const [file, ...rest] = measured ? [TIME, "-f", "%U %S", "-o", cpuFile, command, ...args] : [command, ...args];
     const child = spawn(file, rest, { stdio: jobs > 1 ? ["ignore", "pipe", "pipe"] : "inherit", env });
-    child.stdout?.on("data", (chunk) => chunks.push(chunk));
-    child.stderr?.on("data", (chunk) => chunks.push(chunk));
+    // Also written as it comes, to be followed while it runs (.tmp/runtimes/node-18-jest-suite.log, ...).
+    const log = jobs > 1 ? createWriteStream(join(LOGS, `${slug(name)}.log`)) : undefined;
+    const collect = (chunk) => void (chunks.push(chunk), log?.write(chunk));
+    child.stdout?.on("data", collect);
+    child.stderr?.on("data", collect);
+    child.once("close", () => log?.end());
     const cpu = () => {
       if (!existsSync(cpuFile)) return "";
       const [user, system] = readFileSync(cpuFile, "utf8").trim().split("\n").at(-1).split(" ").map(Number);
@@ -139,7 +147,7 @@ try {
       const [name, command, args] = runs[index];
       if (jobs === 1) console.log(`\n=== ${name}`);
       const started = Date.now();
-      const { status, error, output, cpu } = await run(command, args, index);
+      const { status, error, output, cpu } = await run(command, args, name, index);
       const seconds = ((Date.now() - started) / 1000).toFixed(0);
       const ok = status === 0 && error === undefined;
       if (jobs > 1) process.stdout.write(`\n=== ${name}\n${output}`);

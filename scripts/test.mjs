@@ -10,13 +10,13 @@
 //
 // A failed step does not stop the others: every step whose prerequisites passed runs, and the run
 // fails at the end, naming each failed step. A step's output is printed whole when it ends (two
-// steps' lines never mix), with its time; a table of the times (wall and CPU) closes the run, then
+// steps' lines never mix; .tmp/npm-test/<step>.log has it as it comes), with its time; a table of the times (wall and CPU) closes the run, then
 // the suite's own closing lines ("runtimes: ...", and the main suite's "jest: N passed, N failed,
 // N skipped" last).
 //
 // The steps run from package.json's scripts (npm run <script>), so each can be run alone too.
 import { spawn } from "node:child_process";
-import { existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -41,6 +41,9 @@ const seconds = (ms) => `${(ms / 1000).toFixed(0)} s`;
 const TIME = "/usr/bin/time";
 const measured = existsSync(TIME);
 const work = mkdtempSync(join(tmpdir(), "rpcserver-test-"));
+/** Where each step's output is written as it comes (ignored by git). */
+const LOGS = join(".tmp", "npm-test");
+mkdirSync(LOGS, { recursive: true });
 
 /** Runs one step with its output collected; resolves to its status, output and CPU seconds. */
 const run = ({ name, command }) =>
@@ -49,8 +52,12 @@ const run = ({ name, command }) =>
     const cpuFile = join(work, `${name}.cpu`);
     const [file, ...args] = measured ? [TIME, "-f", "%U %S", "-o", cpuFile, ...command] : command;
     const child = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"] });
-    child.stdout.on("data", (chunk) => chunks.push(chunk));
-    child.stderr.on("data", (chunk) => chunks.push(chunk));
+    // Also written as it comes, to be followed while the step runs (`tail -f .tmp/npm-test/jest.log`).
+    const log = createWriteStream(join(LOGS, `${name}.log`));
+    const collect = (chunk) => void (chunks.push(chunk), log.write(chunk));
+    child.stdout.on("data", collect);
+    child.stderr.on("data", collect);
+    child.once("close", () => log.end());
     const cpu = () => {
       if (!measured || !existsSync(cpuFile)) return undefined;
       const [user, system] = readFileSync(cpuFile, "utf8").trim().split("\n").at(-1).split(" ").map(Number);
