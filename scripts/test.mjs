@@ -14,9 +14,22 @@
 // the suite's own closing lines ("runtimes: ...", and the main suite's "jest: N passed, N failed,
 // N skipped" last).
 //
+// Last, the tree: the run fails if it changed a file git sees (a tracked file, or a new file that
+// .gitignore does not cover), naming it.
+//
 // The steps run from package.json's scripts (npm run <script>), so each can be run alone too.
-import { spawn } from "node:child_process";
-import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import {
+  createWriteStream,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  readlinkSync,
+  rmSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 
@@ -99,7 +112,48 @@ const stepOf = (step) => {
   return done.get(step.name);
 };
 
+/**
+ * What git sees changed in the tree (tracked files changed, new files not ignored), each with a hash
+ * of its content; undefined where git or the repository is not there. npm test must change none of
+ * it: compared before and after the steps.
+ */
+const treeState = () => {
+  const git = spawnSync("git", ["status", "--porcelain=v1", "-z", "--untracked-files=all"], { encoding: "utf8" });
+  if (git.status !== 0) return undefined;
+  const paths = git.stdout
+    .split("\0")
+    .filter((entry) => entry.length > 3)
+    .map((entry) => entry.slice(3));
+  return new Map(paths.map((path) => [path, fingerprint(path)]));
+};
+/** A file's content hash; a link's target; "gone". */
+const fingerprint = (path) => {
+  try {
+    const stat = lstatSync(path);
+    if (stat.isSymbolicLink()) return `link to ${readlinkSync(path)}`;
+    return stat.isFile() ? createHash("sha1").update(readFileSync(path)).digest("hex") : "not a file";
+  } catch {
+    return "gone";
+  }
+};
+const before = treeState();
+
 await Promise.all(STEPS.map(stepOf));
+
+const after = treeState();
+if (before !== undefined && after !== undefined) {
+  const changed = [...new Set([...before.keys(), ...after.keys()])].filter(
+    (path) => before.get(path) !== after.get(path),
+  );
+  results.set("tree", {
+    ok: changed.length === 0,
+    at: Date.now() - started,
+    took: 0,
+    output: Buffer.from(""),
+  });
+  STEPS.push({ name: "tree", command: ["git", "status"], after: [] });
+  if (changed.length > 0) console.log(`=== tree: FAILED: npm test changed files git sees: ${changed.join(", ")}\n`);
+}
 
 rmSync(work, { recursive: true, force: true });
 console.log("\nnpm test, step by step (seconds: start, wall time, CPU time of its processes):");
