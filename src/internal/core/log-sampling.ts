@@ -94,6 +94,7 @@ const classOf = (prototype: unknown, thrown: unknown): string => {
   if (thrown === null) return "null";
   if (typeof thrown !== "object" && typeof thrown !== "function") return typeof thrown;
   if (prototype === null) return "(no prototype)";
+  if (prototype === UNREADABLE) return UNREADABLE;
   try {
     const made: unknown = Object.getOwnPropertyDescriptor(prototype, "constructor")?.value;
     const name: unknown = typeof made === "function" ? Object.getOwnPropertyDescriptor(made, "name")?.value : undefined;
