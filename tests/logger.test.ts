@@ -7,7 +7,9 @@
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { asyncDispatch, defaultLogger, dispatch, setLogger } from "../src";
+import * as E from "fp-ts/Either";
+import fc from "fast-check";
+import { asyncDispatch, defaultLogger, dispatch, setLogger, Success, type Call } from "../src";
 import { makeDefaultLogger } from "../src/internal/core/logger";
 
 let written: unknown[][];
@@ -206,12 +208,15 @@ describe("a flood of errors is sampled", () => {
     );
   });
 
-  test("each kind gets its first 3: the method, the exception's name and its message tell kinds apart", async () => {
+  test("each kind gets its first 3: the method and the exception's class tell kinds apart, its message does not", async () => {
     const time = clock();
     setLogger(makeDefaultLogger({ now: time.now }));
+    class SignatureError extends globalThis.Error {}
+    let round = 0;
     const methods = {
+      // Worded differently every time, as an error quoting a client's params is: still one kind.
       a: () => {
-        throw new globalThis.Error("x");
+        throw new globalThis.Error(`x ${round}`);
       },
       b: () => {
         throw new globalThis.Error("x");
@@ -219,22 +224,35 @@ describe("a flood of errors is sampled", () => {
       c: () => {
         throw new TypeError("x");
       },
+      // One method, two classes: two kinds (a subclass's `name` is still "Error").
       d: () => {
-        throw new globalThis.Error("y");
+        throw round % 2 === 0 ? new globalThis.Error(`y ${round}`) : new SignatureError(`y ${round}`);
       },
     };
-    for (let i = 0; i < 5; i++) {
+    for (round = 0; round < 10; round++) {
       for (const name of ["a", "b", "c", "d"]) dispatch(`{"jsonrpc":"2.0","method":"${name}","id":1}`, methods);
     }
     await tick();
     const all = entries();
-    expect(all).toHaveLength(12);
+    expect(all).toHaveLength(15);
     expect(all.every(whole)).toBe(true);
-    const kinds = all.map((entry) => `${entry[0]} / ${entry[1]}`);
-    expect(new Set(kinds).size).toBe(4);
-    for (const kind of new Set(kinds)) expect(kinds.filter((k) => k === kind)).toHaveLength(3);
-    expect(kinds).toContain('rpcserver: method "c" raised an exception / TypeError: x');
-    expect(kinds).toContain('rpcserver: method "d" raised an exception / Error: y');
+    expect(all.map((entry) => `${entry[0]} / ${entry[1]}`)).toEqual([
+      'rpcserver: method "a" raised an exception / Error: x 0',
+      'rpcserver: method "b" raised an exception / Error: x',
+      'rpcserver: method "c" raised an exception / TypeError: x',
+      'rpcserver: method "d" raised an exception / Error: y 0',
+      'rpcserver: method "a" raised an exception / Error: x 1',
+      'rpcserver: method "b" raised an exception / Error: x',
+      'rpcserver: method "c" raised an exception / TypeError: x',
+      'rpcserver: method "d" raised an exception / Error: y 1',
+      'rpcserver: method "a" raised an exception / Error: x 2',
+      'rpcserver: method "b" raised an exception / Error: x',
+      'rpcserver: method "c" raised an exception / TypeError: x',
+      'rpcserver: method "d" raised an exception / Error: y 2',
+      'rpcserver: method "d" raised an exception / Error: y 3',
+      'rpcserver: method "d" raised an exception / Error: y 4',
+      'rpcserver: method "d" raised an exception / Error: y 5',
+    ]);
   });
 
   test("after the interval, the first 3 are written whole again, after the count of what was not", async () => {
@@ -299,23 +317,201 @@ describe("a flood of errors is sampled", () => {
     ]);
   });
 
-  test("errors of more kinds than are counted are sampled together", async () => {
+  test("past the kinds counted, the first of each further kind is still written, then they are sampled together", async () => {
     const time = clock();
-    const logger = makeDefaultLogger({ now: time.now, kinds: 2 });
-    for (let i = 0; i < 106; i++) logger.error(`rpcserver: error ${i}`);
+    const logger = makeDefaultLogger({ now: time.now, kinds: 2, overflow: 2 });
+    for (let i = 0; i < 108; i++) logger.error(`rpcserver: error ${i}`);
     time.advance(1000);
     logger.error("rpcserver: error 0");
     await tick();
     expect(lines()).toEqual([
+      // Counted: 0 and 1. Past them, the first of 2 and 3 (remembered by a number). Then one kind.
       "rpcserver: error 0",
       "rpcserver: error 1",
       "rpcserver: error 2",
       "rpcserver: error 3",
       "rpcserver: error 4",
-      "rpcserver: error 104 [sampled: 99 more errors of other kinds not logged before this one]",
+      "rpcserver: error 5",
+      "rpcserver: error 6",
+      "rpcserver: error 106 [sampled: 99 more errors of other kinds not logged before this one]",
       "rpcserver: 1 more errors not logged (of kinds beyond the first 2 in 1000 ms)",
       "rpcserver: error 0",
     ]);
+  });
+
+  test("the kinds counted are bounded in bytes too: a kind that would pass the bound is one past those counted", async () => {
+    const time = clock();
+    // Room for one kind of a short message and its exception's line, not two; nothing past them.
+    const logger = makeDefaultLogger({ now: time.now, bytes: 400, overflow: 0 });
+    for (let i = 0; i < 6; i++) logger.error(`rpcserver: error ${i}`, new globalThis.Error("x"));
+    time.advance(1000);
+    logger.error("rpcserver: error 0", new globalThis.Error("x"));
+    await tick();
+    // error 0 is counted; 1 to 5 are one kind, past it, whose first 3 are written and 2 counted.
+    expect(entries().map((entry) => entry[0])).toEqual([
+      "rpcserver: error 0",
+      "rpcserver: error 1",
+      "rpcserver: error 2",
+      "rpcserver: error 3",
+      "rpcserver: 2 more errors not logged (of kinds beyond the first 1024 in 1000 ms)",
+      "rpcserver: error 0",
+    ]);
+  });
+
+  test("the issue's attack: 1,030 differently worded errors from one method do not hide another method's first", async () => {
+    const time = clock();
+    setLogger(makeDefaultLogger({ now: time.now }));
+    const methods = {
+      parse: (input: unknown) => {
+        throw new globalThis.Error(`cannot parse ${JSON.stringify(input)}`);
+      },
+      verify: () => {
+        throw new globalThis.Error("signature check failed");
+      },
+    };
+    const body = JSON.stringify([
+      ...Array.from({ length: 1030 }, (_, i) => ({ jsonrpc: "2.0", method: "parse", params: [`x${i}`], id: i })),
+      { jsonrpc: "2.0", method: "verify", id: "last" },
+    ]);
+    dispatch(body, methods);
+    await tick();
+    const all = entries();
+    const parse = 'rpcserver: method "parse" raised an exception';
+    expect(all.slice(0, 3).map((entry) => entry.slice(0, 2))).toEqual([
+      [parse, 'Error: cannot parse "x0"'],
+      [parse, 'Error: cannot parse "x1"'],
+      [parse, 'Error: cannot parse "x2"'],
+    ]);
+    expect(all.slice(3, 13).map((entry) => entry[0])).toEqual(
+      Array(10).fill(`${parse} [sampled: 99 more like it not logged before this one]`),
+    );
+    expect(all[13]?.slice(0, 2)).toEqual([
+      'rpcserver: method "verify" raised an exception',
+      "Error: signature check failed",
+    ]);
+    expect(whole(all[13] ?? [])).toBe(true);
+    expect(all).toHaveLength(14);
+  });
+
+  test("unknown methods are one kind: a stage's errors for 2,000 names a client made up do not hide a known method's", async () => {
+    const time = clock();
+    setLogger(makeDefaultLogger({ now: time.now, kinds: 8, overflow: 8 }));
+    const stage = (call: Call): never => {
+      throw new globalThis.Error(`refused ${String(call.request.method)}`);
+    };
+    const methods = { known: () => Success(1) };
+    const body = JSON.stringify([
+      ...Array.from({ length: 2000 }, (_, i) => ({ jsonrpc: "2.0", method: `made-up-${i}`, id: i })),
+      { jsonrpc: "2.0", method: "known", id: "last" },
+    ]);
+    dispatch(body, methods, { stages: [stage] });
+    await tick();
+    const all = entries();
+    expect(all.slice(0, 3).map((entry) => entry.slice(0, 2))).toEqual(
+      [0, 1, 2].map((i) => [
+        `rpcserver: stage for method "made-up-${i}" raised an exception`,
+        `Error: refused made-up-${i}`,
+      ]),
+    );
+    expect(all.slice(3, 22).map((entry) => entry[0])).toEqual(
+      Array.from(
+        { length: 19 },
+        (_, i) =>
+          `rpcserver: stage for method "made-up-${102 + 100 * i}" raised an exception [sampled: 99 more like it not logged before this one]`,
+      ),
+    );
+    expect(all[22]?.slice(0, 2)).toEqual([
+      'rpcserver: stage for method "known" raised an exception',
+      "Error: refused known",
+    ]);
+    expect(all).toHaveLength(23);
+  });
+
+  test("property: what a client chooses (method names, params, the message they end up in) makes no kind", async () => {
+    // The server defines these kinds: each method of the table with each class it throws, the
+    // stage's errors for each method of the table, and one for every name the table has not.
+    class Refused extends globalThis.Error {}
+    const table = {
+      a: (text: unknown) => {
+        throw new globalThis.Error(`a: ${String(text)}`);
+      },
+      b: (text: unknown) => {
+        throw String(text).length % 2 === 0 ? new TypeError(String(text)) : new Refused(String(text));
+      },
+      c: () => Success(0),
+    };
+    const stage = (call: Call): E.Either<never, Call> => {
+      const [text] = (call.request.params ?? []) as unknown[];
+      if (String(text).startsWith("!")) throw new Refused(`${String(call.request.method)}${String(text)}`);
+      return E.right(call);
+    };
+    // a: Error; b: TypeError, Refused; the stage for a, b, c; the stage for every name not in the table.
+    const SERVER_KINDS = 1 + 2 + 3 + 1;
+    type Member = { readonly method: string; readonly text: string };
+    /** A member's kind, and its error's two first lines (`undefined` when it throws nothing). */
+    const expected = ({ method, text }: Member): { kind: string; lines: [string, string] } | undefined => {
+      const known = method === "a" || method === "b" || method === "c";
+      if (text.startsWith("!")) {
+        const lines: [string, string] = [
+          `rpcserver: stage for method "${method}" raised an exception`,
+          `Error: ${method}${text}`,
+        ];
+        return { kind: `stage ${known ? method : "not in the table"}`, lines };
+      }
+      const header = `rpcserver: method "${method}" raised an exception`;
+      if (method === "a") return { kind: "a Error", lines: [header, `Error: a: ${text}`] };
+      if (method !== "b") return undefined;
+      return text.length % 2 === 0
+        ? { kind: "b TypeError", lines: [header, `TypeError: ${text}`] }
+        : { kind: "b Refused", lines: [header, `Error: ${text}`] };
+    };
+    /** Any text on one line (the test reads the log line by line). */
+    const line = (most: number): fc.Arbitrary<string> =>
+      fc.string({ maxLength: most }).map((text) => text.replace(/[\r\n\u2028\u2029]/g, " "));
+    const member = fc.record({
+      method: fc.oneof(fc.constantFrom("a", "b", "c"), line(20)),
+      text: fc.oneof(
+        line(30),
+        line(30).map((text) => `!${text}`),
+      ),
+    });
+    // A flood of members each worded differently (its index in its text), then one call of a
+    // method the flood may not have made fail yet.
+    const batches = fc
+      .tuple(fc.array(member, { minLength: 20, maxLength: 300 }), fc.constantFrom("probe", "probe!"))
+      .map(([flood, probe]): Member[] => [
+        ...flood.map(({ method, text }, i) => ({ method, text: `${text} #${i}` })),
+        { method: "b", text: probe },
+      ]);
+    // Room for the kinds the server defines, and no overflow: a kind a client made would show.
+    const time = clock();
+    setLogger(makeDefaultLogger({ now: time.now, kinds: SERVER_KINDS, overflow: 0 }));
+    await fc.assert(
+      fc.asyncProperty(batches, async (members) => {
+        // Each run in an interval of its own (the count of what the last one did not write comes first).
+        time.advance(1000);
+        written = [];
+        const body = JSON.stringify(
+          members.map(({ method, text }, id) => ({ jsonrpc: "2.0", method, params: [text], id })),
+        );
+        dispatch(body, table, { stages: [stage] });
+        await tick();
+        const all = entries();
+        const wholeOnes = all.filter(whole).map((entry) => `${entry[0]}\n${entry[1]}`);
+        // The first error of each server-defined kind is written whole.
+        const kinds = members.map(expected);
+        const firsts = kinds.filter((k, i) => k !== undefined && kinds.findIndex((o) => o?.kind === k.kind) === i);
+        for (const first of firsts) expect(wholeOnes).toContain(first?.lines.join("\n"));
+        // Nothing went to the kinds past those counted: no count of them, no sampled line for them.
+        const overflowed = lines().some(
+          (text) => text.includes("errors of other kinds") || text.includes("kinds beyond"),
+        );
+        expect(overflowed).toBe(false);
+        // At most 3 whole of each kind: the client's words made no more.
+        expect(wholeOnes.length).toBeLessThanOrEqual(3 * firsts.length);
+      }),
+      { seed: 20261129, numRuns: 60 },
+    );
   });
 
   test("a logger of your own gets every one of a flood", () => {

@@ -1,7 +1,7 @@
 /**
- * How the default logger samples a flood of errors: each error's kind (its message, and its
- * exception's name and message), counted in its interval, and of each kind what is written whole,
- * what short, and what only counted.
+ * How the default logger samples a flood of errors: each error's kind (a server-defined label and
+ * its exception's class, never text a client chooses), counted in its interval, and of each kind
+ * what is written whole, what short, and what only counted; all of it bounded in bytes.
  *
  * @module
  */
@@ -22,8 +22,16 @@ export interface Sampling {
   readonly thereafter: number;
   /** The interval, in the clock's unit (milliseconds). */
   readonly interval: number;
-  /** The most kinds counted at once; errors of further kinds are counted together, as one kind. */
+  /** The most kinds counted at once. */
   readonly kinds: number;
+  /** The most bytes the kinds counted at once may hold (their keys and the text they quote). */
+  readonly bytes: number;
+  /**
+   * Past `kinds` (or `bytes`), of how many more kinds in an interval the first error is still
+   * written whole (each remembered by a number, not its text); further errors of those kinds, and
+   * every error of kinds past these, are counted together as one kind.
+   */
+  readonly overflow: number;
   /** The clock. */
   readonly now: () => number;
 }
@@ -34,8 +42,23 @@ export const SAMPLING: Sampling = {
   thereafter: 100,
   interval: 1000,
   kinds: 1024,
+  bytes: 2 * 1024 * 1024,
+  overflow: 16_384,
   now: () => Date.now(),
 };
+
+/**
+ * A copy of `text` that holds none of the string it was cut from. V8 makes a slice of 13
+ * characters or more a view into its parent (and a concatenation a tree of its parts): a 256-character
+ * cut of a 100 KB message kept as such keeps the 100 KB. Splitting and joining builds a new flat string.
+ */
+export const flat = (text: string): string => text.split("").join("");
+
+/** How much of an error's text is kept or written short: enough to recognise it, bounded in memory. */
+export const TEXT_CUT = 256;
+
+/** `text`, cut to `TEXT_CUT` characters, as a string of its own. */
+export const cut = (text: string): string => flat(text.length > TEXT_CUT ? `${text.slice(0, TEXT_CUT - 3)}...` : text);
 
 /**
  * The first line of an exception's stack, as V8 writes it (`name: message`), read without reading
@@ -59,9 +82,37 @@ const headOf = (thrown: unknown): string => {
   }
 };
 
-/** How much of an error's text tells its kind: enough to tell kinds apart, bounded in memory. */
-const KIND_TEXT = 256;
-const cut = (text: string): string => (text.length > KIND_TEXT ? `${text.slice(0, KIND_TEXT - 3)}...` : text);
+/** What stands for an exception's class when nothing can be read of it. */
+const UNREADABLE = "(a value that cannot be described)";
+
+/**
+ * The exception's class, as the server's code defines it: its constructor's name (read from its
+ * prototype's own data properties, so no getter runs), or its type for what is not an object. Never
+ * its message or anything else set per instance, which may quote what a client sent.
+ */
+const classOf = (prototype: unknown, thrown: unknown): string => {
+  if (thrown === null) return "null";
+  if (typeof thrown !== "object" && typeof thrown !== "function") return typeof thrown;
+  if (prototype === null) return "(no prototype)";
+  if (prototype === UNREADABLE) return UNREADABLE;
+  try {
+    const made: unknown = Object.getOwnPropertyDescriptor(prototype, "constructor")?.value;
+    const name: unknown = typeof made === "function" ? Object.getOwnPropertyDescriptor(made, "name")?.value : undefined;
+    return typeof name === "string" ? cut(name) : "(an unnamed class)";
+  } catch {
+    return UNREADABLE;
+  }
+};
+
+/** The exception's prototype (what tells its class), read once; `UNREADABLE` for a hostile one. */
+const prototypeOf = (thrown: unknown): unknown => {
+  if ((typeof thrown !== "object" || thrown === null) && typeof thrown !== "function") return typeof thrown;
+  try {
+    return Object.getPrototypeOf(thrown) as unknown;
+  } catch {
+    return UNREADABLE;
+  }
+};
 
 /** One kind of error in its current interval. */
 export interface Kind {
@@ -71,9 +122,11 @@ export interface Kind {
   seen: number;
   /** How many of it were not written since the last one that was. */
   dropped: number;
-  /** Its message and its exception's first line (cut short), for the line that counts what was not written. */
+  /** Its first message and exception's first line (cut short), for the line that counts what was not written. */
   readonly message: string;
   readonly head: string | undefined;
+  /** What it holds, in bytes (its key and texts, two bytes a character, and the record). */
+  readonly bytes: number;
 }
 
 /** Queues the count of what of a kind was not written, if any. */
@@ -89,115 +142,102 @@ export const reporter =
     kind.dropped = 0;
   };
 
-/** What tells an error's kind: `kindOf`, and the exception's first line when `kindOf` had to read it. */
+/**
+ * What tells an error's kind. `kindOf` answers its kind, or `undefined` for the first error of a
+ * kind past those counted (written whole, counted nowhere).
+ */
 interface Recognizer {
-  /** The kind of the error `args` (`message` its first), once the kinds whose interval is over are counted. */
-  readonly kindOf: (args: unknown[], message: string, time: number) => Kind;
-  /** The exception's first line as the last `kindOf` read it; `undefined` when it knew the kind without reading it. */
-  readonly head: () => string | undefined;
+  /** The kind of the error `args` (`message` its first; `site` its server-defined label, if given), once the kinds whose interval is over are counted. */
+  readonly kindOf: (args: unknown[], message: string, site: string | undefined, time: number) => Kind | undefined;
 }
 
+/** A 32-bit hash of a kind's key (FNV-1a), what an overflowing kind is remembered by. */
+const hashOf = (key: string): number => {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+  return hash >>> 0;
+};
+
+/** Bytes a kind's record costs beyond its strings: the object, its map entry (a rough, safe figure). */
+const RECORD_BYTES = 160;
+
 /**
- * The kinds of errors seen in their intervals, and the one looked up last, with what it was looked
- * up by. A flood is one kind again and again: the same message, and an exception whose name and
- * message are the same strings. Recognising it by comparing those (most often the same string
- * objects) is cheaper than writing its key and hashing it.
+ * The kinds of errors seen in their intervals, and the one looked up last. An error's kind is its
+ * site (the label the library gives where it logs, or, when none is given, its message: the
+ * server's text) and its exception's class. A flood is one kind again and again: recognising it by
+ * comparing the site and the exception's prototype with the last ones is cheaper than writing its
+ * key and hashing it.
  */
 export const recognizer = (
-  { interval, kinds: most }: Sampling,
+  { interval, kinds: most, bytes: budget, overflow: overflowing }: Sampling,
   kinds: Map<string, Kind>,
   others: Kind,
   report: (kind: Kind) => void,
 ): Recognizer => {
   let swept = -Infinity;
+  let held = 0;
+  /** Kinds past those counted whose first error was written in the current interval, by hash. */
+  const overflow = new Set<number>();
+  let overflowStart = -Infinity;
   let lastKind: Kind | undefined;
-  let lastMessage = "";
+  /** What the last kind was looked up by: its label (cut, a copy) and the exception's prototype and arity. */
+  let lastLabel = "";
   let lastArity = 0;
-  let lastName: unknown;
-  let lastText: unknown;
-  let head: string | undefined;
+  let lastPrototype: unknown;
 
-  const kindOf = (args: unknown[], message: string, time: number): Kind => {
+  const sweep = (time: number): void => {
+    for (const [id, kind] of kinds) {
+      if (time - kind.start < interval && time >= kind.start) continue;
+      report(kind);
+      held -= kind.bytes;
+      kinds.delete(id);
+    }
+    if (time - others.start >= interval || time < others.start) report(others);
+    if (time - overflowStart >= interval || time < overflowStart) overflow.clear();
+  };
+
+  /** A new kind, counted if it fits; else its first error in this interval is written whole (`undefined`), the rest go to `others`. */
+  const fresh = (key: string, message: string, head: string | undefined, time: number): Kind | undefined => {
+    const text = cut(message);
+    const first = head === undefined ? undefined : cut(head);
+    const bytes = 2 * (key.length + text.length + (first?.length ?? 0)) + RECORD_BYTES;
+    if (kinds.size < most && held + bytes <= budget) {
+      const made: Kind = { start: time, seen: 0, dropped: 0, message: text, head: first, bytes };
+      kinds.set(key, made);
+      held += bytes;
+      return made;
+    }
+    const hash = hashOf(key);
+    if (overflow.has(hash) || overflow.size >= overflowing) return others;
+    if (overflow.size === 0) overflowStart = time;
+    overflow.add(hash);
+    return undefined;
+  };
+
+  const kindOf = (args: unknown[], message: string, site: string | undefined, time: number): Kind | undefined => {
     if (time - swept >= interval || time < swept) {
       swept = time;
-      sweep(kinds, others, interval, report, time);
+      sweep(time);
       lastKind = undefined;
     }
-    // The exception's name and message, never its stack (formatting that is what costs).
-    let name: unknown;
-    let text: unknown;
-    if (args.length === 2) {
-      try {
-        const thrown = args[1];
-        if (thrown instanceof globalThis.Error) {
-          name = thrown.name;
-          text = thrown.message;
-        }
-      } catch {
-        // Hostile: headOf says what it can of it.
-      }
-    }
-    if (
-      lastKind !== undefined &&
-      args.length === lastArity &&
-      (args.length === 1 || name !== undefined) &&
-      name === lastName &&
-      text === lastText &&
-      message === lastMessage
-    ) {
-      head = undefined;
+    const arity = args.length;
+    const prototype = arity === 2 ? prototypeOf(args[1]) : undefined;
+    // The label: the site the library names, else the message (the server's own text). A message
+    // longer than the cut never equals it, and takes the longer way, which cuts it.
+    const labelled = site ?? message;
+    if (lastKind !== undefined && arity === lastArity && prototype === lastPrototype && labelled === lastLabel) {
       return lastKind;
     }
-    head = args.length === 2 ? headOf(args[1]) : undefined;
-    lastKind = kindFor(kinds, most, others, message, head, time);
-    lastMessage = message;
-    lastArity = args.length;
-    lastName = name;
-    lastText = text;
-    return lastKind;
+    const label = cut(labelled);
+    const key = arity === 2 ? flat(`${label}\n${classOf(prototype, args[1])}`) : label;
+    const kind = kinds.get(key) ?? fresh(key, message, arity === 2 ? headOf(args[1]) : undefined, time);
+    lastKind = kind === undefined || kind === others ? undefined : kind;
+    lastLabel = label;
+    lastArity = arity;
+    lastPrototype = prototype;
+    return kind;
   };
-  return { kindOf, head: () => head };
-};
-
-/** Once an interval: counts what was not written of the kinds whose interval is over, and forgets them. */
-const sweep = (
-  kinds: Map<string, Kind>,
-  others: Kind,
-  interval: number,
-  report: (kind: Kind) => void,
-  time: number,
-): void => {
-  for (const [id, kind] of kinds) {
-    if (time - kind.start < interval && time >= kind.start) continue;
-    report(kind);
-    kinds.delete(id);
-  }
-  if (time - others.start >= interval || time < others.start) report(others);
-};
-
-/** The kind of an error by its message and exception's first line: one seen in its interval, a new one, or `others` past `most` kinds. */
-const kindFor = (
-  kinds: Map<string, Kind>,
-  most: number,
-  others: Kind,
-  message: string,
-  head: string | undefined,
-  time: number,
-): Kind => {
-  const key = head === undefined ? message : `${message}\n${head}`;
-  const id = key.length > 2 * KIND_TEXT ? key.slice(0, 2 * KIND_TEXT) : key;
-  const kind = kinds.get(id);
-  if (kind !== undefined) return kind;
-  if (kinds.size >= most) return others;
-  const made: Kind = {
-    start: time,
-    seen: 0,
-    dropped: 0,
-    message: cut(message),
-    head: head === undefined ? head : cut(head),
-  };
-  kinds.set(id, made);
-  return made;
+  return { kindOf };
 };
 
 /** The sampler of errors of the message-and-exception shape: of each kind, what is written, short or whole, and what is counted. */
@@ -206,11 +246,13 @@ export const sampler = (
   others: Kind,
   report: (kind: Kind) => void,
   enqueue: (entry: Entry) => void,
-  { kindOf, head: headRead }: Recognizer,
-): ((args: unknown[], message: string) => void) => {
-  return (args, message) => {
+  { kindOf }: Recognizer,
+): ((args: unknown[], message: string, site: string | undefined) => void) => {
+  return (args, message, site) => {
     const time = now();
-    const kind = kindOf(args, message, time);
+    const kind = kindOf(args, message, site, time);
+    // The first error of a kind past those counted: written whole, once in its interval.
+    if (kind === undefined) return enqueue(args);
     if (time - kind.start >= interval || time < kind.start) {
       // A new interval (or a clock set back): what the last one did not write is counted first.
       report(kind);
@@ -226,11 +268,10 @@ export const sampler = (
     }
     const dropped = kind.dropped;
     kind.dropped = 0;
-    let head = headRead();
-    if (head === undefined && args.length === 2) head = headOf(args[1]);
+    const head = args.length === 2 ? cut(headOf(args[1])) : undefined;
     const note = kind === others ? "errors of other kinds" : "like it";
     enqueue(
-      `${message} [sampled: ${dropped} more ${note} not logged before this one]${head === undefined ? "" : `\n${head}`}`,
+      `${cut(message)} [sampled: ${dropped} more ${note} not logged before this one]${head === undefined ? "" : `\n${head}`}`,
     );
   };
 };

@@ -28,6 +28,14 @@ export interface Logger {
 const noop = (): void => undefined;
 
 /**
+ * Where a default logger takes an error with the label of the place that logs it (`logSafely`'s
+ * `site`): a registered symbol, so that the ESM and the CommonJS builds, if both are loaded, find it
+ * on each other's default logger.
+ */
+const SITED = Symbol.for("rpcserver.logger.sited");
+type Sited = (message: string, thrown: unknown, site: string | undefined, arity: 1 | 2) => void;
+
+/**
  * A default logger with sampling of its own (`defaultLogger` is one, with `SAMPLING`); tests give
  * it their clock.
  *
@@ -36,8 +44,8 @@ const noop = (): void => undefined;
 export const makeDefaultLogger = (options: Partial<Sampling> = {}): Logger => {
   const sampling: Sampling = { ...SAMPLING, ...options };
   const kinds = new Map<string, Kind>();
-  /** Errors of kinds beyond `most`, counted together. */
-  const others: Kind = { start: -Infinity, seen: 0, dropped: 0, message: "", head: undefined };
+  /** Errors of kinds beyond those counted, counted together. */
+  const others: Kind = { start: -Infinity, seen: 0, dropped: 0, message: "", head: undefined, bytes: 0 };
   // At exit, what was not written of each kind is counted before the queue is written.
   const enqueue = writer(() => {
     for (const kind of kinds.values()) report(kind);
@@ -45,24 +53,29 @@ export const makeDefaultLogger = (options: Partial<Sampling> = {}): Logger => {
   });
   const report = reporter(sampling, others, enqueue);
   const sampled = sampler(sampling, others, report, enqueue, recognizer(sampling, kinds, others, report));
-  return {
+  const sited: Sited = (message, thrown, site, arity) =>
+    sampled(arity === 1 ? [message] : [message, thrown], message, site);
+  const logger: Logger = {
     error: (...args) => {
       const [message] = args;
-      if (typeof message === "string" && args.length <= 2) sampled(args, message);
+      if (typeof message === "string" && args.length <= 2) sampled(args, message, undefined);
       else enqueue(args);
     },
     warn: (...args) => console.warn(...args),
     info: noop,
   };
+  Object.defineProperty(logger, SITED, { value: sited });
+  return logger;
 };
 
 /**
  * The default logger: errors to `console.error`, warnings to `console.warn` (stderr in Node),
  * silent `info`. An error with an exception is written as its message and the exception's stack,
  * at the end of the current task rather than at once. A flood of one kind of error is sampled: of
- * each kind (the same message, and the same exception name and message), the first 3 in a second
- * are written whole, then one in 100 without its stack, with a count of those not written (see
- * docs/guide.md, "Logging"). A logger of your own (`setLogger`) gets every error.
+ * each kind (where it was logged, the method when the table has it, and the exception's class; never
+ * the exception's message, nor anything else a client chooses), the first 3 in a second are written
+ * whole, then one in 100 without its stack, with a count of those not written (see docs/guide.md,
+ * "Logging"). A logger of your own (`setLogger`) gets every error.
  *
  * @example
  * import { defaultLogger, setLogger } from "rpcserver";
@@ -96,11 +109,22 @@ export const setLogger = (logger: Logger): Logger => {
   return previous;
 };
 
-/** Logs an error; a logger that throws is ignored, since logging must never cost a client its answer. @internal */
-export const logSafely = (message: string, thrown?: unknown): void => {
+/**
+ * Logs an error; a logger that throws is ignored, since logging must never cost a client its answer.
+ * `site` labels the place that logs it, for sampling: a default logger tells a flood's kinds apart by
+ * the site and the exception's class, so the site must be the server's text, never a client's (a
+ * method name only when the table has it). Without one, the message is the label: it must then
+ * quote nothing a client chose. A logger of your own gets `message` and `thrown` as ever.
+ *
+ * @internal
+ */
+export const logSafely = (message: string, thrown?: unknown, site?: string): void => {
   try {
-    if (thrown === undefined) log().error(message);
-    else log().error(message, thrown);
+    const logger = log();
+    const sited = site === undefined ? undefined : (logger as { [SITED]?: unknown })[SITED];
+    if (typeof sited === "function") (sited as Sited)(message, thrown, site, thrown === undefined ? 1 : 2);
+    else if (thrown === undefined) logger.error(message);
+    else logger.error(message, thrown);
   } catch {
     // Nothing to do: the response is still sent.
   }

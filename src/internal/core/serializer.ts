@@ -10,7 +10,7 @@
  */
 import { ERROR_INTERNAL_ERROR } from "./codes";
 import { messageOf } from "./describe";
-import { log } from "./logger";
+import { logSafely } from "./logger";
 import type { Id } from "./request";
 import { toDict, type Response } from "./response";
 import { NODATA } from "./sentinels";
@@ -103,11 +103,12 @@ export const writeResponse = (
   } catch (thrown) {
     const id = response._tag === "Right" ? response.right.id : response.left.id;
     const reason = messageOf(thrown);
-    try {
-      log().error(`rpcserver: the response to request ${lastResortId(id)} could not be serialized: ${reason}`);
-    } catch {
-      // A logger that throws must not cost the client its answer.
-    }
+    // The id and the reason may quote what a client sent: the site says neither, for sampling.
+    logSafely(
+      `rpcserver: the response to request ${lastResortId(id)} could not be serialized: ${reason}`,
+      undefined,
+      "rpcserver: a response could not be serialized",
+    );
     try {
       return write(serializer, {
         _tag: "Left",

@@ -80,7 +80,12 @@ const send = (message: NatsMessage, data: string, headers?: NatsHeaders): boolea
     else message.respond(data, { headers });
     return true;
   } catch (thrown) {
-    logSafely(`rpcserver/nats: could not answer a message on ${message.subject}`, thrown);
+    // A subject under a wildcard is the sender's choice: the site does not name it, for sampling.
+    logSafely(
+      `rpcserver/nats: could not answer a message on ${message.subject}`,
+      thrown,
+      "rpcserver/nats: could not answer a message",
+    );
     return false;
   }
 };
@@ -110,7 +115,11 @@ export const answer = (message: NatsMessage, text: string): void => {
  * `JsonRpcError`): the services framework's error reply.
  */
 export const failed = (message: NatsMessage, thrown: unknown): void => {
-  logSafely(`rpcserver/nats: dispatch failed for a message on ${message.subject}`, thrown);
+  logSafely(
+    `rpcserver/nats: dispatch failed for a message on ${message.subject}`,
+    thrown,
+    "rpcserver/nats: dispatch failed for a message",
+  );
   if (message.reply === undefined || message.reply === "") return;
   serviceError(message, 500, thrown instanceof Error ? thrown.message : String(thrown));
 };

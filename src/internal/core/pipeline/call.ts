@@ -189,7 +189,7 @@ export const callWith = <F extends URIS, R>(F: Effect<F>, env: Env, ending: Endi
         return E.isLeft(checked) ? F.of(ending.failed(checked.left)) : invoke({ ...invocation, params: checked.right });
       },
       (thrown) => ending.failed(thrownError(env, invocation, what, thrown)),
-      (thenable) => ending.failed(refusePromise(invocation, what, thenable)),
+      (thenable) => ending.failed(refusePromise(invocation, what, thenable, env)),
     );
   };
 };

@@ -9,6 +9,7 @@ import * as E from "fp-ts/Either";
 import { ERROR_INTERNAL_ERROR, ERROR_INVALID_REQUEST, ERROR_SERVER_ERROR } from "../codes";
 import { messageOf, methodNameOf } from "../describe";
 import { isJsonRpcError } from "../exceptions";
+import { lookup } from "../methods";
 import { logSafely } from "../logger";
 import type { Env } from "../options";
 import type { Id, Request } from "../request";
@@ -28,23 +29,60 @@ export const failWith = (
 export const invalidRequest = (data: unknown): E.Either<ErrorResponse, never> =>
   failWith(ERROR_INVALID_REQUEST, "Invalid Request", data, null);
 
+/** What stands for a method the table does not have, in a log's site: a client chooses those names. */
+const NOT_IN_TABLE = "(a method not in the table)";
+
+/**
+ * A call's method as a log's site names it (see `logSafely`): its name when the table has it, so a
+ * client can make no more kinds of error than the table has methods; one label for every other
+ * name. A call that was resolved (it carries its method) names one the table has; another is looked
+ * up, when `env` is given, and reading it must not throw (a stage may have left a request whose
+ * reads throw, the table may be a Proxy).
+ */
+export const methodSite = (call: Call, env: Env | undefined): string => {
+  try {
+    const name: unknown = call.request.method;
+    if (typeof name !== "string") return NOT_IN_TABLE;
+    const resolved = typeof (call as { method?: unknown }).method === "function";
+    if (resolved || (env !== undefined && lookup(env.methods, env.methodsAreMap, name) !== undefined)) {
+      return `"${name}"`;
+    }
+  } catch {
+    // Unreadable: as a method not in the table.
+  }
+  return NOT_IN_TABLE;
+};
+
 /**
  * An exception from the code a request runs (a method, its params codec, a stage) as the error to
  * send: a JsonRpcError as given, anything else -32603 (logged; its message in `data` only under
  * `debug`).
  */
 export const thrownError = (env: Env, call: Call, what: string, thrown: unknown): ErrorResponse =>
-  errorFor(env, idOf(call.request), `${what} "${methodNameOf(call.request)}"`, thrown);
+  errorFor(
+    env,
+    idOf(call.request),
+    `${what} "${methodNameOf(call.request)}"`,
+    thrown,
+    `${what} ${methodSite(call, env)}`,
+  );
 
-/** An exception as the error answering the request `id`; `who` names what raised it in the log. */
-export const errorFor = (env: Env, id: Id, who: string, thrown: unknown): ErrorResponse => {
+/**
+ * An exception as the error answering the request `id`; `who` names what raised it in the log, and
+ * `site` the same in the server's words only (no name or id a client chose), for sampling.
+ */
+export const errorFor = (env: Env, id: Id, who: string, thrown: unknown, site: string): ErrorResponse => {
   if (isJsonRpcError(thrown)) return ErrorResponse(thrown.code, thrown.message, thrown.data, id);
   if (isSchemaRefused(thrown)) {
     // A result (or stream) schema refused the method's value: the method's fault, reported as io-ts would be.
-    logSafely(`rpcserver: the ${thrown.of} schema of ${who} refused its value`, thrown.message);
+    logSafely(
+      `rpcserver: the ${thrown.of} schema of ${who} refused its value`,
+      thrown.message,
+      `rpcserver: the ${thrown.of} schema of ${site} refused its value`,
+    );
     return ErrorResponse(ERROR_INTERNAL_ERROR, "Internal error", thrown.lines, id);
   }
-  logSafely(`rpcserver: ${who} raised an exception`, thrown);
+  logSafely(`rpcserver: ${who} raised an exception`, thrown, `rpcserver: ${site} raised an exception`);
   return ErrorResponse(ERROR_INTERNAL_ERROR, "Internal error", env.debug ? messageOf(thrown) : NODATA, id);
 };
 
@@ -55,15 +93,28 @@ const PROMISE_FROM: Readonly<Record<string, string>> = {
   "result schema of method": "The result schema",
 };
 
-/** Sync dispatch cannot wait: the Promise is refused, and its rejection marked handled so it cannot crash the host. */
-export const refusePromise = (call: Call, what: string, thenable: PromiseLike<unknown>): ErrorResponse => {
+/**
+ * Sync dispatch cannot wait: the Promise is refused, and its rejection marked handled so it cannot
+ * crash the host. `env`, when given, tells whether a call not yet resolved names a method the table
+ * has (see `methodSite`).
+ */
+export const refusePromise = (call: Call, what: string, thenable: PromiseLike<unknown>, env?: Env): ErrorResponse => {
   // The handler runs detached, where nothing would catch what it throws: it reads nothing of the
   // request (a stage may have left one whose reads throw), only the name read here, safely.
   const name = methodNameOf(call.request);
+  const site = `${what} ${methodSite(call, env)}`;
   Promise.resolve(thenable).then(undefined, (thrown: unknown) =>
-    logSafely(`rpcserver: ${what} "${name}" rejected after sync dispatch refused its Promise`, thrown),
+    logSafely(
+      `rpcserver: ${what} "${name}" rejected after sync dispatch refused its Promise`,
+      thrown,
+      `rpcserver: ${site} rejected after sync dispatch refused its Promise`,
+    ),
   );
-  logSafely(`rpcserver: ${what} "${name}" returned a Promise to sync dispatch`);
+  logSafely(
+    `rpcserver: ${what} "${name}" returned a Promise to sync dispatch`,
+    undefined,
+    `rpcserver: ${site} returned a Promise to sync dispatch`,
+  );
   return ErrorResponse(
     ERROR_INTERNAL_ERROR,
     "Internal error",

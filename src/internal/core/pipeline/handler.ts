@@ -16,7 +16,7 @@ import type { ErrorResponse, Response } from "../response";
 import { isAround, isOwnAround, type AnyStage, type Call, type Handler } from "../stages";
 import { passSink } from "../stream";
 import { answered, callWith, errorResponse, isErrorLeft, isResponse } from "./call";
-import { failWith, thrownError } from "./failures";
+import { failWith, methodSite, thrownError } from "./failures";
 import { resolve, type Invocation } from "./resolve";
 import { settle, type Ending } from "./settle";
 
@@ -27,13 +27,22 @@ const isCall = (value: unknown): value is Call =>
 const isPass = (value: unknown): value is E.Right<Call> =>
   isObject(value) && (value as { _tag?: unknown })._tag === "Right" && isCall((value as E.Right<unknown>).right);
 
-/** What a stage answered, checked: the next call, or the error for its request. */
-const fromStage = (call: Call, answered: unknown): E.Either<ErrorResponse, Call> => {
-  if (isPass(answered)) return answered;
-  if (isErrorLeft(answered)) return E.left(errorResponse(answered.left, call.request));
-  logSafely(`rpcserver: a stage for method "${call.request.method}" returned something other than an Either`);
-  return failWith(ERROR_INTERNAL_ERROR, "Internal error", "A stage did not return an Either", call.request);
-};
+/**
+ * What a stage answered, checked: the next call, or the error for its request. The log names the
+ * method; its site names it only when the table has it (a stage runs before the method is looked up).
+ */
+const fromStage =
+  (env: Env) =>
+  (call: Call, answered: unknown): E.Either<ErrorResponse, Call> => {
+    if (isPass(answered)) return answered;
+    if (isErrorLeft(answered)) return E.left(errorResponse(answered.left, call.request));
+    logSafely(
+      `rpcserver: a stage for method "${call.request.method}" returned something other than an Either`,
+      undefined,
+      `rpcserver: a stage for method ${methodSite(call, env)} returned something other than an Either`,
+    );
+    return failWith(ERROR_INTERNAL_ERROR, "Internal error", "A stage did not return an Either", call.request);
+  };
 
 /**
  * The call a guard passed on: a new request object in the place of the one it was given takes its
@@ -44,18 +53,18 @@ const passedOn = (call: Call, passed: Call): Call => {
   return passed;
 };
 
-/** A stage's ending: the next call, or the error for its request. */
-const staged: Ending<Call, E.Either<ErrorResponse, Call>> = { read: fromStage, failed: E.left };
-
 /** What an `Around` handler of yours answered, checked: a Response, or -32603 for its request. */
-const fromAround = (call: Call, answered: unknown): Response => {
-  if (isResponse(answered)) return answered;
-  logSafely(`rpcserver: a stage for method "${call.request.method}" returned something other than a Response`);
-  return failWith(ERROR_INTERNAL_ERROR, "Internal error", "A stage did not return a Response", call.request);
-};
-
-/** An `Around` handler's ending: its Response (waited for, if it is a Promise), or the error for its request. */
-const surrounded: Ending<Call, Response> = { read: fromAround, failed: E.left };
+const fromAround =
+  (env: Env) =>
+  (call: Call, answered: unknown): Response => {
+    if (isResponse(answered)) return answered;
+    logSafely(
+      `rpcserver: a stage for method "${call.request.method}" returned something other than a Response`,
+      undefined,
+      `rpcserver: a stage for method ${methodSite(call, env)} returned something other than a Response`,
+    );
+    return failWith(ERROR_INTERNAL_ERROR, "Internal error", "A stage did not return a Response", call.request);
+  };
 
 /**
  * One stage of yours around the rest of the pipeline: a guard's Right goes on to `next`, its Left
@@ -64,9 +73,11 @@ const surrounded: Ending<Call, Response> = { read: fromAround, failed: E.left };
  * Promise. The library's own (`observe`, `timeout`) are total and skip the check, which costs a
  * Promise reaction per request when the rest of the pipeline is async.
  */
-const lift =
-  <F extends URIS>(F: Effect<F>, env: Env) =>
-  (next: Handler<F>, stage: AnyStage): Handler<F> => {
+const lift = <F extends URIS>(F: Effect<F>, env: Env): ((next: Handler<F>, stage: AnyStage) => Handler<F>) => {
+  // A stage's endings, once per environment: what they log says whether the table has the method.
+  const staged: Ending<Call, E.Either<ErrorResponse, Call>> = { read: fromStage(env), failed: E.left };
+  const surrounded: Ending<Call, Response> = { read: fromAround(env), failed: E.left };
+  return (next, stage) => {
     if (isAround(stage)) {
       const around: unknown = stage.around(F)(next);
       if (typeof around !== "function") {
@@ -105,10 +116,11 @@ const lift =
       );
     };
   };
+};
 
 /** Your stages, then resolve and call, as one handler: `stages.reduceRight` of each stage around the rest. */
 export const handler = <F extends URIS>(F: Effect<F>, env: Env): Handler<F> =>
-  env.stages.reduceRight(lift(F, env), base(F, env, answered));
+  env.stages.length === 0 ? base(F, env, answered) : env.stages.reduceRight(lift(F, env), base(F, env, answered));
 
 /** Resolve, then call: the end of every handler. */
 export const base = <F extends URIS, R>(F: Effect<F>, env: Env, ending: Ending<Invocation, R>) => {

@@ -50,7 +50,7 @@ export const withId = (response: Response, id: Id): Response => {
 export const failedRequest =
   (env: Env) =>
   (thrown: unknown, id: Id): Response =>
-    E.left(errorFor(env, id, `a stage of the request with id ${render(id)}`, thrown));
+    E.left(errorFor(env, id, `a stage of the request with id ${render(id)}`, thrown, "a stage of a request"));
 
 /** The same for a notification: logged, never answered. */
 export const failedNotification = (thrown: unknown, _id: Id): undefined => {

@@ -50,7 +50,7 @@ export const settle = <F extends URIS, C extends Call, R>(
         }
       },
       fail,
-      (thenable) => ending.failed(refusePromise(call, what, thenable)),
+      (thenable) => ending.failed(refusePromise(call, what, thenable, env)),
     );
   } catch (thrown) {
     return F.of(ending.failed(thrownError(env, call, what, thrown)));
@@ -89,7 +89,7 @@ export class Checking<R> extends Unsettled<R> {
       this.pending,
       (value) => F.of(this.done(value)),
       (thrown) => failed(thrownError(env, call, "method", thrown)),
-      (thenable) => failed(refusePromise(call, "result schema of method", thenable)),
+      (thenable) => failed(refusePromise(call, "result schema of method", thenable, env)),
     );
   }
 }
