@@ -53,7 +53,7 @@ describe("a nats-server restarted under a stream of 300 values", () => {
   const connections: TestConnection[] = [];
 
   afterAll(async () => {
-    await Promise.all(connections.map((nc) => (nc.isClosed() ? undefined : nc.close())));
+    await Promise.all(connections.filter((nc) => !nc.isClosed()).map((nc) => nc.close()));
     await first?.stop();
     await second?.stop();
   });
@@ -125,8 +125,7 @@ describe("a nats-server restarted under a stream of 300 values", () => {
  * token with `other`), or the answer with `count` (the `Rpc-Value-Count` header; `null`: none).
  */
 type Step =
-  | { readonly n: string | null; readonly value: number; readonly other?: true }
-  | { readonly count: string | null };
+  { readonly n: string | null; readonly value: number; readonly other?: true } | { readonly count: string | null };
 
 describe("a peer that answers a streamed call with crafted messages", () => {
   let server: NatsServer;
@@ -142,12 +141,16 @@ describe("a peer that answers a streamed call with crafted messages", () => {
         const { id } = JSON.parse(request.string()) as { id: number };
         const reply = request.reply ?? "";
         const send = (body: string, headers: Record<string, string>): void => {
-          const options: { headers?: NatsHeaders } = Object.keys(headers).length > 0 ? { headers: headersOf(headers) } : {};
+          const options: { headers?: NatsHeaders } =
+            Object.keys(headers).length > 0 ? { headers: headersOf(headers) } : {};
           peer.publish(reply, body, options);
         };
         for (const step of script) {
           if ("count" in step) {
-            send(JSON.stringify({ jsonrpc: "2.0", result: "done", id }), step.count === null ? {} : { "Rpc-Value-Count": step.count });
+            send(
+              JSON.stringify({ jsonrpc: "2.0", result: "done", id }),
+              step.count === null ? {} : { "Rpc-Value-Count": step.count },
+            );
           } else {
             const token = step.other === true ? id + 1_000 : id;
             const body = JSON.stringify({ jsonrpc: "2.0", method: "$/progress", params: { token, value: step.value } });

@@ -34,10 +34,10 @@ const refusal = (headers: NatsHeaders, subject: string): TransportError | undefi
 
 /**
  * What one held value costs beside its bytes: the copy's `Uint8Array` and `ArrayBuffer` objects,
- * its backing store's bookkeeping, and its slot in the queue (about 200 bytes measured on Node 20
- * to 24; tests/nats-memory.test.ts), so that a stream of small values is bounded by what it takes.
+ * its backing store's bookkeeping, and its slot in the queue (about 200 bytes, measured on Node
+ * 20), so that a stream of small values is bounded by what it takes, not only by its bytes.
  */
-export const HELD_OVERHEAD = 256;
+const HELD_OVERHEAD = 256;
 
 const utf8 = new TextDecoder();
 
@@ -53,8 +53,8 @@ class Pending {
   private timer: ReturnType<typeof setTimeout> | undefined;
   /**
    * The value messages received and not yet handed on, as their bytes: held raw and parsed when
-   * handed, so that what they take is about what `maxAnswerBytes` counts (a parsed value takes
-   * up to 15 times its text). `first` is the next one's index.
+   * handed, so that what they take is about what `maxAnswerBytes` counts (parsed, 15 MB of
+   * values took 163 MB: tests/nats-memory.test.ts). `first` is the next one's index.
    */
   private queue: Array<Uint8Array | undefined> = [];
   private first = 0;
@@ -101,8 +101,8 @@ class Pending {
 
   /**
    * The answer came, saying how many value messages went before it (`count`, `undefined` when it
-   * does not say: a server that streams nothing). Fewer received is a gap; else it settles the call
-   * once the values before it are taken, and no timer runs meanwhile.
+   * does not say: a server that streams nothing). Any other count than came is a gap; else it
+   * settles the call once the values before it are taken, and no timer runs meanwhile.
    */
   answer(answer: Answer, count: number | undefined): void {
     if (this.final !== undefined) return;
@@ -115,22 +115,37 @@ class Pending {
   }
 
   /**
-   * A value message, numbered `number` (0: not a number): the next one is held, as a copy of its
-   * bytes (nats-core's are a view of the whole chunk the socket read), and handed on in order;
-   * any other is a gap. Past `maxAnswerBytes` held, the call fails `tooLarge`: core NATS cannot
-   * slow the server down, and this process must not hold all that a fast method streams to a slow
-   * consumer.
+   * A value message, numbered `number` (0: not a number); any other than the next is a gap. The
+   * next is handed on at once when `onValue` has taken the one before; else held, as a copy of
+   * its bytes (nats-core's are a view of the whole chunk the socket read), until it has. Past
+   * `maxAnswerBytes` held, the call fails `tooLarge`: core NATS cannot slow the server down, and
+   * this process must not hold all that a fast method streams to a slow consumer.
    */
   value(data: Uint8Array, number: number): void {
     if (this.final !== undefined) return;
     if (number !== this.received + 1) return this.settle(E.left(gap(this.received + 1, number)));
     this.received = number;
+    this.rearm();
+    // Nothing is held while nothing waits: the queue is empty.
+    if (!this.waiting) return this.handOn(data);
     this.held += data.length + HELD_OVERHEAD;
     const limit = this.inbox.maxAnswerBytes;
     if (this.held > limit) return this.settle(E.left(tooLarge(limit)));
-    this.rearm();
     this.queue.push(data.slice());
-    if (!this.waiting) this.pump();
+  }
+
+  /** Hands one value on; while `onValue` has not taken it, the values after it wait. */
+  private handOn(data: Uint8Array): void {
+    const { onValue, signal } = this.options;
+    if (signal.aborted || onValue === undefined) return;
+    const taken = this.hand(data, onValue);
+    if (!isThenable(taken)) return;
+    this.waiting = true;
+    const resume = (): void => {
+      this.waiting = false;
+      this.pump();
+    };
+    Promise.resolve(taken).then(resume, resume);
   }
 
   /**
@@ -138,8 +153,7 @@ class Pending {
    * answer, if it came. Stops at a settled call (its queue emptied) or an aborted one.
    */
   private pump(): void {
-    const { onValue, signal } = this.options;
-    while (this.first < this.queue.length) {
+    while (!this.waiting && this.first < this.queue.length) {
       const data = this.queue[this.first] as Uint8Array;
       this.queue[this.first] = undefined;
       this.first += 1;
@@ -149,19 +163,9 @@ class Pending {
         this.queue = this.queue.slice(this.first);
         this.first = 0;
       }
-      if (signal.aborted || onValue === undefined) return;
-      const taken = this.hand(data, onValue);
-      if (isThenable(taken)) {
-        this.waiting = true;
-        const resume = (): void => {
-          this.waiting = false;
-          this.pump();
-        };
-        Promise.resolve(taken).then(resume, resume);
-        return;
-      }
+      this.handOn(data);
     }
-    if (this.final !== undefined) this.settle(this.final);
+    if (!this.waiting && this.final !== undefined) this.settle(this.final);
   }
 
   /**
