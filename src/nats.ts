@@ -9,7 +9,7 @@
  */
 export { serveNats, type NatsServeOptions, type NatsService, type NatsServiceOptions } from "./internal/nats/serve";
 export { natsTransport, type NatsTransport, type NatsTransportOptions } from "./internal/nats/transport";
-export { STREAM_HEADER, STREAM_VALUES, VALUE_HEADER } from "./internal/nats/wire";
+export { STREAM_HEADER, STREAM_VALUES, VALUE_COUNT_HEADER, VALUE_HEADER } from "./internal/nats/wire";
 export type {
   NatsConnection,
   NatsEndpointInfo,

@@ -144,16 +144,26 @@ describe("streamed methods", () => {
     expect(await exchange(setup, SUBJECT, body)).toEqual([answer('{"jsonrpc":"2.0","result":"counted to 3","id":7}')]);
   });
 
-  test("with `Rpc-Stream: values`, each value is a message marked `Rpc-Value: 1`, before the answer", async () => {
+  test("with `Rpc-Stream: values`, each value is a message numbered by `Rpc-Value`, before the answer that counts them", async () => {
     const messages = await exchange(setup, SUBJECT, body, { headers: headersOf({ "Rpc-Stream": "values" }) });
-    expect(messages.at(-1)).toEqual(answer('{"jsonrpc":"2.0","result":"counted to 3","id":7}'));
+    expect(messages.at(-1)).toEqual({
+      text: '{"jsonrpc":"2.0","result":"counted to 3","id":7}',
+      headers: { "Rpc-Value-Count": "3" },
+    });
     // The notification an HTTP event stream carries ($/progress, its token the request's id).
     expect(messages.slice(0, -1)).toEqual(
       [1, 2, 3].map((value) => ({
         text: JSON.stringify({ jsonrpc: "2.0", method: "$/progress", params: { token: 7, value } }),
-        headers: { "Rpc-Value": "1" },
+        headers: { "Rpc-Value": String(value) },
       })),
     );
+  });
+
+  test("a streamed call that streams nothing is answered with `Rpc-Value-Count: 0`", async () => {
+    const add = '{"jsonrpc":"2.0","method":"add","params":[1,2],"id":8}';
+    expect(await exchange(setup, SUBJECT, add, { headers: headersOf({ "Rpc-Stream": "values" }) })).toEqual([
+      { text: '{"jsonrpc":"2.0","result":3,"id":8}', headers: { "Rpc-Value-Count": "0" } },
+    ]);
   });
 });
 

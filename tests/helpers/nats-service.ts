@@ -173,7 +173,7 @@ export const exchange = async (
   const answer = new Promise<void>((resolve) => (answered = resolve));
   const subscription = setup.calling.subscribe(reply, {
     callback: (_error, message) => {
-      messages.push(seen(message, ["Rpc-Value", "Nats-Service-Error-Code", "Nats-Service-Error"]));
+      messages.push(seen(message, ["Rpc-Value", "Rpc-Value-Count", "Nats-Service-Error-Code", "Nats-Service-Error"]));
       if (!message.headers?.get("Rpc-Value")) answered();
     },
   });

@@ -81,13 +81,15 @@ export interface UndeclaredError extends ServerError {
  * The request did not get an answer through: the network failed, the HTTP status said so (and the
  * body was no JSON-RPC answer), the call was aborted by its signal, it timed out, the connection
  * it was made on closed before its answer came or refused it (too many calls awaiting answers), or
- * the answer was longer than the transport takes, or nobody serves the subject it was sent to (NATS).
+ * the answer was longer than the transport takes, nobody serves the subject it was sent to (NATS),
+ * or a streamed call's values came with a gap (NATS).
  *
  * @example
  * import type { TransportError } from "rpcserver/client";
  * const e: TransportError = { _tag: "TransportError", reason: "timeout", timeoutMs: 500 };
  * const big: TransportError = { _tag: "TransportError", reason: "tooLarge", limit: 64 * 1024 * 1024 };
  * const nobody: TransportError = { _tag: "TransportError", reason: "noResponders", subject: "rpc.examples" };
+ * const lost: TransportError = { _tag: "TransportError", reason: "gap", expected: 101, came: 201 };
  *
  * @since 5.0.10
  * @category client
@@ -120,7 +122,17 @@ export type TransportError =
    * Nobody serves `subject`: NATS answered at once that no subscriber takes it (`rpcserver/nats`).
    * Nothing ran; the call may be tried again once a server has started.
    */
-  | { readonly _tag: "TransportError"; readonly reason: "noResponders"; readonly subject: string };
+  | { readonly _tag: "TransportError"; readonly reason: "noResponders"; readonly subject: string }
+  /**
+   * A streamed call's values did not all come, in order, over a wire that can lose a message
+   * (NATS: a nats-server restarted, or cut off a slow connection). The server numbers the messages
+   * before its answer 1, 2, 3... and its answer says how many there were, so the answer counts as
+   * number `count + 1`: the message numbered `expected` was due, and the one numbered `came` came
+   * instead (higher: messages were lost; lower: a duplicate, or one out of order; 0: a message with
+   * no number where one was due). The values before it were handed on, none after; the method
+   * may have run to its end on the server.
+   */
+  | { readonly _tag: "TransportError"; readonly reason: "gap"; readonly expected: number; readonly came: number };
 
 /** @internal */
 export const aborted = (cause: unknown): TransportError => ({ _tag: "TransportError", reason: "aborted", cause });
@@ -130,6 +142,14 @@ export const network = (cause: unknown): TransportError => ({ _tag: "TransportEr
 
 /** @internal */
 export const tooLarge = (limit: number): TransportError => ({ _tag: "TransportError", reason: "tooLarge", limit });
+
+/** @internal */
+export const gap = (expected: number, came: number): TransportError => ({
+  _tag: "TransportError",
+  reason: "gap",
+  expected,
+  came,
+});
 
 /** A failure of the request: `aborted` when the call's signal is why, else `network`. @internal */
 export const failure = (signal: AbortSignal, cause: unknown): TransportError =>

@@ -8,12 +8,12 @@
  */
 import * as E from "fp-ts/Either";
 import { createInbox, nuid } from "@nats-io/nats-core";
-import { failure, tooLarge, type TransportError } from "../client/errors";
+import { failure, gap, tooLarge, type TransportError } from "../client/errors";
 import { NEVER, type ParsedAnswer, type TransportOptions } from "../client/transport";
 import { valueOf } from "../client/transports/event-answer";
 import { isThenable } from "../core/guards";
 import type { NatsConnection, NatsHeaders, NatsMessage, NatsSubscription } from "./shapes";
-import { SERVICE_ERROR, SERVICE_ERROR_CODE } from "./wire";
+import { SERVICE_ERROR, SERVICE_ERROR_CODE, VALUE_COUNT_HEADER, VALUE_HEADER } from "./wire";
 
 type Answer = E.Either<TransportError, string | ParsedAnswer>;
 
@@ -32,14 +32,40 @@ const refusal = (headers: NatsHeaders, subject: string): TransportError | undefi
     : undefined;
 };
 
+/**
+ * What one held value costs beside its bytes: the copy's `Uint8Array` and `ArrayBuffer` objects,
+ * its backing store's bookkeeping, and its slot in the queue (about 200 bytes, measured on Node
+ * 20), so that a stream of small values is bounded by what it takes, not only by its bytes.
+ */
+const HELD_OVERHEAD = 256;
+
+const utf8 = new TextDecoder();
+
+/** A positive integer written in decimal digits (no sign, no leading zero), else 0. */
+const numberOf = (text: string): number => (/^[1-9][0-9]{0,15}$/.test(text) ? Number(text) : 0);
+
+/** An answer's count of values: none said (`""`), a number, or -1 for one that is no count. */
+const countOf = (text: string): number | undefined =>
+  text === "" ? undefined : text === "0" ? 0 : numberOf(text) || -1;
+
 /** One call awaiting its answer. */
 class Pending {
   private timer: ReturnType<typeof setTimeout> | undefined;
-  /** The values handed on so far, so that the answer follows the last of them. */
-  private chain: Promise<void> | undefined;
-  /** Bytes of the values received and not yet taken by the consumer. */
+  /**
+   * The value messages received and not yet handed on, as their bytes: held raw and parsed when
+   * handed, so that what they take is about what `maxAnswerBytes` counts (parsed, 15 MB of
+   * values took 163 MB: tests/nats-memory.test.ts). `first` is the next one's index.
+   */
+  private queue: Array<Uint8Array | undefined> = [];
+  private first = 0;
+  /** What the queue takes: its values' bytes and {@link HELD_OVERHEAD} for each. */
   private held = 0;
-  private answered = false;
+  /** The value messages received, in order (each numbered one more than the one before). */
+  private received = 0;
+  /** `onValue` has not yet taken the last value handed to it: the queue waits. */
+  private waiting = false;
+  /** The answer, once it came: it settles the call when the queue is empty. */
+  private final: Answer | undefined;
 
   constructor(
     private readonly inbox: Inbox,
@@ -67,36 +93,96 @@ class Pending {
     if (!this.inbox.forget(this.token)) return;
     clearTimeout(this.timer);
     if (this.options.signal !== NEVER) this.options.signal.removeEventListener("abort", this.onAbort);
+    this.queue = [];
+    this.first = 0;
+    this.held = 0;
     this.resolve(answer);
   }
 
-  /** The answer came: it settles the call once the values before it are taken; no timer runs meanwhile. */
-  answer(answer: Answer): void {
-    if (this.answered) return;
-    this.answered = true;
+  /**
+   * The answer came, saying how many value messages went before it (`count`, `undefined` when it
+   * does not say: a server that streams nothing). Any other count than came is a gap; else it
+   * settles the call once the values before it are taken, and no timer runs meanwhile.
+   */
+  answer(answer: Answer, count: number | undefined): void {
+    if (this.final !== undefined) return;
+    if (count === undefined ? this.received > 0 : count !== this.received) {
+      return this.settle(E.left(gap(this.received + 1, count === undefined ? 0 : count + 1)));
+    }
+    this.final = answer;
     clearTimeout(this.timer);
-    if (this.chain === undefined) this.settle(answer);
-    else void this.chain.then(() => this.settle(answer));
+    if (!this.waiting) this.pump();
   }
 
   /**
-   * A value: handed on in order, each once the one before is taken. Past `maxAnswerBytes` held,
-   * the call fails `tooLarge`: core NATS cannot slow the server down, and this process must not
-   * hold all that a fast method streams to a slow consumer.
+   * A value message, numbered `number` (0: not a number); any other than the next is a gap. The
+   * next is handed on at once when `onValue` has taken the one before; else held, as a copy of
+   * its bytes (nats-core's are a view of the whole chunk the socket read), until it has. Past
+   * `maxAnswerBytes` held, the call fails `tooLarge`: core NATS cannot slow the server down, and
+   * this process must not hold all that a fast method streams to a slow consumer.
    */
-  value(value: unknown, bytes: number, onValue: (value: unknown) => unknown): void {
-    if (this.answered) return;
-    this.held += bytes;
+  value(data: Uint8Array, number: number): void {
+    if (this.final !== undefined) return;
+    if (number !== this.received + 1) return this.settle(E.left(gap(this.received + 1, number)));
+    this.received = number;
+    this.rearm();
+    // Nothing is held while nothing waits: the queue is empty.
+    if (!this.waiting) return this.handOn(data);
+    this.held += data.length + HELD_OVERHEAD;
     const limit = this.inbox.maxAnswerBytes;
     if (this.held > limit) return this.settle(E.left(tooLarge(limit)));
-    this.rearm();
-    const hand = (): Promise<void> | undefined => {
-      this.held -= bytes;
-      if (this.options.signal.aborted) return undefined;
-      const taken = onValue(value);
-      return isThenable(taken) ? Promise.resolve(taken).then(() => undefined) : undefined;
+    this.queue.push(data.slice());
+  }
+
+  /** Hands one value on; while `onValue` has not taken it, the values after it wait. */
+  private handOn(data: Uint8Array): void {
+    const { onValue, signal } = this.options;
+    if (signal.aborted || onValue === undefined) return;
+    const taken = this.hand(data, onValue);
+    if (!isThenable(taken)) return;
+    this.waiting = true;
+    const resume = (): void => {
+      this.waiting = false;
+      this.pump();
     };
-    this.chain = this.chain === undefined ? (hand() ?? Promise.resolve()) : this.chain.then(hand);
+    Promise.resolve(taken).then(resume, resume);
+  }
+
+  /**
+   * Hands the held values on, in order, each once `onValue` has taken the one before; then the
+   * answer, if it came. Stops at a settled call (its queue emptied) or an aborted one.
+   */
+  private pump(): void {
+    while (!this.waiting && this.first < this.queue.length) {
+      const data = this.queue[this.first] as Uint8Array;
+      this.queue[this.first] = undefined;
+      this.first += 1;
+      this.held -= data.length + HELD_OVERHEAD;
+      // A queue used from its front: cut what was taken once it is half of it.
+      if (this.first > 1_024 && this.first * 2 > this.queue.length) {
+        this.queue = this.queue.slice(this.first);
+        this.first = 0;
+      }
+      this.handOn(data);
+    }
+    if (!this.waiting && this.final !== undefined) this.settle(this.final);
+  }
+
+  /**
+   * One value message parsed and handed on: its value, when it is one of this call's (a message
+   * for another token, or LSP's work-done begin and end, is not). One that is no JSON ends the call
+   * as an answer that is no JSON (`InvalidAnswer` `notJson`).
+   */
+  private hand(data: Uint8Array, onValue: (value: unknown) => unknown): unknown {
+    const text = utf8.decode(data);
+    let json: unknown;
+    try {
+      json = JSON.parse(text);
+    } catch {
+      return this.settle(E.right(text));
+    }
+    const found = valueOf(json, this.options.ids?.[0]);
+    return found === "answer" || found === "skip" ? undefined : onValue(found.value);
   }
 }
 
@@ -169,24 +255,22 @@ export class Inbox {
     }
   };
 
+  /**
+   * A plain call's answer is the first message. A streamed call's messages are told apart by their
+   * headers, not parsed here: one marked `Rpc-Value` is a value (held raw, parsed when handed
+   * on), the one without is the answer, with the count of values before it.
+   */
   private answerCall(call: Pending, message: NatsMessage): void {
-    if (message.data.length === 0 && message.headers !== undefined) {
-      const refused = refusal(message.headers, this.subject);
+    const { headers, data } = message;
+    if (data.length === 0 && headers !== undefined) {
+      const refused = refusal(headers, this.subject);
       if (refused !== undefined) return call.settle(E.left(refused));
     }
-    if (message.data.length > this.maxAnswerBytes) return call.settle(E.left(tooLarge(this.maxAnswerBytes)));
-    const { onValue } = call.options;
-    if (onValue === undefined) return call.answer(E.right(message.string()));
-    const text = message.string();
-    let json: unknown;
-    try {
-      json = JSON.parse(text);
-    } catch {
-      return call.answer(E.right(text));
-    }
-    const found = valueOf(json, call.options.ids?.[0]);
-    if (found === "answer") call.answer(E.right({ json }));
-    else if (found !== "skip") call.value(found.value, message.data.length, onValue);
+    if (data.length > this.maxAnswerBytes) return call.settle(E.left(tooLarge(this.maxAnswerBytes)));
+    if (call.options.onValue === undefined) return call.answer(E.right(message.string()), undefined);
+    const number = headers?.get(VALUE_HEADER) ?? "";
+    if (number !== "") return call.value(data, numberOf(number));
+    call.answer(E.right(message.string()), countOf(headers?.get(VALUE_COUNT_HEADER) ?? ""));
   }
 
   /** Fails every call awaiting an answer; with `end`, lets the subscription go. */

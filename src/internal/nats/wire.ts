@@ -4,8 +4,10 @@
  * subject, the answer's JSON text, or an empty message for a body of notifications. A request with
  * the header `Rpc-Stream: values` asks for the values its method streams: each goes first, as its
  * own message to the same reply subject (the `$/progress` or MCP notification an HTTP event stream
- * carries, ./core/progress-wire), with the header `Rpc-Value: 1`; the answer comes last. Here: the
- * header names, how an answer is sent, and {@link NatsOutlet}, a streamed call's outlet.
+ * carries, ./core/progress-wire), with the header `Rpc-Value: <n>`, numbered 1, 2, 3...; the answer
+ * comes last, with `Rpc-Value-Count: <how many went before it>`, so that a reader can tell a lost
+ * message (core NATS delivers at most once) from none. Here: the header names, how an answer is
+ * sent, and {@link NatsOutlet}, a streamed call's outlet.
  *
  * @module
  */
@@ -40,9 +42,10 @@ export const STREAM_HEADER = "Rpc-Stream";
 export const STREAM_VALUES = "values";
 
 /**
- * The header (value `1`) that marks a message to a reply subject as a streamed value (or LSP's
- * work-done begin and end) rather than the answer, which comes last and has none: a client reading
- * with `requestMany` stops at the first message without it.
+ * The header that marks a message to a reply subject as a streamed value (or LSP's work-done begin
+ * and end) rather than the answer, which comes last and has none: a client reading with
+ * `requestMany` stops at the first message without it. Its value numbers the messages of one
+ * request: `1`, `2`, `3`... in the order they were sent.
  *
  * @example
  * import { VALUE_HEADER } from "rpcserver/nats";
@@ -53,17 +56,29 @@ export const STREAM_VALUES = "values";
  */
 export const VALUE_HEADER = "Rpc-Value";
 
+/**
+ * The header of a streamed call's answer that says how many messages marked {@link VALUE_HEADER}
+ * went before it (`0` for none): a reader that got fewer lost some. `natsTransport` then fails the
+ * call with `TransportError` `gap`.
+ *
+ * @example
+ * import { VALUE_COUNT_HEADER } from "rpcserver/nats";
+ * VALUE_COUNT_HEADER; // "Rpc-Value-Count"
+ *
+ * @since 5.0.10
+ * @category nats
+ */
+export const VALUE_COUNT_HEADER = "Rpc-Value-Count";
+
 /** The NATS services framework's error headers, for a message dispatch could not answer. */
 export const SERVICE_ERROR = "Nats-Service-Error";
 export const SERVICE_ERROR_CODE = "Nats-Service-Error-Code";
 
-/** Made on first use and shared: headers are encoded at each publish, and nothing changes these. */
-let valueHeaders: NatsHeaders | undefined;
-const VALUE = (): NatsHeaders => {
-  if (valueHeaders !== undefined) return valueHeaders;
+/** Headers of one entry. */
+const headersOf = (name: string, value: number): NatsHeaders => {
   const made = natsHeaders();
-  made.set(VALUE_HEADER, "1");
-  return (valueHeaders = made);
+  made.set(name, String(value));
+  return made;
 };
 
 /** Does the message ask for its values? Only a request that has a reply subject can get them. */
@@ -104,9 +119,9 @@ const serviceError = (message: NatsMessage, code: number, description: string): 
  * it published without a reply subject. An answer that cannot be sent (over `max_payload`) is
  * replaced by the services framework's error reply, so that the requester learns why at once.
  */
-export const answer = (message: NatsMessage, text: string): void => {
+export const answer = (message: NatsMessage, text: string, headers?: NatsHeaders): void => {
   if (message.reply === undefined || message.reply === "") return;
-  if (!send(message, text))
+  if (!send(message, text, headers))
     serviceError(message, 500, `rpcserver: the answer (${text.length} characters) could not be sent`);
 };
 
@@ -131,11 +146,14 @@ export const failed = (message: NatsMessage, thrown: unknown): void => {
 const FLUSH_EVERY = 64;
 
 /**
- * A streamed call's outlet on NATS: each value one message marked `Rpc-Value: 1`, the answer the
- * last. The NATS server cannot tell us that the requester has gone, so nothing stops the call but
- * its own end (or a `timeout` stage).
+ * A streamed call's outlet on NATS: each value one message marked `Rpc-Value: <n>`, the answer the
+ * last, marked `Rpc-Value-Count: <n>`. A message is numbered once it is published: one that could
+ * not be (the connection closed, over `max_payload`) leaves no hole in the numbers. The NATS
+ * server cannot tell us that the requester has gone, so nothing stops the call but its own end (or
+ * a `timeout` stage).
  */
 export class NatsOutlet implements Outlet {
+  /** Messages marked `Rpc-Value` published so far. */
   private sent = 0;
 
   constructor(
@@ -147,7 +165,7 @@ export class NatsOutlet implements Outlet {
 
   value(text: string): Promise<void> | undefined {
     try {
-      this.request.respond(text, { headers: VALUE() });
+      this.request.respond(text, { headers: headersOf(VALUE_HEADER, this.sent + 1) });
     } catch (thrown) {
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
       return Promise.reject(thrown);
@@ -157,11 +175,11 @@ export class NatsOutlet implements Outlet {
   }
 
   message(text: string): void {
-    send(this.request, text, VALUE());
+    if (send(this.request, text, headersOf(VALUE_HEADER, this.sent + 1))) this.sent += 1;
   }
 
   finish(text: string): void {
-    answer(this.request, text);
+    answer(this.request, text, headersOf(VALUE_COUNT_HEADER, this.sent));
     this.done();
   }
 
