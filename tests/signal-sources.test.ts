@@ -295,7 +295,7 @@ describe("with stages: [timeout(60000)], every source of abort reaches the metho
     ["cancel-lsp", "$/cancelRequest on a TCP connection (LSP)"],
     ["cancel-mcp", "notifications/cancelled on a TCP connection (MCP)"],
     ["disconnect", "the TCP connection reset"],
-  ] as const)("%s: %s", async (source) => {
+  ] as const)("%s: %s", async (source, _what) => {
     await run(["timeout"], source, false);
     await run(["timeout"], source, true);
   });

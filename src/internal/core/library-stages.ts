@@ -58,6 +58,9 @@ const MAX_DELAY = 2_147_483_647;
  * The method's later outcome is dropped. A streaming method (an `async function*`) is stopped at its
  * next `yield` (its generator's `return()`: its `finally` runs), and its sink takes no more values.
  * A method that answers synchronously is never timed out.
+ * The signal it hands also aborts when the one the context already carries does (a connection's
+ * cancel or close, `answerHttp`'s client going away, the caller's own `signal`, an earlier
+ * `timeout`'s): composing stages never cuts a source of abort off (docs/pipeline.md).
  * `ms` must be a positive number of at most 2^31 - 1 (2,147,483,647, about 24.8 days), the longest
  * delay a timer holds: anything else is a `RangeError` (a longer delay would fire at once). A
  * listener the method adds to its signal (`addEventListener`, `onabort`) that throws is logged,

@@ -161,13 +161,13 @@ const isSignal = (value: unknown): value is AbortSignal =>
  * The signal a request's context already carries, which a stage handing the method a signal of its
  * own must follow: the context's `signal` member (a connection's, `answerHttp`'s, a `timeout`'s
  * before this one, the caller's), or the context itself when a stage made the signal the context
- * (`timeout`'s `context: (_, signal) => signal`). A `signal` getter that throws counts as none: the
- * stage that asks is total.
+ * (`timeout`'s `context: (_, signal) => signal`). A getter that throws (a context of the user's own
+ * making) counts as none: the stage that asks is total.
  */
 export const signalIn = (context: unknown): AbortSignal | undefined => {
   if (!isObject(context)) return undefined;
-  if (isSignal(context)) return context;
   try {
+    if (isSignal(context)) return context;
     const signal = (context as { signal?: unknown }).signal;
     return isSignal(signal) ? signal : undefined;
   } catch {
