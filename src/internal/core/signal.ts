@@ -134,6 +134,9 @@ export const abortGuarded = (controller: AbortController, reason: unknown): void
   controller.abort(reason);
 };
 
+/** What lets go of nothing: no signal was followed. */
+const letGo = (): void => undefined;
+
 /**
  * Follows `given` (a signal that may abort the request: the client went away, a cancel): `onAbort`
  * once it aborts (at once if it has), and the returned function lets it go, which the follower
@@ -141,10 +144,10 @@ export const abortGuarded = (controller: AbortController, reason: unknown): void
  * keeps no listener of a request that is over.
  */
 export const follow = (given: AbortSignal | undefined, onAbort: () => void): (() => void) => {
-  if (given === undefined) return () => undefined;
+  if (given === undefined) return letGo;
   if (given.aborted) {
     onAbort();
-    return () => undefined;
+    return letGo;
   }
   given.addEventListener("abort", onAbort, { once: true });
   return () => given.removeEventListener("abort", onAbort);
