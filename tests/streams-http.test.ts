@@ -337,13 +337,15 @@ describe("answerHttp through the Fetch API alone", () => {
     expect(escaped).toEqual([]);
   });
 
-  test("the request's signal aborting mid-stream ends the stream and stops the generator", async () => {
+  test("the request's signal aborting mid-stream ends the stream, closed rather than errored, and stops the generator", async () => {
     const client = new AbortController();
     const answer = await inProcess(call("endless", ["signalled", 1, 100], 1), EVENTS, { signal: client.signal });
     const reader = new EventReader(answer.body as ReadableStream<Uint8Array>);
     await reader.next();
     client.abort();
-    await expect(reader.next()).rejects.toMatchObject({ code: -32800 });
+    // The client went away: a host logs a body stream that errors (@hono/node-server prints it with
+    // its stack), and a client leaving is normal. The stream ends whole-evented, with no answer.
+    await expect(reader.next()).resolves.toBeUndefined();
     expect((await seen.whenStopped("signalled")).aborted).toBe(true);
   });
 

@@ -18,6 +18,16 @@ import { readBody } from "./read-body.mjs";
 
 export const app = new Koa();
 
+/**
+ * What Node says when a client goes away mid-answer (its socket reset, the stream closed before its
+ * end). A client leaving is normal, and the methods' signal says so to them; Koa's default handler
+ * would print each as an error with its stack. Any other error goes to that handler, as before.
+ */
+const CLIENT_GONE = new Set(["ECONNRESET", "EPIPE", "ECONNABORTED", "ERR_STREAM_PREMATURE_CLOSE"]);
+app.on("error", (error) => {
+  if (!CLIENT_GONE.has(error?.code)) app.onerror(error);
+});
+
 app.use(async (ctx) => {
   if (ctx.path !== "/rpc") ctx.throw(404);
   if (ctx.method !== "POST") {

@@ -27,9 +27,9 @@ import type { JsonOptions } from "./options";
 import { dispatcher } from "./pipeline/dispatcher";
 import { toJson } from "./pipeline/output";
 import { requestCancelled } from "./progress-wire";
-import { abortGuarded, signalController } from "./signal";
+import { abortGuarded, follow, signalController } from "./signal";
 import type { AnyStage } from "./stages";
-import { dispatchStreamed, follow, withSignal, type Outlet, type StreamedCall } from "./streamed-call";
+import { dispatchStreamed, withSignal, type Outlet, type StreamedCall } from "./streamed-call";
 import { toHttp, type HttpAnswer, type HttpStreamAnswer } from "./to-http";
 
 /**
@@ -108,8 +108,8 @@ class HttpOutlet implements Outlet {
     else this.queue.fail(thrown);
   }
 
-  stop(reason: unknown): void {
-    this.queue?.fail(reason);
+  stop(): void {
+    this.queue?.leave();
   }
 }
 

@@ -123,7 +123,18 @@ export class EventQueue {
     if (this.pending.length === 0) this.close();
   }
 
-  /** The stream fails (the client went away, or dispatch itself failed): every value waiting is refused. */
+  /**
+   * The client went away: every value waiting is refused, and the stream ends closed, not errored.
+   * A client leaving is normal, and a host logs a body stream that errors as a failure of its own
+   * (@hono/node-server prints the reason with its stack): nothing reads this end any more anyway.
+   */
+  leave(): void {
+    if (this.over) return;
+    this.stop();
+    this.controller?.close();
+  }
+
+  /** The stream fails (dispatch itself failed): every value waiting is refused. */
   fail(reason: unknown): void {
     if (this.over) return;
     this.stop();

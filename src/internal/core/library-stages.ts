@@ -13,7 +13,7 @@ import type { Effect } from "./effect";
 import { JsonRpcError } from "./exceptions";
 import { isPlainObject, isThenable } from "./guards";
 import { logSafely } from "./logger";
-import { abortGuarded, signalController } from "./signal";
+import { abortGuarded, follow, signalController, signalIn } from "./signal";
 import type { Id } from "./request";
 import { ErrorResponse, type Response } from "./response";
 import { idOf, owned, type Around, type Handler } from "./stages";
@@ -58,6 +58,9 @@ const MAX_DELAY = 2_147_483_647;
  * The method's later outcome is dropped. A streaming method (an `async function*`) is stopped at its
  * next `yield` (its generator's `return()`: its `finally` runs), and its sink takes no more values.
  * A method that answers synchronously is never timed out.
+ * The signal it hands also aborts when the one the context already carries does (a connection's
+ * cancel or close, `answerHttp`'s client going away, the caller's own `signal`, an earlier
+ * `timeout`'s): composing stages never cuts a source of abort off (docs/pipeline.md).
  * `ms` must be a positive number of at most 2^31 - 1 (2,147,483,647, about 24.8 days), the longest
  * delay a timer holds: anything else is a `RangeError` (a longer delay would fire at once). A
  * listener the method adds to its signal (`addEventListener`, `onabort`) that throws is logged,
@@ -108,11 +111,27 @@ export function timeout(ms: number, options: TimeoutOptions = {}): Around {
         const request = call.request;
         const id = idOf(request);
         const controller = signalController();
-        const outcome = next({ request, context: attach(call.context, controller.signal) });
-        if (!(outcome instanceof Promise)) return outcome;
+        // The signal the context carries already (a cancel, a disconnect, the caller's, an outer
+        // `timeout`'s) aborts this one too: the method sees one signal, which every source reaches.
+        const outer = signalIn(call.context);
+        const release = follow(outer, () => {
+          if (!controller.signal.aborted) abortGuarded(controller, outer?.reason);
+        });
+        let outcome: Kind<F, Response>;
+        try {
+          outcome = next({ request, context: attach(call.context, controller.signal) });
+        } catch (thrown) {
+          release();
+          throw thrown;
+        }
+        if (!(outcome instanceof Promise)) {
+          release();
+          return outcome;
+        }
         // A Promise here means async dispatch (sync dispatch refuses this stage), whose Later it is.
         const raced = new Promise<Response>((settle, fail) => {
           const timer = setTimeout(() => {
+            release();
             settle(E.left(ErrorResponse(ERROR_TIMEOUT, "Request timed out", { timeoutMs: ms }, id)));
             // A streaming method stops at its next yield, before the listeners below let it run on.
             endStream(request, new JsonRpcError(ERROR_TIMEOUT, "Request timed out", { timeoutMs: ms }));
@@ -124,10 +143,12 @@ export function timeout(ms: number, options: TimeoutOptions = {}): Around {
           outcome.then(
             (response: Response) => {
               clearTimeout(timer);
+              release();
               settle(response);
             },
             (thrown: unknown) => {
               clearTimeout(timer);
+              release();
               // What the rest of the pipeline threw, passed on as it is, to the request's own net.
               // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
               fail(thrown);

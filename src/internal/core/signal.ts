@@ -1,5 +1,11 @@
 /**
- * The `AbortSignal` that `timeout` hands a method, and aborting it. Its listeners are the method's
+ * A method's `AbortSignal`: making it, following the signal of whatever may abort it, and aborting
+ * it. Every source of abort reaches the one signal the method sees: a stage that hands the method a
+ * signal of its own (`timeout`) follows the one the context already carries (a connection's, which a
+ * cancel or a close aborts; `answerHttp`'s, which the client going away aborts; the caller's own),
+ * so that composing stages never cuts a source off.
+ *
+ * Its abort listeners are guarded. Its listeners are the method's
  * code, and an event target does not let their exceptions reach the code that aborts: Node, Deno and
  * Bun re-throw one as an uncaught exception that ends the process, before the request that timed
  * out, or the rest of its batch, is answered (a browser reports it as an uncaught error). So what an
@@ -126,4 +132,48 @@ export const abortGuarded = (controller: AbortController, reason: unknown): void
     }
   }
   controller.abort(reason);
+};
+
+/** What lets go of nothing: no signal was followed. */
+const letGo = (): void => undefined;
+
+/**
+ * Follows `given` (a signal that may abort the request: the client went away, a cancel): `onAbort`
+ * once it aborts (at once if it has), and the returned function lets it go, which the follower
+ * calls once the request is settled so that a long-lived signal (a connection's, a caller's)
+ * keeps no listener of a request that is over.
+ */
+export const follow = (given: AbortSignal | undefined, onAbort: () => void): (() => void) => {
+  if (given === undefined) return letGo;
+  if (given.aborted) {
+    onAbort();
+    return letGo;
+  }
+  given.addEventListener("abort", onAbort, { once: true });
+  return () => given.removeEventListener("abort", onAbort);
+};
+
+/** Whether `value` is an `AbortSignal` (read by shape: a signal of another realm is one too). */
+const isSignal = (value: unknown): value is AbortSignal =>
+  isObject(value) &&
+  typeof (value as { aborted?: unknown }).aborted === "boolean" &&
+  typeof (value as { addEventListener?: unknown }).addEventListener === "function" &&
+  typeof (value as { removeEventListener?: unknown }).removeEventListener === "function";
+
+/**
+ * The signal a request's context already carries, which a stage handing the method a signal of its
+ * own must follow: the context's `signal` member (a connection's, `answerHttp`'s, a `timeout`'s
+ * before this one, the caller's), or the context itself when a stage made the signal the context
+ * (`timeout`'s `context: (_, signal) => signal`). A getter that throws (a context of the user's own
+ * making) counts as none: the stage that asks is total.
+ */
+export const signalIn = (context: unknown): AbortSignal | undefined => {
+  if (!isObject(context)) return undefined;
+  try {
+    if (isSignal(context)) return context;
+    const signal = (context as { signal?: unknown }).signal;
+    return isSignal(signal) ? signal : undefined;
+  } catch {
+    return undefined;
+  }
 };

@@ -31,7 +31,7 @@ import type { Request } from "./request";
 import type { Response } from "./response";
 import { NOCONTEXT } from "./sentinels";
 import { serialize } from "./serializer";
-import { abortGuarded, signalController } from "./signal";
+import { abortGuarded, follow, signalController } from "./signal";
 import { isNotification, owned, type AnyStage, type Around, type Handler } from "./stages";
 import { streamTo } from "./stream";
 
@@ -48,8 +48,8 @@ export interface Outlet {
   finish(text: string): void;
   /** Dispatch itself failed (a bad option). */
   failed(thrown: unknown): void;
-  /** The call is stopped (its client went away): a stream the wire opened ends with `reason`. */
-  stop(reason: unknown): void;
+  /** The call is stopped (its client went away): a stream the wire opened ends, quietly (a client leaving is normal). */
+  stop(): void;
 }
 
 /** One request of the call that can stream: where its values go, and how far it got. */
@@ -130,9 +130,9 @@ export class StreamedCall {
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
-    const reason = requestCancelled();
-    this.outlet.stop(reason);
-    if (this.controller !== undefined && !this.controller.signal.aborted) abortGuarded(this.controller, reason);
+    this.outlet.stop();
+    if (this.controller !== undefined && !this.controller.signal.aborted)
+      abortGuarded(this.controller, requestCancelled());
   }
 }
 
@@ -184,17 +184,6 @@ const withStreamStage = (stages: unknown): unknown =>
 /** The methods' context: a plain object gains `signal`, as `timeout` and a connection give it; any other is left alone. */
 export const withSignal = (context: unknown, controller: AbortController | undefined): unknown =>
   controller === undefined ? context : { ...(context as object), signal: controller.signal };
-
-/** Follows a wire's own signal (the client went away): `onAbort` once; the returned function lets it go. */
-export const follow = (given: AbortSignal | undefined, onAbort: () => void): (() => void) => {
-  if (given === undefined) return () => undefined;
-  if (given.aborted) {
-    onAbort();
-    return () => undefined;
-  }
-  given.addEventListener("abort", onAbort, { once: true });
-  return () => given.removeEventListener("abort", onAbort);
-};
 
 type Dispatch = ReturnType<typeof makeDispatch>;
 const makeDispatch = () => promised(dispatcher(Async, toJson));
