@@ -120,7 +120,7 @@ export {
 } from "./internal/contract/implement";
 
 // The development server (`serve` is the specification's; it loads the server when called).
-export { serve, type DevServer, type DevServerAddress, type ServeOptions } from "./internal/node/serve";
+export { serve, type DevServer, type DevServerAddress, type ServeOptions, type ServeOptionsFor } from "./internal/node/serve";
 
 /**
  * The type-level helpers (`rpcserver/types`) as one namespace, types only: never written by hand,

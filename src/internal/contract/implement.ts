@@ -13,7 +13,7 @@
 import type * as E from "fp-ts/Either";
 import type { TaskEither } from "fp-ts/TaskEither";
 import { asyncDispatch } from "../core/async-dispatch";
-import type { AddsSignal, After, Expects, NoContext, Refused, TypedAround } from "../core/context-marks";
+import type { AddsSignal, After, Expects, NoContext, Refused, TypedAround, TypedStages } from "../core/context-marks";
 import type { ArgsOf, Contract, Entries, HandlerResultOf } from "./contract";
 import {
   markContextual,
@@ -23,6 +23,7 @@ import {
   streamCodecOf,
   withCodecs,
   type Method,
+  type Methods,
   type Returns,
 } from "../core/methods";
 import type { JsonOptions } from "../core/options";
@@ -216,12 +217,15 @@ export interface Server<M extends Entries, In, Cur> {
   readonly contract: Contract<M>;
   /** The methods table, for dispatch, `serve`, the command and `openRpcDocument`. */
   readonly methods: Implemented<M, Cur>;
-  /** The stages, in order. */
-  readonly stages: ReadonlyArray<AnyStage>;
+  /**
+   * The stages, in order, typed by the context they take (`In`) and give the handlers (`Cur`): a
+   * dispatch given them checks its `context` against `In`.
+   */
+  readonly stages: TypedStages<In, Cur>;
   /** Dispatch options: the stages and, when the server has one, the context. */
   readonly options: (...context: ContextArg<In>) => {
     readonly context?: In;
-    readonly stages: ReadonlyArray<AnyStage>;
+    readonly stages: TypedStages<In, Cur>;
   };
   /** `asyncDispatch` of a request body with this server's methods, stages and the context given. */
   readonly dispatch: (request: string | Uint8Array, ...context: ContextArg<In>) => Promise<string>;
@@ -270,11 +274,13 @@ const builder = <M extends Entries, In, Cur>(
   use: ((stage: AnyStage) => builder(c, [...stages, stage], contextual)) as ServerBuilder<M, In, Cur>["use"],
   implement: (handlers) => {
     const methods = methodsOf<M, Cur>(c, handlers, contextual);
+    // The stages' type says what they do to the context; at run time they are the list as it is.
+    const typed = stages as TypedStages<In, Cur>;
     const options = (...context: unknown[]) =>
-      context.length === 0 ? { stages } : { context: context[0] as In, stages };
+      context.length === 0 ? { stages: typed } : { context: context[0] as In, stages: typed };
     const dispatch = (request: string | Uint8Array, ...context: unknown[]): Promise<string> =>
-      asyncDispatch(request, methods, options(...context) as JsonOptions);
-    return Object.freeze({ contract: c, methods, stages, options, dispatch });
+      asyncDispatch(request, methods as Methods, options(...context) as JsonOptions);
+    return Object.freeze({ contract: c, methods, stages: typed, options, dispatch });
   },
 });
 
