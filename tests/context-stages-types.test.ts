@@ -35,6 +35,9 @@ import type { ContextOf, DispatchContext, TypedStages } from "../src/types";
 import { lone, settle } from "./helpers/channels";
 import { recordLogs } from "./support";
 
+/** What a user's `any` is: the compiler's "not checked". */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+type Untyped = any;
 /** `true` exactly when A and B are the same type. */
 type Equals<A, B> = (<X>() => X extends A ? 1 : 2) extends <X>() => X extends B ? 1 : 2 ? true : false;
 const same = <A, B>(proof: Equals<A, B>): Equals<A, B> => proof;
@@ -145,9 +148,9 @@ describe("stages typed no more precisely than a list pass the context on as give
       // @ts-expect-error one stage typed AnyStage in a tuple
       void asyncDispatch(WHOAMI, { whoami }, { context: { whatever: 1 }, stages: [one] });
       // @ts-expect-error stages typed any
-      dispatch(WHOAMI, { whoami }, { context: { whatever: 1 }, stages: [] as any });
+      dispatch(WHOAMI, { whoami }, { context: { whatever: 1 }, stages: [] as Untyped });
       // @ts-expect-error one stage typed any
-      dispatch(WHOAMI, { whoami }, { context: { whatever: 1 }, stages: [{} as any] });
+      dispatch(WHOAMI, { whoami }, { context: { whatever: 1 }, stages: [{} as Untyped] });
       // @ts-expect-error a context typed unknown is no { user }
       dispatch(WHOAMI, { whoami }, { context: {} as unknown });
       // @ts-expect-error a list of stages that change the context, of unknown length: write it as a tuple
@@ -159,7 +162,7 @@ describe("stages typed no more precisely than a list pass the context on as give
       dispatch(WHOAMI, { whoami }, { context: { token: "t" }, stages: [auth] });
       void asyncDispatch(WHOAMI, { needsSignal }, { context: { user: "u" }, stages: [timeout(1000)] });
       // `any` is the one way to say "do not check".
-      dispatch(WHOAMI, { whoami }, { context: {} as any });
+      dispatch(WHOAMI, { whoami }, { context: {} as Untyped });
     });
     expect(dispatch(WHOAMI, { whoami }, { context: { user: "u" }, stages })).toBe(
       '{"jsonrpc":"2.0","result":"u","id":1}',

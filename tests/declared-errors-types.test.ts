@@ -150,8 +150,7 @@ describe("a handler answers the errors its entry declares", () => {
       const above: StandardCode = -31999;
       void [below, above];
     });
-    const e = RpcError(404, "No such item", { id: 1 });
-    same<typeof e, E.Either<ErrorOf<404, { id: number }>, never>>(true);
+    same<ReturnType<typeof RpcError<404, { id: number }>>, E.Either<ErrorOf<404, { id: number }>, never>>(true);
     expect(codes).toHaveLength(5);
     expect(UndeclaredError(999, "Teapot")).toStrictEqual(Error(999, "Teapot"));
   });

@@ -339,7 +339,7 @@ const builder = <M extends Entries, In, Cur>(
   context: <C>() => builder<M, C, C>(c, stages, true),
   use: ((stage: AnyStage) => builder(c, [...stages, stage], contextual)) as ServerBuilder<M, In, Cur>["use"],
   implement: (handlers) => {
-    const methods = methodsOf<M, Cur>(c, handlers as Handlers<M, Cur>, contextual);
+    const methods = methodsOf<M, Cur>(c, handlers, contextual);
     // The stages' type says what they do to the context; at run time they are the list as it is.
     const typed = stages as TypedStages<In, Cur>;
     const options = (...context: unknown[]) =>

@@ -86,8 +86,9 @@ export const checkError = (code: unknown, message: unknown): void => {
 };
 
 /**
- * A failed Result: `left({ code, message, data })`, an `Either<ErrorResult, never>`, so it is a
- * `Result<A>` for every `A`, a stage's Left and a contract handler's Left alike. It is sent as
+ * A failed Result: `left({ code, message, data })`, an `Either<ErrorOf<Code, D>, never>` (an
+ * `Either<ErrorResult, never>` that keeps its code and data types, for a contract's declared
+ * errors), so it is a `Result<A>` for every `A`, a stage's Left and a contract handler's Left alike. It is sent as
  * given whatever `debug` is, so it must hold no secrets. Without `data` the response has no `data`
  * member. A code that is not an integer or a message that is
  * not a string warns (UserWarning) and is still sent as given. Codes -32768 to -32000 are
