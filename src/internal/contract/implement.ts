@@ -91,6 +91,10 @@ type NumberOf<S> = S extends `${infer N extends number}` ? N : never;
  * The codes JSON-RPC reserves, -32768 to -32000 (-32602 Invalid params, -32603 Internal error,
  * -32000 to -32099 for the server): a contract handler may always answer them.
  *
+ * @example
+ * import type { StandardCode } from "rpcserver";
+ * const invalidParams: StandardCode = -32602;
+ *
  * @since 5.0.10
  * @category contract
  */

@@ -148,6 +148,11 @@ export const RpcError: typeof Error = Error;
  * An error a contract entry does not declare, answered on purpose: {@link UndeclaredError} makes
  * one (a phantom mark, nothing at run time).
  *
+ * @example
+ * import * as E from "fp-ts/Either";
+ * import { UndeclaredError, type UndeclaredErrorOf } from "rpcserver";
+ * const teapot: E.Either<UndeclaredErrorOf<418>, never> = UndeclaredError(418, "I'm a teapot");
+ *
  * @since 5.0.10
  * @category constructors
  */
