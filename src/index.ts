@@ -33,9 +33,12 @@ export {
   Error,
   InvalidParams,
   Success,
+  UndeclaredError,
+  type ErrorOf,
   type ErrorResult,
   type Result,
   type SuccessResult,
+  type UndeclaredErrorOf,
 } from "./internal/core/result";
 export { NOCONTEXT, NODATA } from "./internal/core/sentinels";
 export { VERSION, __version__ } from "./internal/core/version";
@@ -111,16 +114,24 @@ export {
   fromResult,
   implement,
   server,
+  type ErrorsOf,
   type HandlerFor,
   type Handlers,
   type Implemented,
   type Outcome,
   type Server,
   type ServerBuilder,
+  type StandardCode,
 } from "./internal/contract/implement";
 
 // The development server (`serve` is the specification's; it loads the server when called).
-export { serve, type DevServer, type DevServerAddress, type ServeOptions } from "./internal/node/serve";
+export {
+  serve,
+  type DevServer,
+  type DevServerAddress,
+  type ServeOptions,
+  type ServeOptionsFor,
+} from "./internal/node/serve";
 
 /**
  * The type-level helpers (`rpcserver/types`) as one namespace, types only: never written by hand,

@@ -15,6 +15,7 @@ export {
   InvalidParams,
   RpcError,
   Success,
+  type ErrorOf,
   type ErrorResult,
   type Result,
   type SuccessResult,

@@ -19,5 +19,5 @@ export {
   type GuardedHeaders,
   type Refusal,
 } from "./internal/node/browser-guard";
-export type { ServeOptions } from "./internal/node/serve-options";
+export type { ServeOptions, ServeOptionsFor } from "./internal/node/serve-options";
 export { DEFAULT_HOST, DEFAULT_PORT, serve } from "./internal/node/server";

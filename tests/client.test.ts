@@ -20,6 +20,7 @@ import {
   serve,
   server,
   Success,
+  UndeclaredError,
   withCodecs,
   withContext,
   type Call,
@@ -76,9 +77,9 @@ const methods = implement(api, {
     name === "ghost"
       ? Error(404, "No such person", { name, since: "1970-01-01T00:00:00.000Z" })
       : name === "gone"
-        ? Error(410, "Gone", "not a number")
+        ? UndeclaredError(410, "Gone", "not a number") // breaks its declaration, on purpose
         : name === "plain"
-          ? Error(500, "Plain")
+          ? UndeclaredError(500, "Plain")
           : E.right(`hi ${name}`),
   now: () => E.right(new Date(0)),
   tomorrow: (day) => E.right(new Date(day.getTime() + 86_400_000)),

@@ -278,6 +278,7 @@ describe("each public entry re-exports only what it documents", () => {
       "StagesFit",
       "TypedAround",
       "TypedOptions",
+      "TypedStages",
       "WireOfSchema",
     ];
     expect(exported("types.ts").sort()).toEqual(moved);

@@ -696,7 +696,9 @@ describe("recipe: an audit log with observe", () => {
           throw new globalThis.Error("disk full");
         }),
       ];
-      expect(dispatch(request("ping"), methods, { stages })).toBe('{"jsonrpc":"2.0","result":"pong","id":1}');
+      expect(dispatch(request("ping"), methods, { context: { caller: "ann" }, stages })).toBe(
+        '{"jsonrpc":"2.0","result":"pong","id":1}',
+      );
       expect(log.entries.filter((entry) => entry.level === "error")).toHaveLength(1);
     } finally {
       log.restore();

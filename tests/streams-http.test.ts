@@ -60,7 +60,7 @@ const methods = streamingMethods(seen);
 const options = { context: {} };
 
 /** `answerHttp` in a fetch handler; `extra` options for the dispatch (a serializer). */
-const fetchHandler = (extra: HttpOptions = {}) =>
+const fetchHandler = (extra: Omit<HttpOptions, "context"> = {}) =>
   serveFetch(async (request) => {
     const body = new Uint8Array(await request.arrayBuffer());
     const answer = await answerHttp(body, methods, {
@@ -270,7 +270,7 @@ describe("answerHttp in a fetch handler, with a serializer that pretty-prints", 
 });
 
 describe("answerHttp through the Fetch API alone", () => {
-  const inProcess = (body: string, accept: string | undefined, more: HttpOptions = {}) =>
+  const inProcess = (body: string, accept: string | undefined, more: Omit<HttpOptions, "context"> = {}) =>
     answerHttp(body, methods, { ...options, ...more, ...(accept === undefined ? {} : { accept }) });
 
   test("Accept: text/event-stream names it (any case, with parameters), not */*, not with q=0", () => {

@@ -19,7 +19,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { createServer, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { INSPECTOR_HEADERS, inspectorPage } from "../../src/inspector";
-import { serve } from "../../src/server";
+import { serve, type ServeOptions } from "../../src/server";
 import { recordLogs } from "../support";
 
 /** Playwright's `Locator`: the members the tests use. */
@@ -218,7 +218,7 @@ export interface RawRequest {
 /** Servers of this process to open the page on, each by its URL; `close` closes them all. */
 export interface Servers {
   /** A development server, from the sources. */
-  start(options: Parameters<typeof serve>[2]): Promise<string>;
+  start(options: ServeOptions): Promise<string>;
   /**
    * A bare HTTP server, as a framework's would be: a GET gets the page (from the sources, calling
    * `/`) and its headers; a POST, what `answer` writes for its request.

@@ -12,8 +12,9 @@
  */
 import type * as E from "fp-ts/Either";
 import type { TaskEither } from "fp-ts/TaskEither";
+import type * as t from "io-ts";
 import { asyncDispatch } from "../core/async-dispatch";
-import type { AddsSignal, After, Expects, NoContext, Refused, TypedAround } from "../core/context-marks";
+import type { AddsSignal, After, Expects, NoContext, Refused, TypedAround, TypedStages } from "../core/context-marks";
 import type { ArgsOf, Contract, Entries, HandlerResultOf } from "./contract";
 import {
   markContextual,
@@ -23,17 +24,18 @@ import {
   streamCodecOf,
   withCodecs,
   type Method,
-  type Returns,
+  type Methods,
 } from "../core/methods";
 import type { JsonOptions } from "../core/options";
-import type { ErrorResult } from "../core/result";
-import type { ResultOfSchema, Schema } from "../core/schema";
+import type { ErrorOf, ErrorResult, SuccessResult, UndeclaredErrorOf } from "../core/result";
+import type { ResultOfSchema, Schema, StandardSchemaV1 } from "../core/schema";
 import type { AnyStage, Around, Call } from "../core/stages";
 
 /**
  * What a contract handler returns for results of type `A`: an Either, a TaskEither, or a Promise
  * of an Either. Its Right is the result (encoded by the contract's result codec before it is sent),
- * its Left the JSON-RPC error.
+ * its Left the JSON-RPC error (`L`: any `ErrorResult`, or the errors an entry allows, see
+ * {@link ErrorsOf}).
  *
  * @example
  * import * as TE from "fp-ts/TaskEither";
@@ -43,7 +45,7 @@ import type { AnyStage, Around, Call } from "../core/stages";
  * @since 5.0.10
  * @category contract
  */
-export type Outcome<A> = E.Either<ErrorResult, A> | TaskEither<ErrorResult, A> | PromiseLike<E.Either<ErrorResult, A>>;
+export type Outcome<A, L = ErrorResult> = E.Either<L, A> | TaskEither<L, A> | PromiseLike<E.Either<L, A>>;
 
 /**
  * A handler's arguments: the context first when the server has one (the dispatch rule), then the
@@ -72,10 +74,72 @@ export type HandlerArgs<Entry, C> = [C] extends [NoContext] ? ArgsOf<Entry> : [c
 export type HandlerFor<Entry, C> = (
   ...args: HandlerArgs<Entry, C>
 ) =>
-  | Outcome<HandlerResultOf<Entry>>
+  | Outcome<HandlerResultOf<Entry>, ErrorsOf<Entry>>
   | (Entry extends { readonly stream: infer S extends Schema }
-      ? AsyncGenerator<ResultOfSchema<S>, E.Either<ErrorResult, HandlerResultOf<Entry>>, unknown>
+      ? AsyncGenerator<ResultOfSchema<S>, E.Either<ErrorsOf<Entry>, HandlerResultOf<Entry>>, unknown>
       : never);
+
+/** The text of a standard JSON-RPC code, -32768 to -32000. */
+type Digit = "0" | "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8" | "9";
+type StandardCodeText =
+  | `-32${"0" | "1" | "2" | "3" | "4" | "5" | "6"}${Digit}${Digit}`
+  | `-327${"0" | "1" | "2" | "3" | "4" | "5"}${Digit}`
+  | `-3276${"0" | "1" | "2" | "3" | "4" | "5" | "6" | "7" | "8"}`;
+type NumberOf<S> = S extends `${infer N extends number}` ? N : never;
+
+/**
+ * The codes JSON-RPC reserves, -32768 to -32000 (-32602 Invalid params, -32603 Internal error,
+ * -32000 to -32099 for the server): a contract handler may always answer them.
+ *
+ * @example
+ * import type { StandardCode } from "rpcserver";
+ * const invalidParams: StandardCode = -32602;
+ *
+ * @since 5.0.10
+ * @category contract
+ */
+export type StandardCode = NumberOf<StandardCodeText>;
+
+/** A declared error's data in its wire form (what the client's schema reads): any, without a schema. */
+type WireData<S> = S extends t.Any
+  ? t.OutputOf<S>
+  : S extends StandardSchemaV1
+    ? StandardSchemaV1.InferInput<S>
+    : S extends t.Decoder<infer I, unknown>
+      ? I
+      : unknown;
+
+/** Each declaration of `X` as the error it allows: its code, with its data's type. */
+type Declared<X> = X extends { readonly code: infer C extends number }
+  ? ErrorOf<C, X extends { readonly data: infer S } ? WireData<S> : unknown>
+  : never;
+
+/** The codes of declarations `X`: `number` when one is not a literal (then they cannot be checked). */
+type CodeOf<X> = X extends { readonly code: infer C extends number } ? C : number;
+
+/**
+ * The errors a handler of contract entry `Entry` may answer. An entry that declares `errors` (with
+ * literal codes: a contract written inline) is held to them, as its client trusts them: each
+ * declared code with its declared data (in wire form), a standard code (-32768 to -32000), or an
+ * `UndeclaredError(...)`, the visible opt-in; anything else does not compile, the compiler's
+ * message naming the code given and the ones allowed. `errors: []` allows only the standard codes
+ * and opt-ins. An entry without `errors` declares nothing its client could trust: any
+ * `ErrorResult`.
+ *
+ * @example
+ * import * as t from "io-ts";
+ * import type { ErrorsOf } from "rpcserver";
+ * type Allowed = ErrorsOf<{ errors: readonly [{ code: 404; message: string; data: t.TypeC<{ id: t.NumberC }> }] }>;
+ * // ErrorOf<404, { id: number }> | ErrorOf<StandardCode, unknown> | UndeclaredErrorOf
+ *
+ * @since 5.0.10
+ * @category contract
+ */
+export type ErrorsOf<Entry> = Entry extends { readonly errors: ReadonlyArray<infer X> }
+  ? number extends CodeOf<X>
+    ? ErrorResult
+    : Declared<X> | ErrorOf<StandardCode, unknown> | UndeclaredErrorOf
+  : ErrorResult;
 
 /**
  * One handler per method of contract entries `M`, under context `C`.
@@ -113,13 +177,20 @@ const FROM_RESULT = Symbol.for("rpcserver.fromResult");
  * @since 5.0.10
  * @category contract
  */
-export const fromResult = <Args extends unknown[], A>(
-  f: (...args: Args) => Returns<A>,
-): ((...args: Args) => Outcome<A>) => {
+export const fromResult = <Args extends unknown[], A, L extends ErrorResult = ErrorResult>(
+  f: (...args: Args) => E.Either<L, SuccessResult<A>> | PromiseLike<E.Either<L, SuccessResult<A>>>,
+): ((...args: Args) => Outcome<A, ResultErrors<L>>) => {
   if (typeof f !== "function") throw new TypeError(`fromResult: expected a function, got ${typeof f}`);
   Object.defineProperty(f, FROM_RESULT, { value: true, configurable: true });
-  return f as unknown as (...args: Args) => Outcome<A>;
+  return f as unknown as (...args: Args) => Outcome<A, ResultErrors<L>>;
 };
+
+/**
+ * The errors of a `Result`-vocabulary function as its entry's declared errors are checked: those
+ * its type names (`Either<ErrorOf<404, { id: number }>, SuccessResult<A>>`), or none when it names
+ * only `ErrorResult` (a `Result<A>`, what `Success` gives), whose codes the compiler cannot know.
+ */
+type ResultErrors<L> = (<X>() => X extends L ? 1 : 2) extends <X>() => X extends ErrorResult ? 1 : 2 ? never : L;
 
 const isFromResult = (f: unknown): boolean => (f as { [FROM_RESULT]?: unknown })[FROM_RESULT] === true;
 
@@ -200,7 +271,7 @@ const methodsOf = <M extends Entries, C>(
 export const implement = <M extends Entries, H extends Handlers<M, NoContext>>(
   c: Contract<M>,
   handlers: H & NoExtra<H, M>,
-): Implemented<M, NoContext> => methodsOf(c, handlers, false);
+): Implemented<M, NoContext> => methodsOf(c, handlers as Handlers<M, NoContext>, false);
 
 /** The context argument of a server's `dispatch` and `options`: none without a context. */
 type ContextArg<In> = [In] extends [NoContext] ? [] : [context: In];
@@ -216,12 +287,15 @@ export interface Server<M extends Entries, In, Cur> {
   readonly contract: Contract<M>;
   /** The methods table, for dispatch, `serve`, the command and `openRpcDocument`. */
   readonly methods: Implemented<M, Cur>;
-  /** The stages, in order. */
-  readonly stages: ReadonlyArray<AnyStage>;
+  /**
+   * The stages, in order, typed by the context they take (`In`) and give the handlers (`Cur`): a
+   * dispatch given them checks its `context` against `In`.
+   */
+  readonly stages: TypedStages<In, Cur>;
   /** Dispatch options: the stages and, when the server has one, the context. */
   readonly options: (...context: ContextArg<In>) => {
     readonly context?: In;
-    readonly stages: ReadonlyArray<AnyStage>;
+    readonly stages: TypedStages<In, Cur>;
   };
   /** `asyncDispatch` of a request body with this server's methods, stages and the context given. */
   readonly dispatch: (request: string | Uint8Array, ...context: ContextArg<In>) => Promise<string>;
@@ -270,11 +344,13 @@ const builder = <M extends Entries, In, Cur>(
   use: ((stage: AnyStage) => builder(c, [...stages, stage], contextual)) as ServerBuilder<M, In, Cur>["use"],
   implement: (handlers) => {
     const methods = methodsOf<M, Cur>(c, handlers, contextual);
+    // The stages' type says what they do to the context; at run time they are the list as it is.
+    const typed = stages as TypedStages<In, Cur>;
     const options = (...context: unknown[]) =>
-      context.length === 0 ? { stages } : { context: context[0] as In, stages };
+      context.length === 0 ? { stages: typed } : { context: context[0] as In, stages: typed };
     const dispatch = (request: string | Uint8Array, ...context: unknown[]): Promise<string> =>
-      asyncDispatch(request, methods, options(...context) as JsonOptions);
-    return Object.freeze({ contract: c, methods, stages, options, dispatch });
+      asyncDispatch(request, methods as Methods, options(...context) as JsonOptions);
+    return Object.freeze({ contract: c, methods, stages: typed, options, dispatch });
   },
 });
 

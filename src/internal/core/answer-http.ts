@@ -206,7 +206,7 @@ const answerEvents = (
 export const answerHttp = <C = NoContext, const S extends ReadonlyArray<AnyStage> = readonly []>(
   body: string | Uint8Array,
   methods?: MethodsFor<DispatchContext<WithSignal<NoInfer<C>>, NoInfer<S>>>,
-  options?: TypedOptions<HttpOptions, C, S>,
+  options?: TypedOptions<HttpOptions, C, S, WithSignal<NoInfer<C>>>,
 ): Promise<HttpStreamAnswer> => {
   const o = (options ?? {}) as HttpOptions;
   const table = methods as Methods | undefined;

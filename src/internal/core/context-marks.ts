@@ -17,10 +17,11 @@
 import type * as E from "fp-ts/Either";
 import type { TaskEither } from "fp-ts/TaskEither";
 import type { NOCONTEXT } from "./sentinels";
-import type { Around, Call } from "./stages";
+import type { AnyStage, Around, Call } from "./stages";
 
 declare const EXPECTS: unique symbol;
 declare const TURNS: unique symbol;
+declare const STAGES_TURN: unique symbol;
 
 /**
  * The context type of a dispatch that gives none (no `context` option, or `NOCONTEXT`).
@@ -64,6 +65,43 @@ export interface TypedAround<In, Out> extends Around {
 }
 
 /**
+ * A list of stages with the context it receives (`In`) and passes on (`Out`): the type of a
+ * `server(...)` app's `stages`, so that dispatching its methods with them checks the context given
+ * against the server's declared one (a phantom member, nothing at run time). A list of stages typed
+ * no more precisely (`AnyStage[]`) passes the context on as given: only what a stage's type says
+ * turns it.
+ *
+ * @example
+ * import * as E from "fp-ts/Either";
+ * import * as t from "io-ts";
+ * import { contract, server } from "rpcserver";
+ * import type { TypedStages } from "rpcserver/types";
+ * const app = server(contract({ whoami: { result: t.string } }))
+ *   .context<{ user: string }>()
+ *   .implement({ whoami: (ctx) => E.right(ctx.user) });
+ * const stages: TypedStages<{ user: string }, { user: string }> = app.stages;
+ *
+ * @since 5.0.10
+ * @category context
+ */
+export interface TypedStages<In, Out> extends ReadonlyArray<AnyStage> {
+  /** Phantom: never present at run time. */
+  readonly [STAGES_TURN]: (context: In) => Out;
+}
+
+/**
+ * The context after a server's stages `S`, handed context `C`: their declared result when `C` is
+ * what they take, else a refusal; `Unmarked` for a list that is not a server's.
+ */
+export type AfterStages<S, C, Unmarked> = typeof STAGES_TURN extends keyof S
+  ? S[typeof STAGES_TURN & keyof S] extends (context: infer In) => infer Out
+    ? [C] extends [In]
+      ? Out
+      : Refused<C>
+    : Unmarked
+  : Unmarked;
+
+/**
  * A context with the `AbortSignal` that `timeout` adds: a plain-object context gains `signal`, any
  * other is left as it is (the library's default, `TimeoutOptions.context` aside).
  *
@@ -92,13 +130,15 @@ export interface AddsSignal {
 export type Unchecked = any;
 
 /** The context a stage's answer passes on (a `Call<Out>` in an Either, a TaskEither or a Promise of an Either). */
-type Passed<R> = [R] extends [PromiseLike<infer X>]
-  ? Passed<X>
-  : [R] extends [TaskEither<unknown, Call<infer Out>>]
-    ? Out
-    : [R] extends [E.Either<unknown, Call<infer Out>>]
+type Passed<R> = 0 extends 1 & R
+  ? unknown
+  : [R] extends [PromiseLike<infer X>]
+    ? Passed<X>
+    : [R] extends [TaskEither<unknown, Call<infer Out>>]
       ? Out
-      : Unchecked;
+      : [R] extends [E.Either<unknown, Call<infer Out>>]
+        ? Out
+        : unknown;
 
 /** Marks a stage that refuses the context it is handed. @since 5.0.10 @category context */
 export interface Refused<C> {
@@ -107,9 +147,18 @@ export interface Refused<C> {
 
 /**
  * The context after stage `S`, handed context `C`. An `Around` stage says what it does by its
- * phantom members; `TypedAround<unknown, unknown>` (an `observe` typed nowhere) passes `C` on.
+ * phantom members; `TypedAround<unknown, unknown>` (an `observe` typed nowhere) passes `C` on. A
+ * stage typed as no stage in particular (`any`, `AnyStage`, a stage function taking `Call<never>`)
+ * says nothing, so `C` goes on unchanged: a stage may add to the context only what its type says,
+ * never turn the check off. A union of stages gives what each would (and is refused if one is).
  */
-export type After<S, C> = [S] extends [Around]
+export type After<S, C> = 0 extends 1 & S ? C : RefusedIfAny<AfterEach<S, C>, C>;
+
+/** `R`, unless one of its members is a refusal: then the refusal of `C`. */
+type RefusedIfAny<R, C> = [Extract<R, Refused<unknown>>] extends [never] ? R : Refused<C>;
+
+/** {@link After} of each member of a union of stages `S` (distributed). */
+type AfterEach<S, C> = S extends Around
   ? typeof ADDS_SIGNAL extends keyof S
     ? WithSignal<C>
     : typeof TURNS extends keyof S
@@ -126,8 +175,12 @@ export type After<S, C> = [S] extends [Around]
   : S extends (call: infer P) => infer R
     ? [Call<C>] extends [P]
       ? PassedOn<Passed<R>, C>
-      : Refused<C>
-    : Unchecked;
+      : [P] extends [Call<never>]
+        ? [Call<never>] extends [P]
+          ? PassedOn<Passed<R>, C>
+          : Refused<C>
+        : Refused<C>
+    : Refused<C>;
 
 /**
  * What a stage function passes on: `unknown` (an untyped `Stage`, or a generic pass-through

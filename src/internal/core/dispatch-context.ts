@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { After, Expects, NoContext, Refused, Unchecked } from "./context-marks";
+import type { After, AfterStages, Expects, NoContext, Refused, Unchecked } from "./context-marks";
 import type { Method } from "./methods";
 import type { Response } from "./response";
 
@@ -51,27 +51,48 @@ export interface MethodsWithoutContext {
   readonly [name: string]: Method & Expects<NoContext>;
 }
 
-/** The context a dispatch is given: `NoContext` without one; unchecked if the options' type does not say. */
-type Given<O> = "context" extends keyof O
-  ? unknown extends O["context" & keyof O]
-    ? Unchecked
-    : [Exclude<O["context" & keyof O], undefined>] extends [never]
-      ? NoContext
-      : Exclude<O["context" & keyof O], undefined>
-  : NoContext;
+/** The context a dispatch is given: `NoContext` without one. */
+type Given<O> = "context" extends keyof O ? GivenContext<O["context" & keyof O]> : NoContext;
 
-/** The context after every stage of the tuple `S`; unchecked for an array of unknown length. */
-type Through<S, C> =
-  C extends Refused<unknown>
+/**
+ * The context after every stage of `S`: a tuple stage by stage, a server's stages as they are
+ * typed (`TypedStages`), and a list of unknown length as what any number of its stages would leave
+ * (the context given, when they only add to it; refused when one changes it: write such a list as
+ * a tuple). Never unchecked: no `stages` can turn the check off.
+ */
+type Through<S, C> = 0 extends 1 & S
+  ? C
+  : C extends Refused<unknown>
     ? C
-    : S extends readonly [infer Head, ...infer Rest]
-      ? Through<Rest, After<Head, C>>
-      : S extends readonly []
-        ? C
-        : Unchecked;
+    : AfterStages<
+        S,
+        C,
+        S extends readonly [infer Head, ...infer Rest]
+          ? Through<Rest, After<Head, C>>
+          : S extends readonly []
+            ? C
+            : S extends ReadonlyArray<infer Stage>
+              ? Repeated<After<Stage, C>, C>
+              : C
+      >;
 
-/** The context a dispatch is given as its `context` option's type: none for `undefined`, unchecked for `unknown`. */
-export type GivenContext<C> = unknown extends C
+/**
+ * The context after any number of stages that turn `C` into `Once`: `C` if they only add to it
+ * (or pass nothing on: `never`), else refused.
+ */
+type Repeated<Once, C> = [Once] extends [never]
+  ? C
+  : [Once] extends [Refused<unknown>]
+    ? Once
+    : [Once] extends [C]
+      ? C
+      : Refused<C>;
+
+/**
+ * The context a dispatch is given as its `context` option's type: none for `undefined`, unchecked
+ * only for `any` (an `unknown` context is checked as one: only methods that take anything fit).
+ */
+export type GivenContext<C> = 0 extends 1 & C
   ? Unchecked
   : [Exclude<C, undefined>] extends [never]
     ? NoContext
@@ -101,14 +122,15 @@ export type CheckedStages<C, S> = S & (DispatchContext<C, S> extends Refused<unk
 
 /**
  * The options of a dispatch with context type `C` and stages `S`, as the dispatch functions take
- * them (`O` their other options).
+ * them (`O` their other options); `Staged` is the context the stages are handed (`answerHttp`'s
+ * gains the request's `signal` first).
  *
  * @since 5.0.10
  * @category context
  */
-export type TypedOptions<O, C, S> = Omit<O, "context" | "stages"> & {
+export type TypedOptions<O, C, S, Staged = C> = Omit<O, "context" | "stages"> & {
   readonly context?: C;
-  readonly stages?: CheckedStages<C, S> | undefined;
+  readonly stages?: CheckedStages<Staged, S> | undefined;
 };
 
 /**

@@ -86,8 +86,9 @@ export const checkError = (code: unknown, message: unknown): void => {
 };
 
 /**
- * A failed Result: `left({ code, message, data })`, an `Either<ErrorResult, never>`, so it is a
- * `Result<A>` for every `A`, a stage's Left and a contract handler's Left alike. It is sent as
+ * A failed Result: `left({ code, message, data })`, an `Either<ErrorOf<Code, D>, never>` (an
+ * `Either<ErrorResult, never>` that keeps its code and data types, for a contract's declared
+ * errors), so it is a `Result<A>` for every `A`, a stage's Left and a contract handler's Left alike. It is sent as
  * given whatever `debug` is, so it must hold no secrets. Without `data` the response has no `data`
  * member. A code that is not an integer or a message that is
  * not a string warns (UserWarning) and is still sent as given. Codes -32768 to -32000 are
@@ -100,10 +101,31 @@ export const checkError = (code: unknown, message: unknown): void => {
  * @since 5.0.10
  * @category constructors
  */
-export const Error = (code: number, message: string, data: unknown = NODATA): Either<ErrorResult, never> => {
+export const Error: {
+  <const Code extends number>(code: Code, message: string): Either<ErrorOf<Code, NODATA>, never>;
+  <const Code extends number, D>(code: Code, message: string, data: D): Either<ErrorOf<Code, D>, never>;
+} = (code: number, message: string, data: unknown = NODATA): Either<never, never> => {
   checkError(code, message);
-  return left({ code, message, data });
+  // The code and data are the caller's: each overload's type holds, which TS cannot see.
+  return left({ code, message, data }) as Either<never, never>;
 };
+
+/**
+ * An error whose code and data keep their types (`Error(404, "No such person", { id: 7 })` is an
+ * `ErrorOf<404, { id: number }>`), so that a contract's server can check them against the errors
+ * an entry declares. Without data, `D` is `NODATA`.
+ *
+ * @example
+ * import type { ErrorOf } from "rpcserver";
+ * const notFound: ErrorOf<404, { id: number }> = { code: 404, message: "No such person", data: { id: 7 } };
+ *
+ * @since 5.0.10
+ * @category constructors
+ */
+export interface ErrorOf<Code extends number = number, D = unknown> extends ErrorResult {
+  readonly code: Code;
+  readonly data?: D;
+}
 
 /**
  * {@link Error} under a name that does not shadow the global `Error` in the module that imports
@@ -123,6 +145,44 @@ export const Error = (code: number, message: string, data: unknown = NODATA): Ei
 export const RpcError: typeof Error = Error;
 
 /**
+ * An error a contract entry does not declare, answered on purpose: {@link UndeclaredError} makes
+ * one (a phantom mark, nothing at run time).
+ *
+ * @example
+ * import * as E from "fp-ts/Either";
+ * import { UndeclaredError, type UndeclaredErrorOf } from "rpcserver";
+ * const teapot: E.Either<UndeclaredErrorOf<418>, never> = UndeclaredError(418, "I'm a teapot");
+ *
+ * @since 5.0.10
+ * @category constructors
+ */
+export interface UndeclaredErrorOf<Code extends number = number, D = unknown> extends ErrorOf<Code, D> {
+  /** Phantom: never present at run time. Named so that a compile error about it says what it is. */
+  readonly "answered with UndeclaredError: its entry does not declare it": true;
+}
+
+/**
+ * {@link Error}, said to be one its contract entry does not declare: a handler of an entry that
+ * declares `errors` may answer only those (each code with its declared data), the standard codes
+ * (-32768 to -32000), or this, the visible opt-in. The client sees it as any undeclared error
+ * (`declared: false`). The same value as `Error(code, message, data)` at run time.
+ *
+ * @example
+ * import * as E from "fp-ts/Either";
+ * import * as t from "io-ts";
+ * import { contract, implement, UndeclaredError } from "rpcserver";
+ * const api = contract({ get: { params: t.tuple([t.number]), result: t.string, errors: [{ code: 404, message: "Not found" }] } });
+ * const methods = implement(api, { get: (id) => (id > 0 ? E.right("yes") : UndeclaredError(999, "Quota exceeded")) });
+ *
+ * @since 5.0.10
+ * @category constructors
+ */
+export const UndeclaredError: {
+  <const Code extends number>(code: Code, message: string): Either<UndeclaredErrorOf<Code, NODATA>, never>;
+  <const Code extends number, D>(code: Code, message: string, data: D): Either<UndeclaredErrorOf<Code, D>, never>;
+} = Error as (code: number, message: string, data?: unknown) => Either<never, never>;
+
+/**
  * `Error(-32602, "Invalid params", data)`: for params of the right shape but a bad value.
  *
  * @example
@@ -133,5 +193,8 @@ export const RpcError: typeof Error = Error;
  * @since 5.0.10
  * @category constructors
  */
-export const InvalidParams = (data: unknown = NODATA): Either<ErrorResult, never> =>
-  left({ code: ERROR_INVALID_PARAMS, message: "Invalid params", data });
+export const InvalidParams: {
+  (): Either<ErrorOf<-32602, NODATA>, never>;
+  <D>(data: D): Either<ErrorOf<-32602, D>, never>;
+} = (data: unknown = NODATA): Either<never, never> =>
+  left({ code: ERROR_INVALID_PARAMS, message: "Invalid params", data }) as Either<never, never>;

@@ -5,6 +5,8 @@
  *
  * @module
  */
+import type { NoContext, WithSignal } from "../core/context-marks";
+import type { GivenContext, MethodsFor } from "../core/dispatch-context";
 import type { Methods } from "../core/methods";
 import type { OpenRpcInfo } from "../documents/openrpc-types";
 
@@ -76,3 +78,27 @@ export interface ServeOptions {
    */
   readonly inspector?: boolean;
 }
+
+/**
+ * {@link ServeOptions} as `serve` types them: `C` is the `context` given, and the methods are
+ * checked against what they will receive (the context, a plain object gaining the request's
+ * `signal`), so a table whose methods take a context that was not given (or another) does not
+ * compile.
+ *
+ * @example
+ * import { serve, withContext, Success, type ServeOptionsFor } from "rpcserver";
+ * import * as t from "io-ts";
+ * const whoami = withContext<{ user: string }>().withParams(t.type({}), (ctx) => Success(ctx.user));
+ * const options: ServeOptionsFor<{ user: string }> = { methods: { whoami }, context: { user: "dev" } };
+ * const server = await serve("localhost", 0, options);
+ * server.close();
+ *
+ * @since 5.0.10
+ * @category server
+ */
+export type ServeOptionsFor<C = NoContext> = Omit<ServeOptions, "methods" | "context"> & {
+  /** The methods to serve, each accepting the context it will receive. Default: `globalMethods`. */
+  readonly methods?: MethodsFor<WithSignal<GivenContext<NoInfer<C>>>>;
+  /** Passed as the first argument to every method (a plain object gains the request's `signal`). */
+  readonly context?: C;
+};

@@ -10,9 +10,10 @@
  *
  * @module
  */
-import type { ServeOptions } from "./serve-options";
+import type { NoContext } from "../core/context-marks";
+import type { ServeOptions, ServeOptionsFor } from "./serve-options";
 
-export type { ServeOptions } from "./serve-options";
+export type { ServeOptions, ServeOptionsFor } from "./serve-options";
 
 /**
  * Where the development server listens, as {@link DevServer.address} gives it: the fields of
@@ -144,8 +145,8 @@ export interface DevServer {
  * @since 5.0.10
  * @category server
  */
-export const serve = (...args: [name?: string, port?: number, options?: ServeOptions]): Promise<DevServer> =>
+export const serve = <C = NoContext>(name?: string, port?: number, options?: ServeOptionsFor<C>): Promise<DevServer> =>
   // Node's serve, loaded when first called: the main entry (and a page's bundle of it) does not
   // carry the server. Its answer is typed `DevServer`: this compiles only while `http.Server` is
   // assignable to it, so the interface cannot promise what the server lacks.
-  import("./server").then((server) => server.serve(...args));
+  import("./server").then((server) => server.serve(name, port, options as ServeOptions));

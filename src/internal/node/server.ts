@@ -58,7 +58,8 @@ import type { OpenRpcInfo } from "../documents/openrpc-types";
 import { browserGuard, hostnameOf, isAddress, type BrowserGuardOptions } from "./browser-guard";
 import { servedPage } from "./inspector-route";
 import { handler, say, type Gate } from "./request-handler";
-import type { ServeOptions } from "./serve-options";
+import type { NoContext } from "../core/context-marks";
+import type { ServeOptions, ServeOptionsFor } from "./serve-options";
 
 /**
  * The default host of {@link serve}: the empty string listens on every network interface.
@@ -222,11 +223,12 @@ const listen = (
  * @since 5.0.10
  * @category server
  */
-export const serve = async (
+export const serve = async <C = NoContext>(
   name: string = DEFAULT_HOST,
   port: number = DEFAULT_PORT,
-  options: ServeOptions = {},
+  typed?: ServeOptionsFor<C>,
 ): Promise<Server> => {
+  const options = (typed ?? {}) as ServeOptions;
   checkPlace(name, port);
   checkOptions(options);
   const { methods, openrpc } = options;
