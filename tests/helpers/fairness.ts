@@ -22,15 +22,15 @@ import { startNatsServer, type NatsServer } from "../fixtures/nats-server.cjs";
 import { devServer, serveFetch } from "../fixtures/sse";
 import { frame, frameReader, framingOf, type FramingName } from "./real-channels";
 
-/** Values a probe yields before it ends by itself: far past {@link BOUND}, reached only by a loop that never turns. */
-export const LIMIT = 400_000;
-
 /**
  * Values a streaming method may yield between a second client's request being sent and its answer
  * being read: 16 turns of the event loop at the drain's longest pace. A request is read, answered
  * and its answer read within a few turns; the count, not a clock, is the bound.
  */
 export const BOUND = 16 * MAX_STEPS;
+
+/** Values a probe yields before it ends by itself: past {@link BOUND}, reached only by a loop that never turns. */
+export const LIMIT = 4 * BOUND;
 
 /** The time-out of the servers made with `timeoutMs`: their method is stopped by a `timeout` stage. */
 export const TIMEOUT_MS = 150;
@@ -241,7 +241,9 @@ export const connectionWire = async (
   const server = net.createServer((socket) => {
     sockets.add(socket);
     socket.on("error", () => undefined);
-    peers.add(connect(streams(socket, socket, framingOf(framing)), { methods, cancellation, stages: stagesOf(timeoutMs) }));
+    peers.add(
+      connect(streams(socket, socket, framingOf(framing)), { methods, cancellation, stages: stagesOf(timeoutMs) }),
+    );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
