@@ -29,8 +29,12 @@ import { frame, frameReader, framingOf, type FramingName } from "./real-channels
  */
 export const BOUND = 16 * MAX_STEPS;
 
-/** Values a probe yields before it ends by itself: past {@link BOUND}, reached only by a loop that never turns. */
-export const LIMIT = 4 * BOUND;
+/**
+ * Values a probe yields before it ends by itself: far past {@link BOUND}, and past what the
+ * cheapest generator yields (about 0.3 µs a value) before a {@link TIMEOUT_MS} time-out stops it;
+ * reached only by a loop that never turns (where it costs seconds, not a hang).
+ */
+export const LIMIT = 10_000_000;
 
 /** The time-out of the servers made with `timeoutMs`: their method is stopped by a `timeout` stage. */
 export const TIMEOUT_MS = 150;
