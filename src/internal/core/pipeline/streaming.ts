@@ -16,10 +16,12 @@ import { isThenable } from "../guards";
 import { logSafely } from "../logger";
 import { streamCodecOf } from "../methods";
 import type { Env } from "../options";
+import { requestCancelled } from "../progress-wire";
 import { ErrorResponse } from "../response";
 import { issueLines, SchemaRefused, standardOf, type Issues, type StandardCodec } from "../schema";
 import { idOf, type Call } from "../stages";
-import { streamOf, type Stream } from "../stream";
+import { endStream, streamOf, type Stream } from "../stream";
+import { nextTurn, Pace } from "../turns";
 import { refusePromise, thrownError } from "./failures";
 import type { Invocation } from "./resolve";
 import { settle, Unsettled, type Ending } from "./settle";
@@ -66,10 +68,31 @@ const halt = async (source: AsyncIterator<unknown>, name: string, thrown: unknow
   throw thrown;
 };
 
+/** The abort signal the method sees (`context.signal`), when its context has one: it may throw (a Proxy). */
+interface Aborts {
+  readonly aborted: boolean;
+  addEventListener(type: "abort", listener: () => void): void;
+  removeEventListener(type: "abort", listener: () => void): void;
+}
+
+const signalOf = (context: unknown): Aborts | undefined => {
+  if (typeof context !== "object" || context === null) return undefined;
+  const signal = (context as { signal?: unknown }).signal as Partial<Aborts> | null | undefined;
+  return typeof signal === "object" &&
+    signal !== null &&
+    typeof signal.aborted === "boolean" &&
+    typeof signal.addEventListener === "function" &&
+    typeof signal.removeEventListener === "function"
+    ? (signal as Aborts)
+    : undefined;
+};
+
 /**
  * Drains `source`: each value encoded, handed to its stream's sink and waited for before the next
  * `next()` (so the generator never runs more than one value ahead of what the sink has taken), then
- * its return value. An encode that throws, a value the schema refuses or a sink that throws or
+ * its return value. The event loop gets a turn within a bounded number of values (`../turns`): a
+ * generator that never waits on I/O would otherwise run in microtasks alone, and nothing else in
+ * the process would run (no other request, no disconnect, cancel or time-out) until it ended. An encode that throws, a value the schema refuses or a sink that throws or
  * rejects stops the generator, and is the method's exception; so is what the generator throws.
  * Once its stream is ended from outside (`endStream`), the generator is stopped at its next yield,
  * its value dropped, and the reason thrown (it goes nowhere: the request was answered otherwise,
@@ -89,6 +112,7 @@ const drain = async (
   // never takes its value leaves this drain waiting, holding nothing but itself: its request
   // needs no more from it. (Racing each wait against the end would cost every value a Promise.)
   stream.wake = () => void stop(source, name);
+  const pace = new Pace();
   for (;;) {
     const step = await source.next();
     if (step.done === true) return step.value;
@@ -104,6 +128,10 @@ const drain = async (
       if (sink !== undefined) {
         const took = sink(value);
         if (isThenable(took)) await took;
+        unlessEnded(stream);
+      }
+      if (pace.due()) {
+        await nextTurn();
         unlessEnded(stream);
       }
     } catch (thrown) {
@@ -142,12 +170,22 @@ export class Streaming<R> extends Unsettled<R> {
     const { source, invocation } = this;
     if (!F.concurrent) return F.of(ending.failed(refuseStream(source, call)));
     const fail = (thrown: unknown): R => ending.failed(thrownError(env, call, "method", thrown));
-    const drained = drain(
-      source,
-      encoderOf(streamCodecOf(invocation.method)),
-      streamOf(invocation.request),
-      methodNameOf(invocation.request),
-    );
+    const { request } = invocation;
+    // The method's signal aborting (its client gone, a cancel, a caller's abort: whatever reaches
+    // it) ends its stream, as `endStream` does: it stops at its next yield, whether it reads its
+    // signal or not. The signal is read where an exception is the method's own.
+    let signal: Aborts | undefined;
+    try {
+      signal = signalOf(invocation.context);
+    } catch (thrown) {
+      void stop(source, methodNameOf(request));
+      return F.of(fail(thrown));
+    }
+    const aborted = (): void => endStream(request, requestCancelled());
+    if (signal?.aborted === true) aborted();
+    else signal?.addEventListener("abort", aborted);
+    let drained = drain(source, encoderOf(streamCodecOf(invocation.method)), streamOf(request), methodNameOf(request));
+    if (signal !== undefined) drained = drained.finally(() => signal.removeEventListener("abort", aborted));
     return F.wait(
       drained,
       (returned) => settle(F, env, call, "method", returned, ending),
