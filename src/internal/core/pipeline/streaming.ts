@@ -18,6 +18,7 @@ import { streamCodecOf } from "../methods";
 import type { Env } from "../options";
 import { requestCancelled } from "../progress-wire";
 import { ErrorResponse } from "../response";
+import { follow, signalIn } from "../signal";
 import { issueLines, SchemaRefused, standardOf, type Issues, type StandardCodec } from "../schema";
 import { idOf, type Call } from "../stages";
 import { endStream, streamOf, type Stream } from "../stream";
@@ -68,32 +69,14 @@ const halt = async (source: AsyncIterator<unknown>, name: string, thrown: unknow
   throw thrown;
 };
 
-/** The abort signal the method sees (`context.signal`), when its context has one: it may throw (a Proxy). */
-interface Aborts {
-  readonly aborted: boolean;
-  addEventListener(type: "abort", listener: () => void): void;
-  removeEventListener(type: "abort", listener: () => void): void;
-}
-
-const signalOf = (context: unknown): Aborts | undefined => {
-  if (typeof context !== "object" || context === null) return undefined;
-  const signal = (context as { signal?: unknown }).signal as Partial<Aborts> | null | undefined;
-  return typeof signal === "object" &&
-    signal !== null &&
-    typeof signal.aborted === "boolean" &&
-    typeof signal.addEventListener === "function" &&
-    typeof signal.removeEventListener === "function"
-    ? (signal as Aborts)
-    : undefined;
-};
-
 /**
  * Drains `source`: each value encoded, handed to its stream's sink and waited for before the next
  * `next()` (so the generator never runs more than one value ahead of what the sink has taken), then
  * its return value. The event loop gets a turn within a bounded number of values (`../turns`): a
  * generator that never waits on I/O would otherwise run in microtasks alone, and nothing else in
- * the process would run (no other request, no disconnect, cancel or time-out) until it ended. An encode that throws, a value the schema refuses or a sink that throws or
- * rejects stops the generator, and is the method's exception; so is what the generator throws.
+ * the process would run (no other request, no disconnect, cancel or time-out) until it ended. An
+ * encode that throws, a value the schema refuses or a sink that throws or rejects stops the
+ * generator, and is the method's exception; so is what the generator throws.
  * Once its stream is ended from outside (`endStream`), the generator is stopped at its next yield,
  * its value dropped, and the reason thrown (it goes nowhere: the request was answered otherwise,
  * or will not be answered).
@@ -173,19 +156,15 @@ export class Streaming<R> extends Unsettled<R> {
     const { request } = invocation;
     // The method's signal aborting (its client gone, a cancel, a caller's abort: whatever reaches
     // it) ends its stream, as `endStream` does: it stops at its next yield, whether it reads its
-    // signal or not. The signal is read where an exception is the method's own.
-    let signal: Aborts | undefined;
-    try {
-      signal = signalOf(invocation.context);
-    } catch (thrown) {
-      void stop(source, methodNameOf(request));
-      return F.of(fail(thrown));
-    }
-    const aborted = (): void => endStream(request, requestCancelled());
-    if (signal?.aborted === true) aborted();
-    else signal?.addEventListener("abort", aborted);
-    let drained = drain(source, encoderOf(streamCodecOf(invocation.method)), streamOf(request), methodNameOf(request));
-    if (signal !== undefined) drained = drained.finally(() => signal.removeEventListener("abort", aborted));
+    // signal or not.
+    const signal = signalIn(invocation.context);
+    const release = follow(signal, () => endStream(request, requestCancelled()));
+    const drained = drain(
+      source,
+      encoderOf(streamCodecOf(invocation.method)),
+      streamOf(request),
+      methodNameOf(request),
+    ).finally(release);
     return F.wait(
       drained,
       (returned) => settle(F, env, call, "method", returned, ending),
