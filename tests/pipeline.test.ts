@@ -806,3 +806,38 @@ describe("the validator option through dispatch", () => {
     expect(() => dispatch("{}", echoMethods, { validator: {} as never })).toThrow(TypeError);
   });
 });
+
+// -------------------------------------------------------------------------------------------------
+
+describe("which requests are notifications", () => {
+  // A request is a notification exactly when it has no `id` member of its own (the check looks for
+  // any `id` first, a shortcut for the common notification: these are the cases it must not change).
+  const seen: unknown[] = [];
+  const methods = { note: (x: unknown) => (seen.push(x), Success(x)) };
+  const fromValue = (value: unknown) => ({ deserializer: () => value });
+
+  test("an `id` only on the request's prototype does not make it a request: it runs, and nothing is answered", async () => {
+    seen.length = 0;
+    const inherited = () =>
+      Object.assign(Object.create({ id: 7 }) as object, { jsonrpc: "2.0", method: "note", params: [1] });
+    expect(dispatch("-", methods, fromValue(inherited()))).toBe("");
+    expect(await asyncDispatch("-", methods, fromValue(inherited()))).toBe("");
+    expect(seen).toStrictEqual([1, 1]);
+  });
+
+  test("an own `id`, even one a validator lets through as undefined, is answered (with id null)", async () => {
+    const own = { jsonrpc: "2.0", method: "note", params: [2], id: undefined };
+    const options = { ...fromValue(own), validator: () => undefined };
+    const answer = '{"jsonrpc":"2.0","result":2,"id":null}';
+    expect(dispatch("-", methods, options)).toBe(answer);
+    expect(await asyncDispatch("-", methods, options)).toBe(answer);
+  });
+
+  test("a request with an id is answered and one without is not, in one batch, sync and async alike", async () => {
+    const body =
+      '[{"jsonrpc":"2.0","method":"note","params":[3],"id":1},{"jsonrpc":"2.0","method":"note","params":[4]}]';
+    const answer = '[{"jsonrpc":"2.0","result":3,"id":1}]';
+    expect(dispatch(body, methods)).toBe(answer);
+    expect(await asyncDispatch(body, methods)).toBe(answer);
+  });
+});

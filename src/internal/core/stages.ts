@@ -160,8 +160,13 @@ export const owned = (stage: Around): Around => {
 // eslint-disable-next-line @typescript-eslint/unbound-method
 const hasOwn = Object.prototype.hasOwnProperty;
 
-/** Only a request with an id is answered. @internal */
-export const isNotification = (request: Request): boolean => !hasOwn.call(request, "id");
+/**
+ * Only a request with an id is answered. `in` first: where no `id` is found at all (a
+ * notification) the optimizing compiler answers it from the object's shape, without the call to
+ * `hasOwnProperty` (a builtin call on every notification otherwise); an `id` found is then checked
+ * to be the request's own, as before. @internal
+ */
+export const isNotification = (request: Request): boolean => !("id" in request) || !hasOwn.call(request, "id");
 
 /** The id a request is answered with. @internal */
 export const idOf = (request: Request): Id => (request.id === undefined ? null : request.id);
