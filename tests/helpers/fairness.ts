@@ -190,11 +190,9 @@ export const httpWire = async (sse: boolean, timeoutMs?: number): Promise<Wire> 
   const accept = sse ? "text/event-stream, application/json" : "application/json";
   return {
     name: sse ? "HTTP event stream" : "HTTP JSON",
-    // Not yet for plain JSON (issue 32, item 1, left open): in this harness the server's socket
-    // sees the client's FIN (readableEnded) but `res` never emits "close" while the answer is
-    // pending, so the method's signal does not abort; a bare Node script sees "close". The
-    // drain stops the method once its signal aborts (tests/streams-core covers that path).
-    stops: sse ? ["disconnect"] : [],
+    // The client destroys its socket (a FIN): the development server reads a FIN while an answer
+    // is pending as the client gone, and aborts the method's signal (src/internal/node/request-handler.ts).
+    stops: ["disconnect"],
     start: async () => {
       const { request, answered } = post(port, body("forever", 1), accept);
       return { stop: () => request.destroy(), answered };

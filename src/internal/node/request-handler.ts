@@ -68,9 +68,18 @@ const answer = async (
   line: string,
   cors: Headers,
 ): Promise<void> => {
-  // `res` closing before the answer is written (the client went away) aborts the handlers' signal.
+  // `res` closing before the answer is written (the client went away) aborts the handlers' signal,
+  // and so does the client's FIN while the answer is pending. A FIN is either a half-close (`nc -N`)
+  // or a client gone (a socket destroyed), which TCP cannot tell apart until we write: as Go's
+  // net/http does, the methods are told to stop, and whatever they answer is still written (the
+  // server is half-open), so a half-closed client gets its answer, and a method that never ends
+  // (an endless stream) is not left running for a client that left.
   const gone = new AbortController();
-  res.once("close", () => gone.abort());
+  const leave = (): void => gone.abort();
+  res.once("close", leave);
+  const { socket } = req;
+  if (socket.readableEnded) leave();
+  else socket.once("end", leave);
   let answered: HttpStreamAnswer;
   try {
     answered = await answerHttp(bytes, methods, { ...options, accept: req.headers.accept, signal: gone.signal });
@@ -78,6 +87,8 @@ const answer = async (
     say("error", `rpcserver: ${line}: dispatch failed: ${messageOf(thrown)}`);
     answered = toHttp(SERVER_ERROR_BODY);
   }
+  // A keep-alive socket outlives this request: it keeps no listener of it.
+  socket.removeListener("end", leave);
   if (res.destroyed) {
     if (answered.body instanceof ReadableStream) answered.body.cancel().catch(() => undefined);
     say("info", `rpcserver: ${line}: the client went away before the answer`);
