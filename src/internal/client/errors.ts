@@ -81,13 +81,15 @@ export interface UndeclaredError extends ServerError {
  * The request did not get an answer through: the network failed, the HTTP status said so (and the
  * body was no JSON-RPC answer), the call was aborted by its signal, it timed out, the connection
  * it was made on closed before its answer came or refused it (too many calls awaiting answers), or
- * the answer was longer than the transport takes, or nobody serves the subject it was sent to (NATS).
+ * the answer was longer than the transport takes, or nobody serves the subject it was sent to (NATS),
+ * or the server redirected it (`http` follows no redirect).
  *
  * @example
  * import type { TransportError } from "rpcserver/client";
  * const e: TransportError = { _tag: "TransportError", reason: "timeout", timeoutMs: 500 };
  * const big: TransportError = { _tag: "TransportError", reason: "tooLarge", limit: 64 * 1024 * 1024 };
  * const nobody: TransportError = { _tag: "TransportError", reason: "noResponders", subject: "rpc.examples" };
+ * const moved: TransportError = { _tag: "TransportError", reason: "redirect", status: 307, location: "https://elsewhere.example/" };
  *
  * @since 5.0.10
  * @category client
@@ -120,7 +122,20 @@ export type TransportError =
    * Nobody serves `subject`: NATS answered at once that no subscriber takes it (`rpcserver/nats`).
    * Nothing ran; the call may be tried again once a server has started.
    */
-  | { readonly _tag: "TransportError"; readonly reason: "noResponders"; readonly subject: string };
+  | { readonly _tag: "TransportError"; readonly reason: "noResponders"; readonly subject: string }
+  /**
+   * The server answered with a redirect (`status` 301, 302, 303, 307 or 308) to `location`, and the
+   * `http` transport follows none: the request, its body and its headers went to the URL it was
+   * given and nowhere else. `location` is the answer's `Location` header, resolved against that
+   * URL; a browser hides both (its `fetch` gives an opaque answer): there `status` is 0 and
+   * `location` absent. Give the client the URL the server redirects to.
+   */
+  | {
+      readonly _tag: "TransportError";
+      readonly reason: "redirect";
+      readonly status: number;
+      readonly location?: string;
+    };
 
 /** @internal */
 export const aborted = (cause: unknown): TransportError => ({ _tag: "TransportError", reason: "aborted", cause });
