@@ -20,8 +20,7 @@ try {
   process.exit(1);
 }
 
-const actualPort = server.address().port;
-const url = `http://localhost:${actualPort}/`;
+const { url, port: actualPort } = server;
 const body = '{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}';
 const discover = '{"jsonrpc":"2.0","method":"rpc.discover","id":1}';
 console.log(`Try it:\n  curl -s -X POST ${url} -H 'Content-Type: application/json' -d '${body}'`);

@@ -212,11 +212,15 @@ const listen = (
  * package's types need nothing from Node. Import it from here to use the rest of Node's API on the
  * server; this entry's types need `@types/node`.
  *
+ * The server it resolves to also has `url`, the URL it serves (as its listening line prints it),
+ * and `port`, the port it listens on (the one the system picked for port 0).
+ *
  * @example
  * import type { Server } from "node:http";
  * import { serve } from "rpcserver/server";
  * const server: Server = await serve("localhost", 0);
  * server.keepAliveTimeout = 1000; // Node's API, which DevServer does not list
+ * const { url, port } = await serve("127.0.0.1", 0); // url: "http://127.0.0.1:<port>/"
  * server.close();
  *
  * @since 5.0.10
@@ -226,7 +230,7 @@ export const serve = async (
   name: string = DEFAULT_HOST,
   port: number = DEFAULT_PORT,
   options: ServeOptions = {},
-): Promise<Server> => {
+): Promise<Server & { readonly url: string; readonly port: number }> => {
   checkPlace(name, port);
   checkOptions(options);
   const { methods, openrpc } = options;
@@ -262,5 +266,9 @@ export const serve = async (
     `rpcserver: listening on ${at.url} (${where(name, actual)}; development only: no TLS, no authentication)`,
   );
   if (page !== undefined) say("warn", `rpcserver: inspector: open ${at.url} in a browser to see and call the methods`);
-  return server;
+  // Read-only, and kept once closed: where it listened, without the `address()` dance.
+  return Object.defineProperties(server, {
+    url: { value: at.url, enumerable: true },
+    port: { value: actual, enumerable: true },
+  }) as Server & { readonly url: string; readonly port: number };
 };
