@@ -14,7 +14,9 @@ const port = process.env.PORT === undefined || process.env.PORT === "" ? DEFAULT
 
 let server;
 try {
-  server = await serve("localhost", port);
+  // The document's info names the service (the inspector page shows it); without it, a neutral
+  // "JSON-RPC service".
+  server = await serve("localhost", port, { openrpc: { title: "rpcserver examples", version: "1.0.0" } });
 } catch (error) {
   console.error(error.message);
   process.exit(1);

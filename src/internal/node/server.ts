@@ -52,8 +52,7 @@ import type { AddressInfo } from "node:net";
 import { messageOf } from "../core/describe";
 import { globalMethods, type Methods } from "../core/methods";
 import type { Options } from "../core/options";
-import { VERSION } from "../core/version";
-import { DEFAULT_TITLE, openRpcDocument, withDiscovery } from "../documents/openrpc";
+import { DEFAULT_INFO, openRpcDocument, withDiscovery } from "../documents/openrpc";
 import type { OpenRpcInfo } from "../documents/openrpc-types";
 import { browserGuard, hostnameOf, isAddress, type BrowserGuardOptions } from "./browser-guard";
 import { servedPage } from "./inspector-route";
@@ -164,8 +163,7 @@ const discoverable = (
   at: { readonly url?: string },
 ): Methods | undefined => {
   const info = (): OpenRpcInfo => ({
-    title: DEFAULT_TITLE,
-    version: VERSION,
+    ...DEFAULT_INFO,
     ...(at.url === undefined ? {} : { servers: [{ name: "development server", url: at.url }] }),
     ...(openrpc === false ? {} : openrpc),
   });
@@ -241,7 +239,8 @@ export const serve = async (
     allowedOrigins: [...(options.allowedOrigins ?? []), ...cors.origins],
   });
   // Bad lists are the caller's TypeError now; the guard is made again once the address is known.
-  const page = options.inspector === false ? undefined : servedPage(openrpc === false ? undefined : openrpc?.title);
+  const title = openrpc === false ? undefined : (openrpc?.title ?? DEFAULT_INFO.title);
+  const page = options.inspector === false ? undefined : servedPage(title);
   const gate: Gate = { guard: browserGuard(guarding(name)), cors: cors.on, warned: new Set(), page };
   const dispatchOptions: Options = {
     ...(options.context === undefined ? {} : { context: options.context }),
