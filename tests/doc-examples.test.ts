@@ -299,3 +299,22 @@ test("every package an example names loads in the example's own module system", 
   expect(loads.length).toBeGreaterThan(10);
   expect(failedLoads(loads)).toEqual({});
 });
+
+test("the README names every EBADENGINE warning `npm ci` prints on Node.js 20 (issue 32, item 15)", () => {
+  // npm warns for each installed package whose `engines.node` the running Node.js does not satisfy:
+  // those of the lock file (the packages npm ci installs), checked against the oldest Node.js 20
+  // that can develop the package, as npm checks them.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const semver = require("semver") as { satisfies: (version: string, range: string) => boolean };
+  const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) as {
+    packages: Record<string, { version?: string; engines?: unknown; os?: unknown; cpu?: unknown }>;
+  };
+  const warned = Object.entries(lock.packages).flatMap(([path, entry]) => {
+    const node = (entry.engines as { node?: unknown } | undefined)?.node;
+    if (path === "" || typeof node !== "string" || entry.os !== undefined || entry.cpu !== undefined) return [];
+    return semver.satisfies("20.19.0", node) ? [] : [`\`${path.replace(/.*node_modules\//, "")}@${entry.version}\``];
+  });
+  expect(warned.length).toBeGreaterThan(0);
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  expect(warned.filter((name) => !readme.includes(name))).toEqual([]);
+});
