@@ -2,7 +2,8 @@
  * The `rpcserver` command (dist/esm/cli.js) as a user runs it: real child processes, real sockets
  * on 127.0.0.1, every failure with a message on stderr and a non-zero exit status.
  */
-import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import * as net from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -466,4 +467,47 @@ describe("the service's name: its package's, else a neutral one, never the libra
       await cli.exited;
     }
   });
+});
+
+describe("a TypeScript module: served where Node.js strips types, else one line says how (issue 32, item 14)", () => {
+  const SOURCE =
+    'export function ping(): { _tag: "Right"; right: string } {\n  return { _tag: "Right", right: "pong" };\n}\n';
+  let dir = "";
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "rpcserver-cli-ts-"));
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "typed", version: "1.0.0", type: "module" }));
+    writeFileSync(join(dir, "methods.ts"), SOURCE);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** `rpcserver <dir>/methods.ts --openrpc` run by the Node.js at `node`. */
+  const run = (node: string): { status: number | null; stdout: string; stderr: string } =>
+    spawnSync(node, [join(ROOT, "dist", "esm", "cli.js"), join(dir, "methods.ts"), "--openrpc"], {
+      cwd: ROOT,
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+  const strips = (node: string): boolean =>
+    spawnSync(node, ["-p", "Boolean(process.features.typescript)"], { encoding: "utf8" }).stdout.trim() === "true";
+  const expectServed = (node: string): void => {
+    const exit = run(node);
+    expect(exit.stderr.replace(/^.*ExperimentalWarning.*\n(.*--trace-warnings.*\n)?/gm, "")).toBe("");
+    expect(JSON.parse(exit.stdout)).toMatchObject({ info: { title: "typed" }, methods: [{ name: "ping" }] });
+  };
+
+  test("with the Node.js running the tests", () => {
+    if (strips(process.execPath)) return expectServed(process.execPath);
+    const exit = run(process.execPath);
+    expect(exit.status).toBe(1);
+    const lines = exit.stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(`does not run TypeScript; run it with tsx: NODE_OPTIONS="--import tsx" npx rpcserver`);
+    expect(lines[0]).toContain("--experimental-strip-types");
+  });
+
+  // The runtime matrix's Node.js 24 (scripts/test-runtimes.mjs --install), when installed.
+  const node24 = join(ROOT, "runtimes", "node_modules", "node24", "bin", "node");
+  (existsSync(node24) ? test : test.skip)("with Node.js 24, which strips types by default: served", () =>
+    expectServed(node24),
+  );
 });

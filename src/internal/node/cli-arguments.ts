@@ -26,7 +26,8 @@ Serves the JSON-RPC 2.0 methods of a JavaScript module over HTTP, for developmen
 (no TLS, no authentication, no request size limit).
 
 Arguments:
-  <module>          an ESM or CommonJS module, path relative to the current directory.
+  <module>          an ESM or CommonJS module, path relative to the current directory; a
+                    TypeScript one (.ts) on a Node.js that strips types (23.6 or later).
                     Its methods: those it registers with method(...) from "rpcserver", and the
                     functions it exports: those of a "methods" export (an object or a Map of
                     name -> function; then no other exported function is served), or else its

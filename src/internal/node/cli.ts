@@ -24,6 +24,10 @@
  *   (or, in a Map, a key that is not a string) is skipped with a line on stderr: a method served
  *   by the command needs a non-empty name, as `method(...)` does. The "serving N method(s)" line
  *   on stderr says which forms it found (registrations, a methods, named or default export).
+ * - A TypeScript module (`.ts`, `.mts`, `.cts`) is imported as any other: a Node.js that strips
+ *   types (23.6 and later, 22.18 and later, 22.6 and later with `--experimental-strip-types`) runs
+ *   it; any other refuses it, and the command says in one line how to run it (with tsx's loader,
+ *   or the flag).
  * - The default host is `localhost` (the command is for trying things out on your own machine;
  *   `--host ""` or `--host 0.0.0.0` listens on every interface), the default port 5000.
  * - Browsers: the server refuses a request whose `Host` or `Origin` is not this machine's (see
@@ -156,6 +160,17 @@ interface Loaded {
 /** The key of a function in a table, as a message shows it: a Map's key may be anything. */
 const shownKey = (key: unknown): string => (typeof key === "string" ? JSON.stringify(key) : String(key));
 
+/**
+ * The one line that says how to serve a TypeScript module on a Node.js that does not strip types
+ * (before 22.6; 22.6 to 22.17 without `--experimental-strip-types`; 23.6, 22.18 and later strip
+ * them by default): through tsx's loader, or with the flag.
+ */
+const typeScriptHelp = (specifier: string): string =>
+  `rpcserver: cannot load ${specifier}: Node.js ${process.version} does not run TypeScript; ` +
+  `run it with tsx: NODE_OPTIONS="--import tsx" npx rpcserver ${specifier} ` +
+  `(or on Node.js 22.6 or later: NODE_OPTIONS=--experimental-strip-types npx rpcserver ${specifier}; ` +
+  "Node.js 23.6 and later need neither)";
+
 /** Imports the module and registers its exported functions; returns the names served and how it gave them. */
 const load = async (specifier: string): Promise<Loaded> => {
   const path = resolve(process.cwd(), specifier);
@@ -165,6 +180,9 @@ const load = async (specifier: string): Promise<Loaded> => {
   try {
     namespace = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
   } catch (thrown) {
+    const code = (thrown as { code?: unknown } | null)?.code;
+    if (code === "ERR_UNKNOWN_FILE_EXTENSION" && /\.[cm]?ts$/i.test(path))
+      throw new CliError(typeScriptHelp(specifier), EXIT_FAILURE);
     const stack = thrown instanceof globalThis.Error && thrown.stack !== undefined ? `\n${thrown.stack}` : "";
     throw new CliError(`rpcserver: cannot load module ${specifier}: ${messageOf(thrown)}${stack}`, EXIT_FAILURE);
   }
