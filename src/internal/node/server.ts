@@ -218,7 +218,7 @@ const listen = (
  * import { serve } from "rpcserver/server";
  * const server: Server = await serve("localhost", 0);
  * server.keepAliveTimeout = 1000; // Node's API, which DevServer does not list
- * const { url, port } = await serve("127.0.0.1", 0); // url: "http://127.0.0.1:<port>/"
+ * server.url; // "http://localhost:<port>/", and server.port the port the system picked
  * server.close();
  *
  * @since 5.0.10
