@@ -14,14 +14,15 @@ const port = process.env.PORT === undefined || process.env.PORT === "" ? DEFAULT
 
 let server;
 try {
-  server = await serve("localhost", port);
+  // The document's info names the service (the inspector page shows it); without it, a neutral
+  // "JSON-RPC service".
+  server = await serve("localhost", port, { openrpc: { title: "rpcserver examples", version: "1.0.0" } });
 } catch (error) {
   console.error(error.message);
   process.exit(1);
 }
 
-const actualPort = server.address().port;
-const url = `http://localhost:${actualPort}/`;
+const { url, port: actualPort } = server;
 const body = '{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}';
 const discover = '{"jsonrpc":"2.0","method":"rpc.discover","id":1}';
 console.log(`Try it:\n  curl -s -X POST ${url} -H 'Content-Type: application/json' -d '${body}'`);

@@ -9,8 +9,7 @@
  * const api = contract({ add: { params: t.tuple([t.number, t.number]), result: t.number } });
  * // A server to call: the development server, on a port the system picks.
  * const server = await serve("127.0.0.1", 0, { methods: implement(api, { add: (a, b) => E.right(a + b) }) });
- * const { port } = server.address() as { port: number };
- * const calc = client(api, http(`http://127.0.0.1:${port}`));
+ * const calc = client(api, http(server.url));
  * await calc.add(1, 2)(); // { _tag: "Right", right: 3 }
  * server.close();
  *

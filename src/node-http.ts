@@ -13,8 +13,7 @@
  * const api = contract({ add: { params: t.tuple([t.number, t.number]), result: t.number } });
  * // A server to call: the development server, on a port the system picks.
  * const server = await serve("127.0.0.1", 0, { methods: implement(api, { add: (a, b) => E.right(a + b) }) });
- * const { port } = server.address() as { port: number };
- * const calc = client(api, nodeHttp(`http://127.0.0.1:${port}/rpc`));
+ * const calc = client(api, nodeHttp(`${server.url}rpc`));
  * await calc.add(1, 2)(); // { _tag: "Right", right: 3 }
  * server.close();
  *

@@ -2,7 +2,10 @@
  * The `rpcserver` command (dist/esm/cli.js) as a user runs it: real child processes, real sockets
  * on 127.0.0.1, every failure with a message on stderr and a non-zero exit status.
  */
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import * as net from "node:net";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { parse } from "../src/internal/node/cli-arguments";
 import { HOST, killAll, requireBuild, ROOT, runCli, startCli, until, type Serving } from "./helpers/processes";
@@ -237,6 +240,7 @@ describe("--openrpc: the document on stdout, exit 0, no server", () => {
     expect(exit.stderr).toBe("");
     const document = JSON.parse(exit.stdout) as { openrpc: string; info: unknown; methods: Array<{ name: string }> };
     expect(document.openrpc).toBe("1.3.2");
+    // The nearest package.json of examples/ is this package's own: its name and version.
     expect(document.info).toEqual({ title: "rpcserver", version: "5.0.10" });
     expect(document.methods.map((m) => m.name)).toContain("addDays");
     expect(document.methods.map((m) => m.name)).not.toContain("rpc.discover");
@@ -397,4 +401,113 @@ describe("the inspector page: on by default, --no-inspector turns it off", () =>
     cli.child.kill("SIGINT");
     expect((await cli.exited).code).toBe(0);
   });
+});
+
+describe("the service's name: its package's, else a neutral one, never the library's (issue 32, item 13)", () => {
+  /** A module of one method in a folder of its own under the system's temporary folder. */
+  const MODULE = 'export function ping() { return { _tag: "Right", right: "pong" }; }\n';
+  let dir = "";
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "rpcserver-cli-name-"));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** Writes `files` under a fresh folder of `dir`; the path of its `methods.mjs`. */
+  const project = (name: string, files: Readonly<Record<string, string>>): string => {
+    for (const [file, text] of Object.entries(files)) {
+      mkdirSync(join(dir, name, file, ".."), { recursive: true });
+      writeFileSync(join(dir, name, file), text);
+    }
+    return join(dir, name, Object.keys(files).find((file) => file.endsWith("methods.mjs")) ?? "methods.mjs");
+  };
+  const infoOf = async (args: readonly string[]): Promise<unknown> => {
+    const exit = await runCli([...args, "--openrpc"]);
+    expect(exit.stderr).toBe("");
+    return (JSON.parse(exit.stdout) as { info: unknown }).info;
+  };
+
+  test("the nearest package.json with a name gives the title and version; a type-only one is passed over", async () => {
+    const module = project("bank", {
+      "package.json": JSON.stringify({ name: "@acme/bank", version: "2.1.0" }),
+      "src/package.json": JSON.stringify({ type: "module" }),
+      "src/methods.mjs": MODULE,
+    });
+    expect(await infoOf([module])).toEqual({ title: "@acme/bank", version: "2.1.0" });
+    // --title and --api-version win, each on its own.
+    expect(await infoOf([module, "--title", "Bank"])).toEqual({ title: "Bank", version: "2.1.0" });
+    expect(await infoOf([module, "--api-version", "3"])).toEqual({ title: "@acme/bank", version: "3" });
+  });
+
+  test("no package.json naming it: JSON-RPC service, 0.0.0; a package without a version: 0.0.0", async () => {
+    expect(await infoOf([project("bare", { "methods.mjs": MODULE })])).toEqual({
+      title: "JSON-RPC service",
+      version: "0.0.0",
+    });
+    const unversioned = project("unversioned", { "package.json": '{"name":"ledger"}', "methods.mjs": MODULE });
+    expect(await infoOf([unversioned])).toEqual({ title: "ledger", version: "0.0.0" });
+  });
+
+  test("served: rpc.discover and the inspector page name the package, not rpcserver", async () => {
+    const module = project("served", {
+      "package.json": JSON.stringify({ name: "weather", version: "1.4.2" }),
+      "methods.mjs": MODULE,
+    });
+    const cli = await startCli([module, "--host", HOST, "--port", "0"]);
+    try {
+      const discovered = (await post(cli, { jsonrpc: "2.0", method: "rpc.discover", id: 1 })) as {
+        result: { info: unknown };
+      };
+      expect(discovered.result.info).toEqual({ title: "weather", version: "1.4.2" });
+      const page = await fetch(cli.url, { headers: { accept: "text/html" } });
+      const html = await page.text();
+      expect(html).toContain("<title>weather (inspector)</title>");
+      expect(html).not.toContain("<title>rpcserver");
+    } finally {
+      cli.child.kill();
+      await cli.exited;
+    }
+  });
+});
+
+describe("a TypeScript module: served where Node.js strips types, else one line says how (issue 32, item 14)", () => {
+  const SOURCE =
+    'export function ping(): { _tag: "Right"; right: string } {\n  return { _tag: "Right", right: "pong" };\n}\n';
+  let dir = "";
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), "rpcserver-cli-ts-"));
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "typed", version: "1.0.0", type: "module" }));
+    writeFileSync(join(dir, "methods.ts"), SOURCE);
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** `rpcserver <dir>/methods.ts --openrpc` run by the Node.js at `node`. */
+  const run = (node: string): { status: number | null; stdout: string; stderr: string } =>
+    spawnSync(node, [join(ROOT, "dist", "esm", "cli.js"), join(dir, "methods.ts"), "--openrpc"], {
+      cwd: ROOT,
+      encoding: "utf8",
+      timeout: 60_000,
+    });
+  const strips = (node: string): boolean =>
+    spawnSync(node, ["-p", "Boolean(process.features.typescript)"], { encoding: "utf8" }).stdout.trim() === "true";
+  const expectServed = (node: string): void => {
+    const exit = run(node);
+    expect(exit.stderr.replace(/^.*ExperimentalWarning.*\n(.*--trace-warnings.*\n)?/gm, "")).toBe("");
+    expect(JSON.parse(exit.stdout)).toMatchObject({ info: { title: "typed" }, methods: [{ name: "ping" }] });
+  };
+
+  test("with the Node.js running the tests", () => {
+    if (strips(process.execPath)) return expectServed(process.execPath);
+    const exit = run(process.execPath);
+    expect(exit.status).toBe(1);
+    const lines = exit.stderr.trim().split("\n");
+    expect(lines).toHaveLength(1);
+    expect(lines[0]).toContain(`does not run TypeScript; run it with tsx: NODE_OPTIONS="--import tsx" npx rpcserver`);
+    expect(lines[0]).toContain("--experimental-strip-types");
+  });
+
+  // The runtime matrix's Node.js 24 (scripts/test-runtimes.mjs --install), when installed.
+  const node24 = join(ROOT, "runtimes", "node_modules", "node24", "bin", "node");
+  (existsSync(node24) ? test : test.skip)("with Node.js 24, which strips types by default: served", () =>
+    expectServed(node24),
+  );
 });

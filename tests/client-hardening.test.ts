@@ -537,3 +537,77 @@ describe("http's maxAnswerBytes (issue 21, item 14)", () => {
     expect(() => http("http://127.0.0.1:1/", { maxAnswerBytes: Infinity })).not.toThrow();
   });
 });
+
+describe("http follows no redirect (issue 32, item 6)", () => {
+  /** A server on 127.0.0.1 that records the body of each request reaching it and answers 1000. */
+  const recordingServer = async () => {
+    const seen: string[] = [];
+    const server = await httpServer((body, res) => {
+      seen.push(body);
+      const [id] = idsIn(body);
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify({ jsonrpc: "2.0", result: 1000, id }));
+    });
+    return { ...server, seen };
+  };
+
+  test.each([301, 302, 303, 307, 308])(
+    "a %i to another origin: a TransportError naming the redirect; the other origin receives nothing",
+    async (status) => {
+      const other = await recordingServer();
+      const redirecting = await httpServer((_body, res) => {
+        res.writeHead(status, { location: `${other.url}stolen` });
+        res.end();
+      });
+      try {
+        const c = client(api, http(redirecting.url, { headers: { "x-api-key": "secret" } }));
+        expect(await c.add(1, 2)()).toStrictEqual(
+          E.left({ _tag: "TransportError", reason: "redirect", status, location: `${other.url}stolen` }),
+        );
+        // Not the body, not the API key: nothing reached the other origin.
+        expect(other.seen).toEqual([]);
+      } finally {
+        await redirecting.close();
+        await other.close();
+      }
+    },
+  );
+
+  test("a relative Location is given resolved against the client's URL; a same-origin redirect is refused too", async () => {
+    const seen: string[] = [];
+    const server = await httpServer((body, res) => {
+      seen.push(body);
+      res.writeHead(307, { location: "/v2/rpc" });
+      res.end();
+    });
+    try {
+      const c = client(api, http(`${server.url}rpc`));
+      expect(await c.add(1, 2)()).toStrictEqual(
+        E.left({ _tag: "TransportError", reason: "redirect", status: 307, location: `${server.url}v2/rpc` }),
+      );
+      // Sent once, to the URL given: not again to where the answer pointed.
+      expect(seen).toHaveLength(1);
+    } finally {
+      await server.close();
+    }
+  });
+
+  test("an opaque redirect (what a browser's fetch gives for redirect: manual) is the same failure, status 0", async () => {
+    const opaque: typeof fetch = () =>
+      Promise.resolve({ type: "opaqueredirect", ok: false, status: 0, headers: new Headers(), body: null } as Response);
+    expect(await client(api, http("http://127.0.0.1:1/", { fetch: opaque })).add(1, 2)()).toStrictEqual(
+      E.left({ _tag: "TransportError", reason: "redirect", status: 0 }),
+    );
+  });
+
+  test("fetch is asked not to follow (redirect: manual)", async () => {
+    const inits: Array<RequestInit | undefined> = [];
+    const spy: typeof fetch = (_url, init) => {
+      inits.push(init);
+      const [id] = idsIn(String(init?.body));
+      return Promise.resolve(new Response(JSON.stringify({ jsonrpc: "2.0", result: 3, id })));
+    };
+    expect(await client(api, http("http://127.0.0.1:1/", { fetch: spy })).add(1, 2)()).toStrictEqual(E.right(3));
+    expect(inits.map((init) => init?.redirect)).toEqual(["manual"]);
+  });
+});

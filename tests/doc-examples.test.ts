@@ -4,8 +4,8 @@
  * - ```ts blocks type-check under strict settings (`strict`, `noUncheckedIndexedAccess`,
  *   `exactOptionalPropertyTypes`), with the frameworks' own types, resolved as a bundler resolves.
  *   Each one is run too, compiled to CommonJS, and prints what its `// => ` comments say, line by
- *   line; one that imports fp-ts runs again under Node's ES modules, its fp-ts imports written as the
- *   docs tell ES modules to (`fp-ts/Either` -> `fp-ts/lib/Either.js`). A block fenced
+ *   line; and again under Node's ES modules, as written (as a user runs it in an `.mjs` file, with
+ *   `tsx` or `node --experimental-strip-types`), so its imports must resolve there. A block fenced
  *   ```ts compile-only (an HTTP handler: it would serve) is type-checked only.
  * - ```js and ```mjs blocks are taken where Node would run them: as an ES module, or as CommonJS when
  *   they call `require`. Each parses; every package it names loads there, its named imports
@@ -157,22 +157,20 @@ test.each(runnableTs.map((block) => [block.name, block] as const))("%s prints wh
   expect(runNode(file)).toEqual(block.expected);
 });
 
-/** What the docs tell Node's ES modules to import instead of `fp-ts/<Module>`. */
-const fpTsForNodeEsm = (code: string): string => code.replace(/(from\s+)"fp-ts\/(\w+)"/g, '$1"fp-ts/lib/$2.js"');
-
-const importsFpTs = (code: string): boolean => /from\s+"fp-ts\//.test(code);
-
-test("Node's ES modules refuse `fp-ts/Either` (what the docs' note on importing fp-ts is for)", () => {
+test("Node's ES modules refuse `fp-ts/Either` (why the docs import `fp-ts/lib/Either.js`)", () => {
   const file = join(tmp, "fp-ts-directory.mjs");
   writeFileSync(file, 'import * as E from "fp-ts/Either";\nconsole.log(E.right(1)._tag);\n');
   expect(() => runNode(file)).toThrow(/ERR_UNSUPPORTED_DIR_IMPORT/);
 });
 
-test.each(runnableTs.filter((block) => importsFpTs(block.code)).map((block) => [block.name, block] as const))(
-  "%s prints the same under Node's ES modules, fp-ts imported from fp-ts/lib/*.js",
+// As written, nothing rewritten: what a user copies into an .mjs file, a "type": "module" package,
+// or runs with tsx or `node --experimental-strip-types` (issue 32, item 11: the README's quick start
+// type-checked and ran as CommonJS, and crashed under plain node).
+test.each(runnableTs.map((block) => [block.name, block] as const))(
+  "%s prints the same under Node's ES modules, as written",
   (_name, block) => {
     const file = join(tmp, `${block.file}.esm.mjs`);
-    writeFileSync(file, emit(fpTsForNodeEsm(block.code), ts.ModuleKind.ESNext));
+    writeFileSync(file, emit(block.code, ts.ModuleKind.ESNext));
     expect(runNode(file)).toEqual(block.expected);
   },
 );
@@ -300,4 +298,23 @@ test("every package an example names loads in the example's own module system", 
   );
   expect(loads.length).toBeGreaterThan(10);
   expect(failedLoads(loads)).toEqual({});
+});
+
+test("the README names every EBADENGINE warning `npm ci` prints on Node.js 20 (issue 32, item 15)", () => {
+  // npm warns for each installed package whose `engines.node` the running Node.js does not satisfy:
+  // those of the lock file (the packages npm ci installs), checked against the oldest Node.js 20
+  // that can develop the package, as npm checks them.
+  // eslint-disable-next-line @typescript-eslint/no-require-imports
+  const semver = require("semver") as { satisfies: (version: string, range: string) => boolean };
+  const lock = JSON.parse(readFileSync(join(root, "package-lock.json"), "utf8")) as {
+    packages: Record<string, { version?: string; engines?: unknown; os?: unknown; cpu?: unknown }>;
+  };
+  const warned = Object.entries(lock.packages).flatMap(([path, entry]) => {
+    const node = (entry.engines as { node?: unknown } | undefined)?.node;
+    if (path === "" || typeof node !== "string" || entry.os !== undefined || entry.cpu !== undefined) return [];
+    return semver.satisfies("20.19.0", node) ? [] : [`\`${path.replace(/.*node_modules\//, "")}@${entry.version}\``];
+  });
+  expect(warned.length).toBeGreaterThan(0);
+  const readme = readFileSync(join(root, "README.md"), "utf8");
+  expect(warned.filter((name) => !readme.includes(name))).toEqual([]);
 });

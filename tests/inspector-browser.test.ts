@@ -69,7 +69,7 @@ describe("against npm start's server (the example methods)", () => {
     `the page lists the example methods by tag; add with 1 and 2 answers 3 (the README's screenshot)${suffix}`,
     async () => {
       const page = await openPage(examplesUrl);
-      expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("rpcserver");
+      expect(await page.getByRole("heading", { level: 1 }).textContent()).toBe("rpcserver examples");
       // Every method the service describes (the example methods, count among them) is one button.
       const discovered = await fetch(examplesUrl, {
         method: "POST",

@@ -42,7 +42,7 @@ describe("inspectorPage", () => {
   test("one HTML document for the URL: the URL in a meta element, a default title", () => {
     expect(html.startsWith('<!doctype html>\n<html lang="en">')).toBe(true);
     expect(html).toContain('<meta name="rpcserver-url" content="/rpc">');
-    expect(html).toContain("<title>rpcserver inspector</title>");
+    expect(html).toContain("<title>JSON-RPC inspector</title>");
     expect(html).toContain('<meta charset="utf-8">');
     expect(html.trimEnd().endsWith("</html>")).toBe(true);
   });
@@ -200,7 +200,7 @@ describe("the development server", () => {
     await withServer({}, async (url) => {
       const response = await fetch(`${url}?from=bookmark`, { headers: { Accept: BROWSER } });
       expect(response.status).toBe(200);
-      expect(await response.text()).toBe(inspectorPage({ url: "/" }));
+      expect(await response.text()).toBe(inspectorPage({ url: "/", title: "JSON-RPC service (inspector)" }));
       for (const [name, value] of Object.entries(INSPECTOR_HEADERS)) expect(response.headers.get(name)).toBe(value);
       expect(response.headers.get("vary")).toBe("Accept");
       const lines = logs.entries.map((entry) => `${entry.level} ${entry.args.map(String).join(" ")}`);

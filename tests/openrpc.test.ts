@@ -673,6 +673,7 @@ describe("the document is valid OpenRPC", () => {
     expect(exit.code).toBe(0);
     const document = JSON.parse(exit.stdout) as OpenRpcDocument;
     expectValid(document);
+    // The nearest package.json of examples/ is this package's own: its name and version.
     expect(document.info).toEqual({ title: "rpcserver", version: "5.0.10" });
     expect(document.methods.map((m) => m.name)).toEqual([
       "ping",
@@ -825,7 +826,7 @@ describe("rpc.discover through the development server", () => {
       const url = `http://${HOST}:${(server.address() as { port: number }).port}/`;
       const answer = (await post(url, request(DISCOVER))) as { result: OpenRpcDocument };
       expect(answer.result).toEqual({
-        ...openRpcDocument(methods, { title: "rpcserver", version: "5.0.10" }),
+        ...openRpcDocument(methods, { title: "JSON-RPC service", version: "0.0.0" }),
         servers: [{ name: "development server", url }],
       });
       expectValid(answer.result);
@@ -1103,7 +1104,7 @@ describe("rpc.discover describes the table it is dispatched with, the context le
       const post = async (payload: unknown): Promise<unknown> =>
         (await fetch(url, { method: "POST", body: JSON.stringify(payload) })).json();
       expect(discovered(await post(request(DISCOVER)))).toEqual({
-        ...openRpcDocument(methods, { title: "rpcserver", version: "5.0.10" }, { context: true }),
+        ...openRpcDocument(methods, { title: "JSON-RPC service", version: "0.0.0" }, { context: true }),
         servers: [{ name: "development server", url }],
       });
       expect(discovered(await post(request(DISCOVER))).methods.map((m) => m.params.length)).toEqual([2, 0]);

@@ -13,6 +13,7 @@ import { JSONRPCClient, JSONRPCErrorException, type JSONRPCRequest, type JSONRPC
 import { Success } from "../src/result";
 import { setLogger, type Logger } from "../src/internal/core/logger";
 import { serve } from "../src/server";
+import { serve as serveFromMain, type DevServer } from "../src";
 import {
   bounded,
   firstBody,
@@ -432,6 +433,33 @@ describe("serve() in-process (from the sources)", () => {
         `warn rpcserver: listening on http://${HOST}:${port}/ (host ${HOST}, port ${port}; development only: no TLS, no authentication)`,
       );
       expect(log.lines).toContain("info rpcserver: POST / 200");
+    } finally {
+      log.restore();
+    }
+  });
+
+  test("it resolves with its url and port, as its listening line says them; kept once closed (issue 32, item 12)", async () => {
+    const log = quiet();
+    try {
+      for (const [name, host] of [
+        [HOST, HOST],
+        ["localhost", "localhost"],
+        ["", "localhost"],
+        ["::1", "[::1]"],
+      ] as const) {
+        const s = await serve(name, 0, { methods });
+        const { port } = s.address() as AddressInfo;
+        expect({ url: s.url, port: s.port }).toEqual({ url: `http://${host}:${port}/`, port });
+        const response = await fetch(s.url, { method: "POST", body: call("echo", ["hi"]) });
+        expect(await response.json()).toEqual({ jsonrpc: "2.0", result: "hi", id: 1 });
+        expect(log.lines.filter((line) => line.includes(`listening on ${s.url} `))).toHaveLength(1);
+        await close(s);
+        expect({ url: s.url, port: s.port }).toEqual({ url: `http://${host}:${port}/`, port });
+      }
+      // The main entry's serve, typed DevServer, has them too.
+      const dev: DevServer = await serveFromMain(HOST, 0, { methods });
+      expect(dev.url).toBe(`http://${HOST}:${dev.port}/`);
+      await close(dev as unknown as http.Server);
     } finally {
       log.restore();
     }

@@ -82,7 +82,8 @@ export interface UndeclaredError extends ServerError {
  * body was no JSON-RPC answer), the call was aborted by its signal, it timed out, the connection
  * it was made on closed before its answer came or refused it (too many calls awaiting answers), or
  * the answer was longer than the transport takes, nobody serves the subject it was sent to (NATS),
- * or a streamed call's values came with a gap (NATS).
+ * a streamed call's values came with a gap (NATS), or the server redirected it (`http` follows no
+ * redirect).
  *
  * @example
  * import type { TransportError } from "rpcserver/client";
@@ -90,6 +91,7 @@ export interface UndeclaredError extends ServerError {
  * const big: TransportError = { _tag: "TransportError", reason: "tooLarge", limit: 64 * 1024 * 1024 };
  * const nobody: TransportError = { _tag: "TransportError", reason: "noResponders", subject: "rpc.examples" };
  * const lost: TransportError = { _tag: "TransportError", reason: "gap", expected: 101, came: 201 };
+ * const moved: TransportError = { _tag: "TransportError", reason: "redirect", status: 307, location: "https://elsewhere.example/" };
  *
  * @since 5.0.10
  * @category client
@@ -132,7 +134,20 @@ export type TransportError =
    * no number where one was due). The values before it were handed on, none after; the method
    * may have run to its end on the server.
    */
-  | { readonly _tag: "TransportError"; readonly reason: "gap"; readonly expected: number; readonly came: number };
+  | { readonly _tag: "TransportError"; readonly reason: "gap"; readonly expected: number; readonly came: number }
+  /**
+   * The server answered with a redirect (`status` 301, 302, 303, 307 or 308) to `location`, and the
+   * `http` transport follows none: the request, its body and its headers went to the URL it was
+   * given and nowhere else. `location` is the answer's `Location` header, resolved against that
+   * URL; a browser hides both (its `fetch` gives an opaque answer): there `status` is 0 and
+   * `location` absent. Give the client the URL the server redirects to.
+   */
+  | {
+      readonly _tag: "TransportError";
+      readonly reason: "redirect";
+      readonly status: number;
+      readonly location?: string;
+    };
 
 /** @internal */
 export const aborted = (cause: unknown): TransportError => ({ _tag: "TransportError", reason: "aborted", cause });

@@ -73,8 +73,15 @@ export const OPENRPC_VERSION = "1.3.2";
  */
 export const DISCOVER = "rpc.discover";
 
-/** The document's title when the development server or the CLI is not given one. @internal */
-export const DEFAULT_TITLE = "rpcserver";
+/**
+ * The document's info when the development server or the CLI is not given one (and the CLI's
+ * module has no package.json naming it): a neutral name, never this library's, which is not the
+ * service. @internal
+ */
+export const DEFAULT_INFO: { readonly title: string; readonly version: string } = {
+  title: "JSON-RPC service",
+  version: "0.0.0",
+};
 
 /** The discovery method answers for the table; it is not one of its methods. */
 const isDiscovery = (name: string, f: Method): boolean => name === DISCOVER || reservedNameOf(f) === DISCOVER;

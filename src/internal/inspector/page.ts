@@ -104,12 +104,12 @@ export interface InspectorPageOptions {
    * to another (and its policy would block it).
    */
   readonly url: string;
-  /** The page's `<title>` until it has read the service's own. Default: `"rpcserver inspector"`. */
+  /** The page's `<title>` until it has read the service's own. Default: `"JSON-RPC inspector"`. */
   readonly title?: string;
 }
 
 /** The title of a page not given one. */
-const DEFAULT_TITLE = "rpcserver inspector";
+const DEFAULT_TITLE = "JSON-RPC inspector";
 
 const ENTITIES: Readonly<Record<string, string>> = {
   "&": "&amp;",

@@ -7,9 +7,7 @@
  */
 import { parseArgs } from "node:util";
 import { messageOf } from "../core/describe";
-import { VERSION } from "../core/version";
-import { DEFAULT_TITLE } from "../documents/openrpc";
-import type { OpenRpcInfo } from "../documents/openrpc-types";
+import { DEFAULT_INFO } from "../documents/openrpc";
 import { browserGuard } from "./browser-guard";
 import { DEFAULT_PORT } from "./server";
 
@@ -28,7 +26,8 @@ Serves the JSON-RPC 2.0 methods of a JavaScript module over HTTP, for developmen
 (no TLS, no authentication, no request size limit).
 
 Arguments:
-  <module>          an ESM or CommonJS module, path relative to the current directory.
+  <module>          an ESM or CommonJS module, path relative to the current directory; a
+                    TypeScript one (.ts) on a Node.js that strips types (23.6 or later).
                     Its methods: those it registers with method(...) from "rpcserver", and the
                     functions it exports: those of a "methods" export (an object or a Map of
                     name -> function; then no other exported function is served), or else its
@@ -59,8 +58,10 @@ Options:
   --no-inspector    do not serve the inspector page. By default a browser opening
                     http://HOST:PORT/ gets a page that lists the methods (from rpc.discover)
                     and calls them; with this option it gets 405, as every GET does
-  --title TITLE     the document's title (default: ${DEFAULT_TITLE})
-  --api-version V   the document's version (default: ${VERSION}, this package's)
+  --title TITLE     the document's title (default: the "name" of the module's package.json,
+                    the nearest one that has a name; without one, "${DEFAULT_INFO.title}")
+  --api-version V   the document's version (default: that package.json's "version";
+                    without one, "${DEFAULT_INFO.version}")
   -h, --help        print this help and exit
   -v, --version     print the version and exit
 
@@ -91,7 +92,8 @@ export interface Command {
   readonly module: string;
   readonly host: string;
   readonly port: number;
-  readonly info: OpenRpcInfo;
+  /** The document's title and version as given (`--title`, `--api-version`); the rest come from the module's package.json. */
+  readonly info: { readonly title?: string; readonly version?: string };
   readonly allowedHosts: readonly string[];
   readonly allowedOrigins: readonly string[];
   readonly cors: boolean;
@@ -139,7 +141,10 @@ export const parse = (argv: readonly string[]): Command | { readonly kind: "help
     throw usageError("missing the module to serve, as in: rpcserver ./methods.js");
   if (extra.length > 0) throw usageError(`one module only; unexpected: ${extra.join(" ")}`);
   const port = values.port === undefined ? DEFAULT_PORT : parsePort(values.port);
-  const info = { title: values.title ?? DEFAULT_TITLE, version: values["api-version"] ?? VERSION };
+  const info = {
+    ...(values.title === undefined ? {} : { title: values.title }),
+    ...(values["api-version"] === undefined ? {} : { version: values["api-version"] }),
+  };
   const kind = values.openrpc === true ? "openrpc" : "serve";
   const allowedHosts = values["allowed-host"] ?? [];
   const allowedOrigins = values["allowed-origin"] ?? [];

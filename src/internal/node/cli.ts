@@ -24,6 +24,10 @@
  *   (or, in a Map, a key that is not a string) is skipped with a line on stderr: a method served
  *   by the command needs a non-empty name, as `method(...)` does. The "serving N method(s)" line
  *   on stderr says which forms it found (registrations, a methods, named or default export).
+ * - A TypeScript module (`.ts`, `.mts`, `.cts`) is imported as any other: a Node.js that strips
+ *   types (23.6 and later, 22.18 and later, 22.6 and later with `--experimental-strip-types`) runs
+ *   it; any other refuses it, and the command says in one line how to run it (with tsx's loader,
+ *   or the flag).
  * - The default host is `localhost` (the command is for trying things out on your own machine;
  *   `--host ""` or `--host 0.0.0.0` listens on every interface), the default port 5000.
  * - Browsers: the server refuses a request whose `Host` or `Origin` is not this machine's (see
@@ -35,8 +39,9 @@
  *   `--openrpc` prints that document (JSON) on stdout and exits 0 instead of serving, for CI
  *   pipelines that generate clients. Stdout then holds the document only: whatever the module
  *   writes to `process.stdout` (`console.log` while it loads, or later from a timer) goes to
- *   stderr. `--title` and `--api-version` set its info (default title `rpcserver`, version the
- *   package's).
+ *   stderr. `--title` and `--api-version` set its info; by default its title and version are the
+ *   `name` and `version` of the module's package.json (the nearest, from the module's folder up,
+ *   that has a `name`), else `JSON-RPC service` and `0.0.0`: never this library's.
  * - Exit status: 0 for `--help`, `--version`, `--openrpc` and a stop by SIGINT or SIGTERM; 2 for a usage error
  *   (no module, a bad option or port); 1 when the module cannot be found or loaded, has no methods,
  *   has methods that take a context and no `context` export, or the server cannot listen (a port in
@@ -47,9 +52,9 @@
  *
  * @module
  */
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import type { Server } from "node:http";
-import { resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
 import { messageOf } from "../core/describe";
 import { isObject } from "../core/guards";
@@ -63,8 +68,9 @@ import {
   type Methods,
 } from "../core/methods";
 import { VERSION } from "../core/version";
-import { DISCOVER, openRpcDocument } from "../documents/openrpc";
-import { CliError, EXIT_FAILURE, parse, USAGE } from "./cli-arguments";
+import { DEFAULT_INFO, DISCOVER, openRpcDocument } from "../documents/openrpc";
+import type { OpenRpcInfo } from "../documents/openrpc-types";
+import { CliError, EXIT_FAILURE, parse, USAGE, type Command } from "./cli-arguments";
 import { serve } from "./server";
 
 export { CliError, EXIT_FAILURE } from "./cli-arguments";
@@ -154,6 +160,17 @@ interface Loaded {
 /** The key of a function in a table, as a message shows it: a Map's key may be anything. */
 const shownKey = (key: unknown): string => (typeof key === "string" ? JSON.stringify(key) : String(key));
 
+/**
+ * The one line that says how to serve a TypeScript module on a Node.js that does not strip types
+ * (before 22.6; 22.6 to 22.17 without `--experimental-strip-types`; 23.6, 22.18 and later strip
+ * them by default): through tsx's loader, or with the flag.
+ */
+const typeScriptHelp = (specifier: string): string =>
+  `rpcserver: cannot load ${specifier}: Node.js ${process.version} does not run TypeScript; ` +
+  `run it with tsx: NODE_OPTIONS="--import tsx" npx rpcserver ${specifier} ` +
+  `(or on Node.js 22.6 or later: NODE_OPTIONS=--experimental-strip-types npx rpcserver ${specifier}; ` +
+  "Node.js 23.6 and later need neither)";
+
 /** Imports the module and registers its exported functions; returns the names served and how it gave them. */
 const load = async (specifier: string): Promise<Loaded> => {
   const path = resolve(process.cwd(), specifier);
@@ -163,6 +180,9 @@ const load = async (specifier: string): Promise<Loaded> => {
   try {
     namespace = (await import(pathToFileURL(path).href)) as Record<string, unknown>;
   } catch (thrown) {
+    const code = (thrown as { code?: unknown } | null)?.code;
+    if (code === "ERR_UNKNOWN_FILE_EXTENSION" && /\.[cm]?ts$/i.test(path))
+      throw new CliError(typeScriptHelp(specifier), EXIT_FAILURE);
     const stack = thrown instanceof globalThis.Error && thrown.stack !== undefined ? `\n${thrown.stack}` : "";
     throw new CliError(`rpcserver: cannot load module ${specifier}: ${messageOf(thrown)}${stack}`, EXIT_FAILURE);
   }
@@ -208,6 +228,41 @@ const load = async (specifier: string): Promise<Loaded> => {
 };
 
 /**
+ * The name and version of the package the module belongs to: those of the nearest package.json,
+ * from the module's folder up, that has a `name` (a package.json that only marks a folder's
+ * `"type"` names no service). Unreadable or bad ones are passed over.
+ */
+const packageOf = (modulePath: string): { readonly name?: string; readonly version?: string } => {
+  for (let dir = dirname(modulePath); ; dir = dirname(dir)) {
+    try {
+      const found = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as unknown;
+      const name = isObject(found) ? (found as { name?: unknown }).name : undefined;
+      if (typeof name === "string" && name !== "") {
+        const version = (found as { version?: unknown }).version;
+        return typeof version === "string" && version !== "" ? { name, version } : { name };
+      }
+    } catch {
+      // None here, or not JSON: look further up.
+    }
+    if (dirname(dir) === dir) return {};
+  }
+};
+
+/**
+ * The document's info: `--title` and `--api-version` when given, else the name and version of the
+ * module's package, else a neutral {@link DEFAULT_INFO}: never this library's own name, which is
+ * not the service's.
+ */
+const serviceInfo = (specifier: string, given: Command["info"]): OpenRpcInfo => {
+  const own =
+    given.title !== undefined && given.version !== undefined ? {} : packageOf(resolve(process.cwd(), specifier));
+  return {
+    title: given.title ?? own.name ?? DEFAULT_INFO.title,
+    version: given.version ?? own.version ?? DEFAULT_INFO.version,
+  };
+};
+
+/**
  * In --openrpc mode, stdout is for the document only: from now on, what the module writes there
  * (console.log while it loads, or later from a timer) goes to stderr. Returns the original writer,
  * for the document.
@@ -243,8 +298,9 @@ export const main = async (argv: readonly string[]): Promise<number | undefined>
   // Diverted before the import: a module may print while it loads.
   const writeDocument = command.kind === "openrpc" ? divertStdout() : undefined;
   const { names, forms, context } = await load(command.module);
+  const info = serviceInfo(command.module, command.info);
   if (writeDocument !== undefined) {
-    const document = openRpcDocument(globalMethods, command.info, { context: context !== undefined });
+    const document = openRpcDocument(globalMethods, info, { context: context !== undefined });
     await writeDocument(`${JSON.stringify(document, null, 2)}\n`);
     // exit() rather than exitCode: the module may hold the event loop open (timers, sockets).
     process.exit(0);
@@ -261,7 +317,7 @@ export const main = async (argv: readonly string[]): Promise<number | undefined>
     const given = context === undefined ? {} : { context: context.value };
     const { allowedHosts, allowedOrigins, cors, inspector } = command;
     server = await serve(command.host, command.port, {
-      openrpc: command.info,
+      openrpc: info,
       allowedHosts,
       allowedOrigins,
       cors,

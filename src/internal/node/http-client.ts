@@ -27,8 +27,7 @@
  * });
  * // A server to call: the development server, on a port the system picks.
  * const server = await serve("127.0.0.1", 0, { methods });
- * const { port } = server.address() as { port: number };
- * const calc = client(api, nodeHttp(`http://127.0.0.1:${port}/rpc`));
+ * const calc = client(api, nodeHttp(`${server.url}rpc`));
  * await calc.add(1, 2)(); // { _tag: "Right", right: 3 }
  * // A streamed call: its values as the server sends them (an event stream), then its result.
  * const run = open(calc.count(3));

@@ -39,7 +39,8 @@ export interface ServeOptions {
   readonly debug?: boolean;
   /**
    * What `rpc.discover` says about the service (OpenRPC's info: `title`, `version`...), or `false`
-   * not to answer `rpc.discover`. Default: title `rpcserver`, version the package's, and the
+   * not to answer `rpc.discover`. Default: title `JSON-RPC service`, version `0.0.0` (never the
+   * library's name: give your service's), and the
    * server's URL in `servers`.
    */
   readonly openrpc?: Partial<OpenRpcInfo> | false;

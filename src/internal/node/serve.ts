@@ -43,16 +43,16 @@ export interface DevServerAddress {
  * The running development server, as the main entry's {@link serve} resolves to it: what one does
  * with it (read its port, stop it, hear of its errors), in types that need nothing from Node.
  *
- * At run time it is `node:http`'s `Server`, and `http.Server` is assignable to `DevServer`. For the
- * rest of Node's API, import `serve` from `rpcserver/server` (the same function, typed
- * `Promise<http.Server>`), which needs `@types/node`.
+ * At run time it is `node:http`'s `Server` with `url` and `port` added, assignable to
+ * `DevServer`. For the rest of Node's API, import `serve` from `rpcserver/server` (the same
+ * function, typed `Promise<http.Server & { url, port }>`), which needs `@types/node`.
  *
  * @example
  * import { serve, type DevServer } from "rpcserver";
  * const server: DevServer = await serve("localhost", 0);
  * server.listening; // true
- * const address = server.address();
- * const port = typeof address === "object" && address !== null ? address.port : undefined;
+ * server.url.startsWith("http://localhost:"); // true
+ * server.url === `http://localhost:${server.port}/`; // true
  * server.on("error", (error) => console.error(error.message));
  * server.close(() => console.log("closed"));
  * server.closeAllConnections(); // now, rather than when keep-alive connections end
@@ -62,6 +62,14 @@ export interface DevServerAddress {
  * @category server
  */
 export interface DevServer {
+  /**
+   * The URL it serves, as its listening line prints it: `http://localhost:5000/`, with the port
+   * the system picked for port 0, `localhost` for a server on every interface, an IPv6 address in
+   * brackets. Kept once closed.
+   */
+  readonly url: string;
+  /** The port it listens on: the one the system picked when `serve` was given port 0. Kept once closed. */
+  readonly port: number;
   /** `true` from the moment `serve` resolves until `close()` is called. */
   readonly listening: boolean;
   /** Where it listens (the port picked for port 0 included); `null` once closed. */
@@ -93,8 +101,8 @@ export interface DevServer {
 
 /**
  * Starts the development server: JSON-RPC 2.0 over HTTP on `name`:`port`, for development only.
- * Resolves, once listening, to a {@link DevServer} (read the port with `server.address()`, stop it
- * with `server.close()`); the process then runs until stopped. The object is `node:http`'s
+ * Resolves, once listening, to a {@link DevServer} (its URL is `server.url`, its port
+ * `server.port`; stop it with `server.close()`); the process then runs until stopped. The object is `node:http`'s
  * `Server`: `serve` from `rpcserver/server`, the same function, is typed so.
  *
  * When to use it: to try methods out with `curl` or a client library. In production, call
@@ -139,6 +147,7 @@ export interface DevServer {
  * import { method, serve, Success } from "rpcserver";
  * method(function ping() { return Success("pong"); });
  * const server = await serve("localhost", 0);
+ * server.url; // "http://localhost:<port>/", the port the system picked
  * // curl -X POST http://localhost:<port>/ -d '{"jsonrpc":"2.0","method":"ping","id":1}'
  * server.close();
  *

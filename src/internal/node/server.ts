@@ -52,8 +52,7 @@ import type { AddressInfo } from "node:net";
 import { messageOf } from "../core/describe";
 import { globalMethods, type Methods } from "../core/methods";
 import type { Options } from "../core/options";
-import { VERSION } from "../core/version";
-import { DEFAULT_TITLE, openRpcDocument, withDiscovery } from "../documents/openrpc";
+import { DEFAULT_INFO, openRpcDocument, withDiscovery } from "../documents/openrpc";
 import type { OpenRpcInfo } from "../documents/openrpc-types";
 import { browserGuard, hostnameOf, isAddress, type BrowserGuardOptions } from "./browser-guard";
 import { servedPage } from "./inspector-route";
@@ -165,8 +164,7 @@ const discoverable = (
   at: { readonly url?: string },
 ): Methods | undefined => {
   const info = (): OpenRpcInfo => ({
-    title: DEFAULT_TITLE,
-    version: VERSION,
+    ...DEFAULT_INFO,
     ...(at.url === undefined ? {} : { servers: [{ name: "development server", url: at.url }] }),
     ...(openrpc === false ? {} : openrpc),
   });
@@ -213,11 +211,15 @@ const listen = (
  * package's types need nothing from Node. Import it from here to use the rest of Node's API on the
  * server; this entry's types need `@types/node`.
  *
+ * The server it resolves to also has `url`, the URL it serves (as its listening line prints it),
+ * and `port`, the port it listens on (the one the system picked for port 0).
+ *
  * @example
  * import type { Server } from "node:http";
  * import { serve } from "rpcserver/server";
  * const server: Server = await serve("localhost", 0);
  * server.keepAliveTimeout = 1000; // Node's API, which DevServer does not list
+ * server.url; // "http://localhost:<port>/", and server.port the port the system picked
  * server.close();
  *
  * @since 5.0.10
@@ -227,7 +229,7 @@ export const serve = async <C = NoContext>(
   name: string = DEFAULT_HOST,
   port: number = DEFAULT_PORT,
   typed?: ServeOptionsFor<C>,
-): Promise<Server> => {
+): Promise<Server & { readonly url: string; readonly port: number }> => {
   const options = (typed ?? {}) as ServeOptions;
   checkPlace(name, port);
   checkOptions(options);
@@ -239,7 +241,8 @@ export const serve = async <C = NoContext>(
     allowedOrigins: [...(options.allowedOrigins ?? []), ...cors.origins],
   });
   // Bad lists are the caller's TypeError now; the guard is made again once the address is known.
-  const page = options.inspector === false ? undefined : servedPage(openrpc === false ? undefined : openrpc?.title);
+  const title = openrpc === false ? undefined : (openrpc?.title ?? DEFAULT_INFO.title);
+  const page = options.inspector === false ? undefined : servedPage(title);
   const gate: Gate = { guard: browserGuard(guarding(name)), cors: cors.on, warned: new Set(), page };
   const dispatchOptions: Options = {
     ...(options.context === undefined ? {} : { context: options.context }),
@@ -264,5 +267,9 @@ export const serve = async <C = NoContext>(
     `rpcserver: listening on ${at.url} (${where(name, actual)}; development only: no TLS, no authentication)`,
   );
   if (page !== undefined) say("warn", `rpcserver: inspector: open ${at.url} in a browser to see and call the methods`);
-  return server;
+  // Read-only, and kept once closed: where it listened, without the `address()` dance.
+  return Object.defineProperties(server, {
+    url: { value: at.url, enumerable: true },
+    port: { value: actual, enumerable: true },
+  }) as Server & { readonly url: string; readonly port: number };
 };

@@ -8,7 +8,7 @@ import * as E from "fp-ts/Either";
 import { NEVER, type Transport } from "../transport";
 import { decodedChunks, eventAnswer, isEventStream, type EventChunks } from "./event-answer";
 import { answerLimit, answerOf, declaredLength, extraHeaders, headersOf, STREAM_HEADERS } from "./http-answer";
-import { failure, tooLarge } from "../errors";
+import { failure, tooLarge, type TransportError } from "../errors";
 
 /**
  * Options of the {@link http} transport.
@@ -54,6 +54,35 @@ const eventsOf = (response: Response): EventChunks | undefined => {
   return {
     read: async () => (read ? undefined : ((read = true), await response.text())),
     cancel: () => undefined,
+  };
+};
+
+/** The statuses fetch would follow: the redirects. */
+const REDIRECTS: ReadonlySet<number> = new Set([301, 302, 303, 307, 308]);
+
+/**
+ * The failure of a response that is a redirect, which the transport does not follow; `undefined`
+ * for any other. Asked with `redirect: "manual"`, Node's fetch gives the redirect itself (its
+ * status, its `Location`); a browser's gives an opaque one (`type` `"opaqueredirect"`, status 0,
+ * no headers). A user's `fetch` that followed anyway answers the final response: not a redirect.
+ */
+const redirected = (response: Response, url: string | URL): TransportError | undefined => {
+  const type = (response as { type?: string }).type;
+  if (type !== "opaqueredirect" && !REDIRECTS.has(response.status)) return undefined;
+  const body = response.body as ReadableStream<Uint8Array> | null | undefined;
+  void body?.cancel().catch(() => undefined);
+  const given = (response.headers as Headers | undefined)?.get("location") ?? null;
+  let location: string | undefined;
+  try {
+    location = given === null ? undefined : new URL(given, url).href;
+  } catch {
+    location = given ?? undefined;
+  }
+  return {
+    _tag: "TransportError",
+    reason: "redirect",
+    status: response.status,
+    ...(location === undefined ? {} : { location }),
   };
 };
 
@@ -109,7 +138,10 @@ const bodyText = async (response: Response, limit: number): Promise<string | typ
  * whatever its status (a server may send a JSON-RPC error with a 4xx or 5xx); any other status
  * than 2xx is a `TransportError` of reason `status`; an empty 2xx body (notifications) is `""`.
  * An answer longer than `maxAnswerBytes` (default 64 MiB) is a `TransportError` of reason
- * `tooLarge`, refused without being read whole. Throws a `RangeError` when `maxAnswerBytes` is
+ * `tooLarge`, refused without being read whole. A redirect (301, 302, 303, 307, 308) is followed
+ * nowhere: the call fails with a `TransportError` of reason `redirect`, with the status and the
+ * `Location` it pointed to (in a browser, whose `fetch` hides both, status 0 and no location), and
+ * the request went to `url` alone. Give the client the final URL. Throws a `RangeError` when `maxAnswerBytes` is
  * not a positive integer (or `Infinity`).
  *
  * A streamed call (`open`, `for await`) accepts `text/event-stream` beside `application/json`. A
@@ -140,10 +172,14 @@ export const http = (url: string | URL, options: HttpOptions = {}): Transport =>
     try {
       const extra = await extraHeaders(options.headers);
       const headers = onValue === undefined ? headersOf(extra) : headersOf(extra, STREAM_HEADERS);
-      const init: RequestInit = { method: "POST", body, headers };
+      // A redirect is never followed: fetch's default would send the body and the headers (an API
+      // key) again to wherever the server points, another origin included, and take its answer.
+      const init: RequestInit = { method: "POST", body, headers, redirect: "manual" };
       // A call that nothing can abort hands fetch no signal (see NEVER).
       if (signal !== NEVER) init.signal = signal;
       const response = await (options.fetch ?? fetch)(url, init);
+      const redirect = redirected(response, url);
+      if (redirect !== undefined) return E.left(redirect);
       const events = eventsOf(response);
       if (events !== undefined) return await eventAnswer(events, transportOptions, limit);
       const text = await bodyText(response, limit);
