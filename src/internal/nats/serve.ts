@@ -113,6 +113,12 @@ export interface NatsService {
 /**
  * How `NatsService.stop` ends the messages in flight.
  *
+ * @example
+ * // compile-only: it needs a NATS server (docs/scale-out.md runs one)
+ * import type { NatsService } from "rpcserver/nats";
+ * // Let the methods in flight run to their end, their signals not aborted:
+ * const drain = (service: NatsService): Promise<void> => service.stop({ abort: false });
+ *
  * @since 5.0.10
  * @category nats
  */
