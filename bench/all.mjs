@@ -9,6 +9,8 @@ const benches = [
   ["--expose-gc", "bench/connections.mjs"],
   ["bench/streams.mjs"],
   ["bench/nats.mjs"],
+  // Prints its figures only: --write leaves its page alone (no docs page of its own yet).
+  ["bench/nats-streams.mjs"],
 ];
 for (const bench of benches) {
   const { status } = spawnSync(process.execPath, [...bench, ...args], { stdio: "inherit" });

@@ -7,7 +7,13 @@
  *
  * @packageDocumentation
  */
-export { serveNats, type NatsServeOptions, type NatsService, type NatsServiceOptions } from "./internal/nats/serve";
+export {
+  serveNats,
+  type NatsServeOptions,
+  type NatsService,
+  type NatsServiceOptions,
+  type NatsStopOptions,
+} from "./internal/nats/serve";
 export { natsTransport, type NatsTransport, type NatsTransportOptions } from "./internal/nats/transport";
 export { STREAM_HEADER, STREAM_VALUES, VALUE_COUNT_HEADER, VALUE_HEADER } from "./internal/nats/wire";
 export type {

@@ -11,9 +11,10 @@
  * pass, observe, or replace the context) times those sources: the method's signal aborts and its
  * `finally` runs, and no listener of the request is left on a signal that outlives it.
  *
- * NATS is not among the sources: `service.stop()` drains (the messages taken are answered, their
- * methods run to their end: docs/scale-out.md), and the NATS server cannot say that a requester
- * went away, so nothing on NATS aborts a method's signal but a `timeout` stage, the deadline here.
+ * On NATS, `serveNats(...).stop()` is a source (it used to drain only: the methods in flight ran to
+ * their end, a streaming one for ever, and `stop()` never resolved): a real nats-server, a request
+ * plain or streamed, and the caller still gets its answer. The NATS
+ * server cannot say that a requester went away, so that is no source.
  *
  * A fixed seed and 40 runs in `npm test`; `PROPS_SEED` (a number, or `random`) and `PROPS_RUNS`
  * for more: `PROPS_SEED=random PROPS_RUNS=1000 npx jest tests/signal-sources.test.ts`.
@@ -27,6 +28,9 @@ import * as E from "fp-ts/Either";
 import fc from "fast-check";
 import { answerHttp, asyncDispatch, observe, Success, timeout, type AnyStage, type Call, type Result } from "../src";
 import { connect } from "../src/connection";
+import { serveNats, STREAM_HEADER, STREAM_VALUES, VALUE_HEADER, type NatsMessage } from "../src/nats";
+import { connect as natsConnect, headersOf, type TestConnection } from "./fixtures/nats.cjs";
+import { startNatsServer, type NatsServer } from "./fixtures/nats-server.cjs";
 import { bounded, rawSocketEnd } from "./helpers/real-channels";
 
 const RUNS = Number(process.env["PROPS_RUNS"] ?? "") || 40;
@@ -37,8 +41,10 @@ const SEED =
     : Number(process.env["PROPS_SEED"] ?? "") || 20261129;
 
 /** What may abort a request. */
-type Source = "deadline" | "cancel-lsp" | "cancel-mcp" | "disconnect" | "http-gone" | "http-events-gone" | "caller";
+type Source =
+  "deadline" | "cancel-lsp" | "cancel-mcp" | "disconnect" | "http-gone" | "http-events-gone" | "caller" | "nats-stop";
 const SOURCES: readonly Source[] = [
+  "nats-stop",
   "deadline",
   "cancel-lsp",
   "cancel-mcp",
@@ -271,6 +277,74 @@ const dispatched = async (stages: AnyStage[], streaming: boolean, abort: boolean
   expect(getEventListeners(caller.signal, "abort")).toHaveLength(0);
 };
 
+// --- NATS on a real nats-server: the service stopping ---------------------------------------------
+
+let nats: NatsServer | undefined;
+let serving: TestConnection | undefined;
+let calling: TestConnection | undefined;
+let subjects = 0;
+
+afterAll(async () => {
+  await Promise.all([serving?.close(), calling?.close()]);
+  await nats?.stop();
+});
+
+/** The caller's messages to `subject` (a plain request, or one asking for values): each, up to the answer. */
+const askNats = (subject: string, method: string, streaming: boolean): Promise<NatsMessage[]> => {
+  const to = calling!;
+  const inbox = `_INBOX.stop.${subject}`;
+  const messages: NatsMessage[] = [];
+  const answered = new Promise<NatsMessage[]>((resolve) => {
+    const subscription = to.subscribe(inbox, {
+      callback: (_error, message) => {
+        messages.push(message);
+        if ((message.headers?.get(VALUE_HEADER) ?? "") !== "") return;
+        subscription.unsubscribe();
+        resolve(messages);
+      },
+    });
+  });
+  // The inbox is subscribed on the NATS server before the request can be answered.
+  return to.flush().then(() => {
+    to.publish(subject, call(method, 1), {
+      reply: inbox,
+      ...(streaming ? { headers: headersOf({ [STREAM_HEADER]: STREAM_VALUES }) } : {}),
+    });
+    return answered;
+  });
+};
+
+const overNats = async (stages: AnyStage[], streaming: boolean): Promise<void> => {
+  nats ??= await startNatsServer();
+  serving ??= await natsConnect(nats.url);
+  calling ??= await natsConnect(nats.url);
+  const p = probe();
+  subjects += 1;
+  const subject = `rpc.stop${subjects}`;
+  const service = await serveNats(
+    serving,
+    p.methods as never,
+    {
+      name: "stop",
+      version: "1.0.0",
+      subject,
+      openrpc: false,
+      context: () => ({}),
+      stages,
+    } as never,
+  );
+  const answers = askNats(subject, streaming ? "holdStream" : "hold", streaming);
+  await bounded(p.started, "the method to start");
+  await bounded(service.stop(), "stop() to resolve", 10_000);
+  await stopped(p, `the NATS service stopping (${streaming ? "streamed" : "plain"}), stages ${stages.length}`);
+  const messages = await bounded(answers, "the NATS answer");
+  const last = messages[messages.length - 1]!;
+  // Answered, with what the method answered once its signal aborted (after the one value a
+  // streamed call sent): tests/nats-stop.test.ts has methods that end with the signal's reason.
+  expect(messages).toHaveLength(streaming ? 2 : 1);
+  expect(JSON.parse(last.string())).toEqual({ jsonrpc: "2.0", result: "stopped", id: 1 });
+};
+
 /** Drives one source against one stage list. */
 const run = (kinds: readonly StageKind[], source: Source, streaming: boolean): Promise<void> => {
   const stages = stagesOf(kinds, source);
@@ -287,6 +361,8 @@ const run = (kinds: readonly StageKind[], source: Source, streaming: boolean): P
       return overHttp(stages, false);
     case "http-events-gone":
       return overHttp(stages, true);
+    case "nats-stop":
+      return overNats(stages, streaming);
   }
 };
 
@@ -306,6 +382,13 @@ describe("with stages: [timeout(60000)], every source of abort reaches the metho
 
   test("an HTTP client leaving an event stream mid-way, on a real socket", async () => {
     await run(["timeout"], "http-events-gone", true);
+  });
+
+  test("serveNats(...).stop() on a real nats-server, plain and streamed: stopped, and answered", async () => {
+    await run(["timeout"], "nats-stop", false);
+    await run(["timeout"], "nats-stop", true);
+    await run([], "nats-stop", false);
+    await run([], "nats-stop", true);
   });
 
   test("the caller's own signal in asyncDispatch's context", async () => {

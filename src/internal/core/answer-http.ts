@@ -19,17 +19,11 @@
  */
 import type { NoContext, WithSignal } from "./context-marks";
 import type { DispatchContext, MethodsFor, TypedOptions } from "./dispatch-context";
-import { Async, promised } from "./effect";
 import { acceptsEvents, EventQueue } from "./event-stream";
-import { isPlainObject } from "./guards";
 import type { Methods } from "./methods";
 import type { JsonOptions } from "./options";
-import { dispatcher } from "./pipeline/dispatcher";
-import { toJson } from "./pipeline/output";
-import { requestCancelled } from "./progress-wire";
-import { abortGuarded, follow, signalController } from "./signal";
 import type { AnyStage } from "./stages";
-import { dispatchStreamed, withSignal, type Outlet, type StreamedCall } from "./streamed-call";
+import { dispatchFollowing, dispatchStreamed, type Outlet, type StreamedCall } from "./streamed-call";
 import { toHttp, type HttpAnswer, type HttpStreamAnswer } from "./to-http";
 
 /**
@@ -55,13 +49,6 @@ export interface HttpOptions extends JsonOptions {
    */
   readonly signal?: AbortSignal | undefined;
 }
-
-/**
- * The JSON dispatcher, made on the first call: a module-level call would keep this module, and all
- * that only it uses, in every bundle that loads the core (the client's), used or not.
- */
-let json: ReturnType<typeof makeDispatch> | undefined;
-const makeDispatch = () => promised(dispatcher(Async, toJson));
 
 /** Shared by every 202 answer: it holds nothing, and nobody can add to it. */
 const ACCEPTED: HttpStreamAnswer = Object.freeze({ status: 202, headers: Object.freeze({}), body: null });
@@ -114,23 +101,8 @@ class HttpOutlet implements Outlet {
 }
 
 /** Without `text/event-stream` in `Accept`: `toHttp`'s answer, the handlers given a signal when the context is a plain object. */
-const answerJson = (body: string | Uint8Array, methods: Methods | undefined, o: HttpOptions): Promise<HttpAnswer> => {
-  const dispatch = (json ??= makeDispatch());
-  if (!isPlainObject(o.context)) return dispatch(body, methods, o).then(toHttp);
-  const controller = signalController();
-  const release = follow(o.signal, () => abortGuarded(controller, requestCancelled()));
-  const text = dispatch(body, methods, { ...o, context: withSignal(o.context, controller) });
-  return text.then(
-    (answered) => {
-      release();
-      return toHttp(answered);
-    },
-    (thrown: unknown) => {
-      release();
-      throw thrown;
-    },
-  );
-};
+const answerJson = (body: string | Uint8Array, methods: Methods | undefined, o: HttpOptions): Promise<HttpAnswer> =>
+  dispatchFollowing(body, methods, o).then(toHttp);
 
 /** With `text/event-stream` in `Accept`: the answer chosen lazily, the values as events. */
 const answerEvents = (

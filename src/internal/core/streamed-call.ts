@@ -189,6 +189,34 @@ type Dispatch = ReturnType<typeof makeDispatch>;
 const makeDispatch = () => promised(dispatcher(Async, toJson));
 /** Made on the first call, for the reason {@link streamStage} is. */
 let streamed: Dispatch | undefined;
+let json: Dispatch | undefined;
+
+/**
+ * Dispatches `body` to JSON text as `asyncDispatch` does, on a wire that streams nothing (an HTTP
+ * JSON answer, a plain NATS request). A plain-object context gains `signal`, which aborts (-32800,
+ * "Request cancelled") when `signal` does: the client went away, the service is stopping. The
+ * listener on `signal` is let go once answered, so that a long-lived one (a service's) keeps none.
+ */
+export const dispatchFollowing = (
+  body: string | Uint8Array,
+  methods: Methods | undefined,
+  o: JsonOptions & { readonly signal?: AbortSignal | undefined },
+): Promise<string> => {
+  const dispatch = (json ??= makeDispatch());
+  if (!isPlainObject(o.context)) return dispatch(body, methods, o);
+  const controller = signalController();
+  const release = follow(o.signal, () => abortGuarded(controller, requestCancelled()));
+  return dispatch(body, methods, { ...o, context: withSignal(o.context, controller) }).then(
+    (text) => {
+      release();
+      return text;
+    },
+    (thrown: unknown) => {
+      release();
+      throw thrown;
+    },
+  );
+};
 
 /**
  * Dispatches `body` with its values sent through `outlet` before its answer. A plain-object context

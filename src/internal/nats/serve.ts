@@ -9,7 +9,6 @@
  */
 import { Svcm, type Service } from "@nats-io/services";
 import type { NoContext } from "../core/context-marks";
-import { dispatchToJson } from "../core/async-dispatch";
 import type { DispatchContext, MethodsFor, TypedOptions } from "../core/dispatch-context";
 import { isJsonRpcError } from "../core/exceptions";
 import { logSafely } from "../core/logger";
@@ -18,7 +17,8 @@ import type { JsonOptions } from "../core/options";
 import { ErrorResponse, toErrorDict } from "../core/response";
 import { serialize } from "../core/serializer";
 import type { AnyStage } from "../core/stages";
-import { dispatchStreamed } from "../core/streamed-call";
+import { requestCancelled } from "../core/progress-wire";
+import { dispatchFollowing, dispatchStreamed } from "../core/streamed-call";
 import { VERSION } from "../core/version";
 import { openRpcDocument, withDiscovery } from "../documents/openrpc";
 import type { OpenRpcInfo } from "../documents/openrpc-types";
@@ -47,7 +47,9 @@ export interface NatsServiceOptions<C> {
   /**
    * The methods' context, made for each message (from its headers: a token, a trace id). A thrown
    * `JsonRpcError` is the answer, with id `null`; anything else thrown is the services framework's
-   * error reply (`Nats-Service-Error-Code: 500`). Without it, methods get no context.
+   * error reply (`Nats-Service-Error-Code: 500`). Without it, methods get no context. A plain object
+   * gains `signal` (as on HTTP and connections), which aborts when the service stops (`stop()`, or
+   * the connection closing): any other context is left alone.
    */
   readonly context?: (message: NatsMessage) => C;
   /**
@@ -96,12 +98,36 @@ export interface NatsService {
   figures(): NatsFigures;
   /**
    * Stops taking messages (new ones go to the other members of the queue group), answers every
-   * message already taken, and waits for the NATS server to have them. Does not close the
-   * connection: `await service.stop(); await nc.drain();`.
+   * message already taken, and waits for the NATS server to have them. The methods in flight are
+   * told: their `signal` aborts (reason: `JsonRpcError` -32800 "Request cancelled"), a streaming
+   * method stops at its next `yield` and is answered with that error; a method that ignores its
+   * signal is still waited for and answered. `stop({ abort: false })` drains without aborting (a
+   * later `stop()` still aborts what is left). Does not close the connection:
+   * `await service.stop(); await nc.drain();`.
    */
-  stop(): Promise<void>;
+  stop(options?: NatsStopOptions): Promise<void>;
   /** Resolves once stopped, by `stop` or by the connection closing. */
   readonly stopped: Promise<void>;
+}
+
+/**
+ * How `NatsService.stop` ends the messages in flight.
+ *
+ * @example
+ * // compile-only: it needs a NATS server (docs/scale-out.md runs one)
+ * import type { NatsService } from "rpcserver/nats";
+ * // Let the methods in flight run to their end, their signals not aborted:
+ * const drain = (service: NatsService): Promise<void> => service.stop({ abort: false });
+ *
+ * @since 5.0.10
+ * @category nats
+ */
+export interface NatsStopOptions {
+  /**
+   * Abort the methods' `signal` (the default, `true`): they stop early and are answered with their
+   * error. `false`: let them run to their end (a drain), answered as usual.
+   */
+  readonly abort?: boolean;
 }
 
 const DEFAULT_QUEUE = "rpc";
@@ -156,6 +182,9 @@ class Endpoint {
     private readonly context: ((message: NatsMessage) => unknown) | undefined,
   ) {}
 
+  /** Aborts when the service stops: followed by each message's signal, let go once it is answered. */
+  readonly stopping = new AbortController();
+
   /**
    * One message taken: answered, and counted until it is. Nothing here may throw out of the
    * handler: a message whose headers nats-core cannot read throws at `message.headers`, and a throw
@@ -191,10 +220,11 @@ class Endpoint {
    */
   private answer(message: NatsMessage): Promise<void> {
     const { o, context } = this;
-    let options = o;
+    const signal = this.stopping.signal;
+    let options: JsonOptions & { readonly signal: AbortSignal } = { ...o, signal };
     if (context !== undefined) {
       try {
-        options = { ...o, context: context(message) };
+        options = { ...o, signal, context: context(message) };
       } catch (thrown) {
         if (!isJsonRpcError(thrown)) throw thrown;
         const write = o.serializer ?? serialize;
@@ -203,9 +233,7 @@ class Endpoint {
       }
     }
     if (!asksForValues(message)) {
-      return dispatchToJson(message.data, this.methods as never, options as never).then((text) =>
-        answer(message, text),
-      );
+      return dispatchFollowing(message.data, this.methods, options).then((text) => answer(message, text));
     }
     return new Promise<void>((done, fail) => {
       dispatchStreamed(message.data, this.methods, options, new NatsOutlet(this.connection, message, done, fail));
@@ -234,8 +262,10 @@ const discoverable = (methods: Methods, info: (() => OpenRpcInfo) | undefined): 
  *   an empty message when sent as a request, nothing when published.
  * - Streams: a request with the header `Rpc-Stream: values` gets its method's values first, each a
  *   message with the header `Rpc-Value: 1` (the notification an HTTP event stream carries).
- * - Stopping: `stop()` drains: messages already taken are answered, new ones go to the others.
- *   Call it before `nc.drain()`: draining the connection first loses the answers in flight (logged).
+ * - Stopping: `stop()` answers the messages already taken, new ones go to the others; the methods
+ *   in flight see their `signal` abort first (a plain-object context gains it), unless
+ *   `stop({ abort: false })`. Call it before `nc.drain()`: draining the connection first loses the
+ *   answers in flight (logged), and aborts the signals too.
  *
  * @example
  * // compile-only: it needs a NATS server (docs/scale-out.md runs one)
@@ -305,7 +335,7 @@ export const serveNats = async <C = NoContext, X = NoContext, const S extends Re
   }
   await connection.flush();
   warnOnLoss(connection, counts);
-  return running(connection, service, counts);
+  return running(connection, service, endpoint);
 };
 
 /** The discover endpoint's subject: the one given, or `<subject>.discover` for a subject with no wildcard. */
@@ -336,16 +366,26 @@ const warnOnLoss = (connection: NatsConnection, counts: Counts): void => {
 /**
  * The running service. `stop()` never rejects and never waits for ever on the connection: nats.js's
  * drain of a subscription does not settle if the connection closes under it, so the closing ends
- * the wait too; a failure (the NATS server gone) is logged.
+ * the wait too; a failure (the NATS server gone) is logged. Stopping (unless told not to) and the
+ * connection closing abort the signals of the messages in flight: their answers are still sent, or
+ * (closed) cannot be, and a method should not run on for nothing.
  */
-const running = (connection: NatsConnection, service: Service, counts: Counts): NatsService => {
-  const closed = connection.closed().then(() => undefined);
+const running = (connection: NatsConnection, service: Service, endpoint: Endpoint): NatsService => {
+  const { counts } = endpoint;
+  const abort = (): void => {
+    if (!endpoint.stopping.signal.aborted) endpoint.stopping.abort(requestCancelled());
+  };
+  const closed = connection.closed().then(() => {
+    abort();
+  });
   let stopping: Promise<void> | undefined;
-  const stop = (): Promise<void> =>
-    (stopping ??= Promise.race([service.stop(), closed])
+  const stop = (options?: NatsStopOptions): Promise<void> => {
+    if (options?.abort !== false) abort();
+    return (stopping ??= Promise.race([service.stop(), closed])
       .then(() => counts.drained())
       .then(() => (connection.isClosed() ? undefined : connection.flush()))
       .catch((thrown: unknown) => logSafely("rpcserver/nats: stopping the service failed", thrown)));
+  };
   return {
     info: () => service.info(),
     figures: () => counts.figures(),

@@ -149,8 +149,8 @@ const FLUSH_EVERY = 64;
  * A streamed call's outlet on NATS: each value one message marked `Rpc-Value: <n>`, the answer the
  * last, marked `Rpc-Value-Count: <n>`. A message is numbered once it is published: one that could
  * not be (the connection closed, over `max_payload`) leaves no hole in the numbers. The NATS
- * server cannot tell us that the requester has gone, so nothing stops the call but its own end (or
- * a `timeout` stage).
+ * server cannot tell us that the requester has gone, so nothing stops the call but its own end, a
+ * `timeout` stage, or the service stopping (whose stopped call is still answered, with its error).
  */
 export class NatsOutlet implements Outlet {
   /** Messages marked `Rpc-Value` published so far. */
