@@ -18,7 +18,14 @@
  */
 
 // The context a dispatch's methods receive, as its options and stages turn it.
-export type { AddsSignal, After, ExpectedContext, Refused, TypedAround, TypedStages } from "./internal/core/context-marks";
+export type {
+  AddsSignal,
+  After,
+  ExpectedContext,
+  Refused,
+  TypedAround,
+  TypedStages,
+} from "./internal/core/context-marks";
 export type {
   CheckedStages,
   ContextOf,
