@@ -204,7 +204,7 @@ describe("what the examples say does not compile, does not", () => {
   test("methods.ts: a handler answering another type than its entry's result", () => {
     expect(problemsAfter("methods.ts", "add: (a, b) => E.right(a + b)", "add: (a, b) => E.right(`${a + b}`)")).toEqual([
       expect.stringMatching(
-        /^examples\/ts\/methods\.ts:\d+: TS2322 Type 'Either<ErrorResult, string>' is not assignable to type 'Outcome<number>'/,
+        /^examples\/ts\/methods\.ts:\d+: TS2322 Type 'Either<ErrorResult, string>' is not assignable to type 'Outcome<number, ErrorResult>'/,
       ),
     ]);
   });

@@ -128,7 +128,9 @@ export const abortGuarded = (controller: AbortController, reason: unknown): void
       // Removed whether it was added to capture or not (which means nothing on a signal).
       signal.removeEventListener("abort", listener);
       signal.removeEventListener("abort", listener, { capture: true });
-      signal.addEventListener("abort", guarded(listener));
+      // Once: a signal aborts once, and a listener left on it after would keep what it holds (a
+      // follower that lets go by the listener it added cannot find this wrapper).
+      signal.addEventListener("abort", guarded(listener), { once: true });
     }
   }
   controller.abort(reason);

@@ -72,9 +72,12 @@ const code: number = E.isLeft(response) ? response.left.code : ERROR_METHOD_NOT_
 const same: typeof NODATA = NODATA2;
 const error: Result = RpcError(1, "x", NODATA);
 const dict = toDict(response);
-// rpcserver/server's serve resolves to node:http's Server; the main entry's to DevServer, which a Server is.
-const server: Server = await serve("localhost", 0);
+// rpcserver/server's serve resolves to node:http's Server with its url and port; the main entry's to
+// DevServer, which that server is.
+const server = await serve("localhost", 0);
+const node: Server = server;
 const dev: DevServer = server;
+const where: string = `${server.url} ${server.port}`;
 // @ts-expect-error the main entry's serve promises a DevServer, not node:http's Server
 const notNode: Server = await serveDev("localhost", 0);
 
@@ -142,5 +145,5 @@ const handlerArgs: HandlerArgs<{ params: t.TupleC<[t.NumberC]> }, TokenContext> 
 const refused: Refused<number> = { "a stage refuses the context": 1 };
 
 export { token, handlerArgs, refused };
-export { sum, text, later, code, same, error, dict, server, dev, notNode, piped, answered, staged, timed, notAStage };
+export { sum, text, later, code, same, error, dict, server, node, dev, where, notNode, piped, answered, staged, timed, notAStage };
 export { sum2, greeting, both, local1, viaServer, asUser, describe, timedOut };
