@@ -52,10 +52,11 @@ import { identity } from "fp-ts/function";
 import type { Effect } from "../effect";
 import type { Env, JsonOptions, ResponseOptions } from "../options";
 import type { Response } from "../response";
-import { isNotification, type Call } from "../stages";
-import { dropped } from "./call";
+import { isNotification } from "../stages";
+import { answered, dropped } from "./call";
 import { invalidRequest, serverError } from "./failures";
 import { base, handler } from "./handler";
+import { resolution } from "./resolve";
 import { parse, refusedValidator, validating, type ValidatedRequest } from "./parse-validate";
 import { failedNotification, failedRequest, netted, withId } from "./request-net";
 
@@ -177,23 +178,30 @@ const runRequest = <F extends URIS>(
   F: Effect<F>,
   env: Env,
 ): ((request: ValidatedRequest, context: unknown) => Kind<F, Response | undefined>) => {
-  const handle = handler(F, env);
-  const staged = env.stages.length > 0;
   // Your stages may rewrite, mutate or break the request on its way (a new id, a getter that
   // throws): with stages each request runs under a net of its own, which answers it with the id it
   // arrived with, and a failure no stage caught with -32603 for that request alone. Without
-  // stages the request is the validated one throughout, and every step guards its own user code.
-  const answer: (call: Call) => Kind<F, Response> = staged ? netted(F, handle, withId, failedRequest(env)) : handle;
-  // A notification's answer is dropped: without stages none is built; with stages (which may
-  // answer it, or observe its answer) it is built and dropped.
-  const notify: (call: Call) => Kind<F, Response | undefined> = staged
-    ? netted(F, handle, nothing, failedNotification)
-    : base<F, Response | undefined>(F, env, dropped);
-  return (request, context) => {
-    if (E.isLeft(request)) return F.of<Response | undefined>(request);
-    const call = { request: request.right, context };
-    if (isNotification(call.request)) return notify(call);
-    return widen<F, Response, Response | undefined>(answer(call));
+  // stages the request is the validated one throughout, every step guards its own user code, and
+  // the request and its context go to resolve as they are (no call object for them).
+  if (env.stages.length > 0) {
+    const handle = handler(F, env);
+    const answer = netted(F, handle, withId, failedRequest(env));
+    // A notification's answer is built (a stage may answer it, or observe its answer) and dropped.
+    const notify = netted(F, handle, nothing, failedNotification);
+    return (request, context) => {
+      if (E.isLeft(request)) return F.of<Response | undefined>(request);
+      const call = { request: request.right, context };
+      return isNotification(call.request) ? notify(call) : widen<F, Response, Response | undefined>(answer(call));
+    };
+  }
+  const answer = base(F, env, answered);
+  // Without stages a notification's answer is never built: its method's return is read for its log line alone.
+  const notify = base<F, Response | undefined>(F, env, dropped);
+  return (validated, context) => {
+    if (E.isLeft(validated)) return F.of<Response | undefined>(validated);
+    const request = validated.right;
+    const found = resolution(env, request, context);
+    return isNotification(request) ? notify(found) : widen<F, Response, Response | undefined>(answer(found));
   };
 };
 

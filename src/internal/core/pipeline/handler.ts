@@ -17,7 +17,7 @@ import { isAround, isOwnAround, type AnyStage, type Call, type Handler } from ".
 import { passSink } from "../stream";
 import { answered, callWith, errorResponse, isErrorLeft, isResponse } from "./call";
 import { failWith, methodSite, thrownError } from "./failures";
-import { resolve, type Invocation } from "./resolve";
+import { isRefusal, resolvedCall, type Invocation, type Resolution } from "./resolve";
 import { settle, type Ending } from "./settle";
 
 const isCall = (value: unknown): value is Call =>
@@ -119,15 +119,22 @@ const lift = <F extends URIS>(F: Effect<F>, env: Env): ((next: Handler<F>, stage
 };
 
 /** Your stages, then resolve and call, as one handler: `stages.reduceRight` of each stage around the rest. */
-export const handler = <F extends URIS>(F: Effect<F>, env: Env): Handler<F> =>
-  env.stages.length === 0 ? base(F, env, answered) : env.stages.reduceRight(lift(F, env), base(F, env, answered));
+export const handler = <F extends URIS>(F: Effect<F>, env: Env): Handler<F> => {
+  const end = base(F, env, answered);
+  const last: Handler<F> = (call) => end(resolvedCall(env, call));
+  return env.stages.length === 0 ? last : env.stages.reduceRight(lift(F, env), last);
+};
 
-/** Resolve, then call: the end of every handler. */
-export const base = <F extends URIS, R>(F: Effect<F>, env: Env, ending: Ending<Invocation, R>) => {
-  const resolved = resolve(env);
+/**
+ * The call, after resolve: the end of every handler. It takes what resolve came to, so that the
+ * composition without stages resolves the request and its context as they are (no call object,
+ * no Right) and goes on through the same call stage.
+ */
+export const base = <F extends URIS, R>(
+  F: Effect<F>,
+  env: Env,
+  ending: Ending<Invocation, R>,
+): ((found: Resolution) => Kind<F, R>) => {
   const invoke = callWith(F, env, ending);
-  return (call: Call): Kind<F, R> => {
-    const invocation = resolved(call);
-    return E.isLeft(invocation) ? F.of(ending.failed(invocation.left)) : invoke(invocation.right);
-  };
+  return (found) => (isRefusal(found) ? F.of(ending.failed(found.left)) : invoke(found));
 };

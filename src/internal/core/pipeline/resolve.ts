@@ -9,7 +9,7 @@ import type * as t from "io-ts";
 import { ERROR_INTERNAL_ERROR, ERROR_INVALID_PARAMS, ERROR_METHOD_NOT_FOUND } from "../codes";
 import { isThenable, isValidation } from "../guards";
 import { logSafely } from "../logger";
-import { describesOf, lookup, paramsCodecOf, type Method } from "../methods";
+import { arityOf, describesOf, lookup, paramsCodecOf, type Method } from "../methods";
 import type { Env } from "../options";
 import { arityProblem, decodeAbsent } from "../params";
 import type { Request } from "../request";
@@ -56,31 +56,64 @@ export interface Invocation extends Call {
 export const resolve =
   (env: Env) =>
   (call: Call): E.Either<ErrorResponse, Invocation> => {
-    try {
-      return resolved(env, call);
-    } catch (thrown) {
-      // The methods table, a method (its `length`, a Proxy) and its params codec are the user's
-      // code: whatever they throw answers this request alone, as the method's own exception would.
-      return E.left(thrownError(env, call, "method", thrown));
-    }
+    const found = resolvedCall(env, call);
+    return isRefusal(found) ? found : E.right(found);
   };
 
-const resolved = (env: Env, call: Call): E.Either<ErrorResponse, Invocation> => {
-  const { request, context } = call;
+/**
+ * What resolve comes to, without the Right around an invocation: the composition without stages
+ * hands the request and its context over as they are, and builds no call object and no Right for
+ * a request it resolves.
+ */
+export type Resolution = Invocation | E.Left<ErrorResponse>;
+
+/** Is it the error for the request (an invocation has no `_tag`)? */
+export const isRefusal = (found: Resolution): found is E.Left<ErrorResponse> =>
+  (found as { _tag?: unknown })._tag === "Left";
+
+/** {@link resolve} of a call a stage passed on (its fields read under the same net). */
+export const resolvedCall = (env: Env, call: Call): Resolution => {
+  try {
+    const { request, context } = call;
+    return resolved(env, request, context);
+  } catch (thrown) {
+    return failed(env, call, thrown);
+  }
+};
+
+/** {@link resolve} of `request` with its `context`, as the composition without stages runs it. */
+export const resolution = (env: Env, request: Request, context: unknown): Resolution => {
+  try {
+    return resolved(env, request, context);
+  } catch (thrown) {
+    return failed(env, { request, context }, thrown);
+  }
+};
+
+// The methods table, a method (its `length`, a Proxy) and its params codec are the user's code:
+// whatever they throw answers this request alone, as the method's own exception would.
+const failed = (env: Env, call: Call, thrown: unknown): E.Left<ErrorResponse> =>
+  E.left(thrownError(env, call, "method", thrown)) as E.Left<ErrorResponse>;
+
+/** The error for `request`: a Left, as a Resolution carries it. */
+const refuse = (code: number, message: string, data: unknown, request: Request): E.Left<ErrorResponse> =>
+  failWith(code, message, data, request) as E.Left<ErrorResponse>;
+
+const resolved = (env: Env, request: Request, context: unknown): Resolution => {
   const method = lookup(env.methods, env.methodsAreMap, request.method);
-  if (method === undefined) return failWith(ERROR_METHOD_NOT_FOUND, "Method not found", request.method, request);
+  if (method === undefined) return refuse(ERROR_METHOD_NOT_FOUND, "Method not found", request.method, request);
   const codec = paramsCodecOf(method);
   if (codec === undefined) {
-    const arity = method.length;
+    const arity = arityOf(method);
     const why = arityProblem(arity - (context === NOCONTEXT ? 0 : 1), request.params);
-    if (why !== undefined) return failWith(ERROR_INVALID_PARAMS, "Invalid params", why, request);
+    if (why !== undefined) return refuse(ERROR_INVALID_PARAMS, "Invalid params", why, request);
     // The discovery method (`discover`) describes the table it is dispatched with: it is called
     // with that table, and whether there is a context, in its place. It declares no parameter, so
     // only a method that declares none is looked at for its mark.
     const describes = arity === 0 ? describesOf(method) : undefined;
     return describes === undefined
-      ? E.right({ request, context, method, params: request.params })
-      : E.right({ request, context, method: () => describes(env.methods, context !== NOCONTEXT), params: undefined });
+      ? { request, context, method, params: request.params }
+      : { request, context, method: () => describes(env.methods, context !== NOCONTEXT), params: undefined };
   }
   const decoded: unknown =
     request.params === undefined ? decodeAbsent((params) => codec.decode(params)) : codec.decode(request.params);
@@ -91,15 +124,15 @@ const resolved = (env: Env, call: Call): E.Either<ErrorResponse, Invocation> => 
       const params = new Checking(decoded, (settled) =>
         decodedParams(codec, settled as t.Validation<unknown>, request),
       );
-      return E.right({ request, context, method, params });
+      return { request, context, method, params };
     }
     logSafely(
       `rpcserver: the params codec of method "${request.method}" returned something other than an io-ts Validation`,
     );
-    return failWith(ERROR_INTERNAL_ERROR, "Internal error", "The params codec did not return a Validation", request);
+    return refuse(ERROR_INTERNAL_ERROR, "Internal error", "The params codec did not return a Validation", request);
   }
   const params = decodedParams(codec, decoded, request);
-  return E.isRight(params) ? E.right({ request, context, method, params: params.right }) : params;
+  return E.isRight(params) ? { request, context, method, params: params.right } : params;
 };
 
 /** Decoded params, or -32602 with the codec's (or schema's) report. */
