@@ -17,6 +17,7 @@
 import fc from "fast-check";
 import {
   BOUND,
+  THROW_WITHIN,
   closeNats,
   connectionWire,
   fairCase,
@@ -92,7 +93,7 @@ describe.each(makers.map(([name]) => name))("%s: a generator that never waits sh
 describe("a property: any generator, any wire, any stop", () => {
   const behaviour: fc.Arbitrary<Behaviour> = fc.record({
     wait: fc.constantFrom("never" as const, "sometimes" as const),
-    throwAt: fc.option(fc.integer({ min: 0, max: 3 * BOUND }), { nil: undefined }),
+    throwAt: fc.option(fc.integer({ min: 0, max: THROW_WITHIN }), { nil: undefined }),
     readsSignal: fc.boolean(),
   });
   const plan = fc.record({

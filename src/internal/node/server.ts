@@ -215,9 +215,8 @@ const listen = (
  * and `port`, the port it listens on (the one the system picked for port 0).
  *
  * @example
- * import type { Server } from "node:http";
  * import { serve } from "rpcserver/server";
- * const server: Server = await serve("localhost", 0);
+ * const server = await serve("localhost", 0); // node:http's Server, with url and port
  * server.keepAliveTimeout = 1000; // Node's API, which DevServer does not list
  * server.url; // "http://localhost:<port>/", and server.port the port the system picked
  * server.close();
