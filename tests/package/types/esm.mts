@@ -145,5 +145,23 @@ const handlerArgs: HandlerArgs<{ params: t.TupleC<[t.NumberC]> }, TokenContext> 
 const refused: Refused<number> = { "a stage refuses the context": 1 };
 
 export { token, handlerArgs, refused };
-export { sum, text, later, code, same, error, dict, server, node, dev, where, notNode, piped, answered, staged, timed, notAStage };
+export {
+  sum,
+  text,
+  later,
+  code,
+  same,
+  error,
+  dict,
+  server,
+  node,
+  dev,
+  where,
+  notNode,
+  piped,
+  answered,
+  staged,
+  timed,
+  notAStage,
+};
 export { sum2, greeting, both, local1, viaServer, asUser, describe, timedOut };
