@@ -47,7 +47,7 @@ const require = createRequire(import.meta.url);
  * for, their JSON Schema read), 15.75 KiB with streamed values (issue 24: a method's async
  * generator drained through its stream codec; stream schemas in contracts and OpenRPC), 18.0 KiB with
  * `answerHttp` (issue 24: server-sent events, and the LSP and MCP progress messages a connection
- * shares), 19.0 KiB with issue 32 (a stream's turns of the event loop, every source of abort
+ * shares), 19.1 KiB with issue 32 (a stream's turns of the event loop, every source of abort
  * followed into the method's signal, log kinds bounded by what the server defines, declared
  * errors). The development server is loaded only when `serve` is called (a
  * chunk of its own, not counted): the headroom leaves room for features, and a jump past it (a
@@ -63,7 +63,7 @@ const MAX_MIN_GZIP_BYTES = 19.5 * 1024;
  * JSON text either way) and the default logger's sampling of floods (issue 22); 11.6 KiB with streamed
  * values (issue 24: `local`'s pipeline drains a method's async generator); 13.9 KiB with streamed
  * calls (issue 24: `open`'s buffer, the event-stream parser of `http`, `local`'s sink; the core's
- * `answerHttp` is made lazily so that it stays out); 15.0 KiB with issue 32 (the drain's turns and
+ * `answerHttp` is made lazily so that it stays out); 15.1 KiB with issue 32 (the drain's turns and
  * followed signal in `local`'s pipeline, log kinds, the `redirect` refusal of `http`). A jump past it
  * (the OpenRPC document or the dev server pulled in, a Node polyfill) fails.
  */
