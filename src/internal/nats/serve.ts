@@ -261,7 +261,8 @@ const discoverable = (methods: Methods, info: (() => OpenRpcInfo) | undefined): 
  * - Answers: each JSON-RPC body gets one message, its answer's text; a body of notifications gets
  *   an empty message when sent as a request, nothing when published.
  * - Streams: a request with the header `Rpc-Stream: values` gets its method's values first, each a
- *   message with the header `Rpc-Value: 1` (the notification an HTTP event stream carries).
+ *   message numbered by the header `Rpc-Value` (1, 2, 3...: the notification an HTTP event stream
+ *   carries), and the answer counts them (`Rpc-Value-Count`): a caller sees a lost one.
  * - Stopping: `stop()` answers the messages already taken, new ones go to the others; the methods
  *   in flight see their `signal` abort first (a plain-object context gains it), unless
  *   `stop({ abort: false })`. Call it before `nc.drain()`: draining the connection first loses the

@@ -71,14 +71,19 @@ export type Resolution = Invocation | E.Left<ErrorResponse>;
 export const isRefusal = (found: Resolution): found is E.Left<ErrorResponse> =>
   (found as { _tag?: unknown })._tag === "Left";
 
-/** {@link resolve} of a call a stage passed on (its fields read under the same net). */
+/**
+ * {@link resolve} of a call a stage passed on: its fields are read under a net too (a stage may
+ * pass a call whose reads throw), then it goes on as {@link resolution}.
+ */
 export const resolvedCall = (env: Env, call: Call): Resolution => {
+  let request: Request;
+  let context: unknown;
   try {
-    const { request, context } = call;
-    return resolved(env, request, context);
+    ({ request, context } = call);
   } catch (thrown) {
     return failed(env, call, thrown);
   }
+  return resolution(env, request, context);
 };
 
 /** {@link resolve} of `request` with its `context`, as the composition without stages runs it. */
