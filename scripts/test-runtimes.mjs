@@ -1,5 +1,5 @@
 // The runtime matrix: the jest suite on Node.js 18, 22, 24 and 26 (the suite's own run covers the
-// Node that runs npm), and the built package's conformance cases (tests/runtime: the dispatch core,
+// Node that runs npm; the compile-only files, ONCE below, run there only), and the built package's conformance cases (tests/runtime: the dispatch core,
 // and the client over `local` and over `http`) on those Nodes, Bun, Deno and headless Chromium.
 // The client's http cases call one development server (the built `serve`) that this process starts
 // on 127.0.0.1 and hands to every run in RPCSERVER_URL. The runtimes come from npm packages that
@@ -67,7 +67,23 @@ if (process.argv.includes("--install")) {
   process.exit(0);
 }
 
-const jest = ["node_modules/jest/bin/jest.js", "--ci"];
+// Files that check our text and our types rather than the library on a Node: the import rules, what
+// tsc reports of the sources, of the packed package and of the TypeScript examples (which they then
+// run), the TSDoc examples and every page's code blocks. They run once, in the suite's own run on
+// the npm Node (npm test's jest step), and not again on each Node of the matrix: they are half of a
+// suite's CPU time, and everything else (the library's servers, clients, sockets, processes,
+// browsers) still runs on every Node. A name here that names no file fails the matrix, so that the
+// list cannot rot into a silent no-op.
+const ONCE = ["architecture", "doc-examples", "examples-ts", "package-types", "tsdoc-examples"].map(
+  (name) => `tests/${name}.test.ts`,
+);
+const gone = ONCE.filter((file) => !existsSync(file));
+if (gone.length > 0) throw new Error(`scripts/test-runtimes.mjs: ONCE names no file: ${gone.join(", ")}`);
+const jest = [
+  "node_modules/jest/bin/jest.js",
+  "--ci",
+  ...ONCE.map((file) => `--testPathIgnorePatterns=/${file.replace(/\./g, "\\.")}$`),
+];
 const conformance = ["tests/runtime/run.mjs"];
 const only = process.argv.slice(2).filter((arg) => !arg.startsWith("--"));
 /** How many runs go side by side (RPCSERVER_TEST_JOBS; 1: one after the other, output as it comes). */
@@ -77,7 +93,7 @@ const measured = existsSync(TIME);
 const work = mkdtempSync(join(tmpdir(), "rpcserver-runtimes-"));
 const nodes = [18, 22, 24, 26];
 const runs = [
-  ...nodes.map((v) => [`node ${v}: jest suite`, `${bin}/node${v}/bin/node`, jest]),
+  ...nodes.map((v) => [`node ${v}: jest suite, less the ONCE files`, `${bin}/node${v}/bin/node`, jest]),
   ...nodes.map((v) => [`node ${v}: built package conformance`, `${bin}/node${v}/bin/node`, conformance]),
   ["bun: built package conformance", `${bin}/@oven/bun-linux-x64/bin/bun`, conformance],
   ["deno: built package conformance", `${bin}/@deno/linux-x64-glibc/deno`, ["run", "-A", ...conformance]],

@@ -8,7 +8,7 @@
 // Declaration files are checked (skipLibCheck off) by TypeScript 7 everywhere, and by 5 and 6 against
 // the newest @types/node and without Node's types; TypeScript 5 and 6 skip them against @types/node
 // 20 to 24, where type-checking Node's own declarations is most of a 15-second compile and finds
-// nothing of ours (tests/package.test.ts checks them too). The consumers' own lines, streams() on
+// nothing of ours (tests/package-types.test.ts checks them too). The consumers' own lines, streams() on
 // Node's streams included, are checked in every compile.
 //
 // Compiles two at a time (CI has two cores). Prints one line per compile and tsc's report for each
