@@ -1,16 +1,15 @@
-// Lint: typescript-eslint's type-aware rules, and the architecture's one-way rule.
+// Lint: typescript-eslint's type-aware rules, and the architecture's import graph.
 //
 // - src/: `recommendedTypeChecked` (with `no-floating-promises` and `no-misused-promises`: the
 //   library promises that no rejection goes unhandled).
 // - tests, benchmarks and TypeScript examples: the syntactic `recommended` rules plus the type-aware
 //   promise rules. Tests throw non-errors and read `any` on purpose (hostile inputs); a floating or
 //   misused promise there is still a bug, since it hides a failing assertion.
-// - The parts of src/internal import one way only (docs/architecture.md):
-//   node -> connection -> client -> contract -> documents -> core, and only the Node part (and the
-//   Node-only entries) may import a `node:` module. `import-x/no-restricted-paths` holds the
-//   direction, `import-x/no-cycle` forbids circles of value imports
-//   (it skips `import type`; .dependency-cruiser.cjs counts those);
-//   tests/architecture.test.ts plants a wrong import and checks that these rules fail on it.
+// - Each part of src/internal imports only the parts its row in architecture.cjs names (the graph
+//   of docs/architecture.md), and only the Node part (and the Node-only entries) may import a
+//   `node:` module. `import-x/no-restricted-paths` holds the graph, `import-x/no-cycle` forbids
+//   circles of value imports (it skips `import type`; .dependency-cruiser.cjs counts those);
+//   tests/architecture.test.ts plants wrong imports and checks that these rules fail on them.
 import { readdirSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -18,20 +17,20 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 import importX from "eslint-plugin-import-x";
 import { createTypeScriptImportResolver } from "eslint-import-resolver-typescript";
+import architecture from "./architecture.cjs";
 
 /** The repository root (`import.meta.dirname` is Node 20.11+; the suite also runs on Node 18). */
 const ROOT = dirname(fileURLToPath(import.meta.url));
 
-/** The parts, bottom first: each may import only itself and the parts before it. */
-export const PARTS = ["core", "documents", "contract", "client", "connection", "nats", "inspector", "node"];
-
 /** The entries that run only on Node: they may import `node:` modules (everything else is browser-safe). */
 const NODE_ENTRIES = ["src/server.ts", "src/node-http.ts", "src/cli.ts"];
 
-const partZones = PARTS.slice(0, -1).map((part, index) => ({
+/** Each part may import its own files and the parts its row names: any other part is refused. */
+const partZones = Object.entries(architecture.PARTS).map(([part, imports]) => ({
   target: `./src/internal/${part}`,
-  from: PARTS.slice(index + 1).map((above) => `./src/internal/${above}`),
-  message: `the ${part} part imports only ${PARTS.slice(0, index + 1).join(", ")} (docs/architecture.md)`,
+  from: "./src/internal",
+  except: [part, ...imports].map((name) => `./${name}`),
+  message: architecture.messageOf(part),
 }));
 
 /**
@@ -53,7 +52,9 @@ const browserEntriesZones = [
 /** The NATS part is reached only through its entry: no other entry loads the optional NATS packages. */
 const natsZone = {
   target: [
-    "./src/internal/node",
+    ...Object.keys(architecture.PARTS)
+      .filter((part) => part !== "nats")
+      .map((part) => `./src/internal/${part}`),
     ...readdirSync(join(ROOT, "src"))
       .filter((file) => file.endsWith(".ts") && file !== "nats.ts")
       .map((file) => `./src/${file}`),
