@@ -324,7 +324,7 @@ describe("docs/architecture.md holds to the code", () => {
     const walk = (dir: string): string[] =>
       readdirSync(dir).flatMap((name) => {
         const path = join(dir, name);
-        return statSync(path).isDirectory() ? walk(path) : name.endsWith(".ts") ? [path] : [];
+        return statSync(path).isDirectory() ? walk(path) : [path];
       });
     const files = walk(join(ROOT, "src")).map((path) => relative(join(ROOT, "src"), path).split("\\").join("/"));
     const parts = doc.slice(doc.indexOf("## The parts"), doc.indexOf("\n### ", doc.indexOf("## The parts")));
