@@ -12,8 +12,10 @@
  * Real sockets, a real nats-server; each case waits for the method's `finally`, bounded by a
  * safety time that only a method never stopped reaches.
  */
+import * as E from "fp-ts/Either";
 import * as net from "node:net";
-import { Success } from "../src";
+import { Success, type Call } from "../src";
+import { connect as connectPeer, contentLength, streams } from "../src/connection";
 import { serveNats } from "../src/nats";
 import { serve } from "../src/server";
 import { connect, type TestConnection } from "./fixtures/nats.cjs";
@@ -141,5 +143,33 @@ describe("serveNats without a context function", () => {
       error: { code: -32800, message: "Request cancelled" },
       id: 1,
     });
+  });
+});
+
+describe("a connection with no context and a stage that passes a new request object on", () => {
+  test("a $/cancelRequest stops the endless stream (its end follows the new object, as a sink does)", async () => {
+    const { run, methods } = probe();
+    const copying = (call: Call) => E.right({ ...call, request: { ...call.request } });
+    const server = net.createServer((socket) => {
+      socket.on("error", () => undefined);
+      connectPeer(streams(socket, socket, contentLength()), { methods, cancellation: "lsp", stages: [copying] });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const socket = net.connect((server.address() as net.AddressInfo).port, "127.0.0.1");
+    socket.on("error", () => undefined);
+    socket.resume();
+    const send = (message: object): void => {
+      const text = JSON.stringify(message);
+      socket.write(`Content-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`);
+    };
+    try {
+      send({ jsonrpc: "2.0", method: "forever", params: {}, id: 1 });
+      await bounded(run.started, "the method to start", SAFETY_MS);
+      send({ jsonrpc: "2.0", method: "$/cancelRequest", params: { id: 1 } });
+      expect(await bounded(run.finished, "the method's finally after the cancel", SAFETY_MS)).toBeLessThan(LIMIT);
+    } finally {
+      socket.destroy();
+      server.close();
+    }
   });
 });
