@@ -7,6 +7,7 @@
  * real nats-server, with rpcserver's own client.
  */
 import * as E from "fp-ts/Either";
+import { defaultMaxListeners, getEventListeners } from "node:events";
 import * as t from "io-ts";
 import { contract, implement, timeout, type AnyStage } from "../src";
 import { client, open } from "../src/client";
@@ -153,4 +154,34 @@ test("stop({ abort: false }) drains: the signal stays unaborted until a later st
   await bounded(draining, "the drain to resolve", SAFETY_MS);
   await bounded(finished.hold.promise, "the method's finally", SAFETY_MS);
   expect(await held).toEqual(E.left(expect.objectContaining(CANCELLED)));
+});
+
+test("many messages in flight put no listener-leak warning in the host's log (each follows a signal of its own)", async () => {
+  // Every message in flight used to follow the one service-wide signal that stop() aborts: past
+  // ten of them (`defaultMaxListeners`), Node printed "MaxListenersExceededWarning: Possible
+  // EventTarget memory leak detected" on the host's stderr, for a service merely busy. The
+  // warning goes to the process's own stderr, out of the test's reach: what it counts is counted.
+  let most = 0;
+  const add = EventTarget.prototype.addEventListener;
+  const spy = jest.spyOn(EventTarget.prototype, "addEventListener").mockImplementation(function (
+    this: EventTarget,
+    ...args: Parameters<EventTarget["addEventListener"]>
+  ) {
+    add.apply(this, args);
+    if (this instanceof AbortSignal) most = Math.max(most, getEventListeners(this, "abort").length);
+  });
+  try {
+    const { service, rpc, letGo } = await serve([]);
+    const calls = Array.from({ length: 16 }, () => rpc.stubborn()());
+    while (service.figures().inFlight < calls.length) await new Promise((resolve) => setTimeout(resolve, 5));
+    letGo.done();
+    expect(await bounded(Promise.all(calls), "the answers", SAFETY_MS)).toEqual(
+      calls.map(() => E.right("done anyway")),
+    );
+    await bounded(service.stop(), "stop() to resolve", SAFETY_MS);
+  } finally {
+    spy.mockRestore();
+  }
+  expect(most).toBeGreaterThan(0);
+  expect(most).toBeLessThanOrEqual(defaultMaxListeners);
 });

@@ -100,7 +100,7 @@ class HttpOutlet implements Outlet {
   }
 }
 
-/** Without `text/event-stream` in `Accept`: `toHttp`'s answer, the handlers given a signal when the context is a plain object. */
+/** Without `text/event-stream` in `Accept`: `toHttp`'s answer, the handlers stopped when `signal` aborts. */
 const answerJson = (body: string | Uint8Array, methods: Methods | undefined, o: HttpOptions): Promise<HttpAnswer> =>
   dispatchFollowing(body, methods, o).then(toHttp);
 
@@ -136,6 +136,7 @@ const answerEvents = (
  * - Back-pressure: a method waits at its `yield` until the reader has pulled its value's event.
  * - A plain-object `context` gains `signal`, which aborts when `signal` does or the client cancels
  *   the stream; the methods' sinks then refuse, which stops their generators (their `finally` runs).
+ *   Any other context gets no signal, and its streaming methods stop at their next `yield` the same.
  *
  * Gotchas: set the body-size limit and `maxBatchSize` yourself. Rejects only as `asyncDispatch`
  * does (a bad option). Write the stream as it comes: a proxy or compression that buffers it holds

@@ -103,12 +103,13 @@ export const streamOf = (request: Request): Stream => {
 };
 
 /**
- * A stage passed `next` on in the place of `request`: its stream, if it has one (a sink, or an end
- * already), goes with it. Called only when the two differ. @internal
+ * A stage passed `next` on in the place of `request`: the two share one stream (made now if there
+ * is none yet), so that a sink or an end given to either later reaches the method too (a
+ * connection ends the stream of the request it registered, before the stages). Called only when
+ * the two differ. @internal
  */
 export const passSink = (request: Request, next: Request): void => {
-  const stream = streams.get(request);
-  if (stream !== undefined && isObjectKey(next)) streams.set(next, stream);
+  if (isObjectKey(next)) streams.set(next, streamOf(request));
 };
 
 /**

@@ -33,7 +33,7 @@ import { NOCONTEXT } from "./sentinels";
 import { serialize } from "./serializer";
 import { abortGuarded, follow, signalController } from "./signal";
 import { isNotification, owned, type AnyStage, type Around, type Handler } from "./stages";
-import { streamTo } from "./stream";
+import { endStream, streamTo } from "./stream";
 
 /**
  * Where a streamed call's messages go, in order: the values' notifications, then the answer. The
@@ -68,19 +68,40 @@ export interface Envelope {
   readonly context: unknown;
 }
 
-/** One body answered on a wire that carries values: each request's sink, fed to the wire's outlet. */
+/**
+ * One body answered on a wire: on one that carries values (an outlet), each request's sink, fed to
+ * the wire's outlet; on one that carries none, the values are dropped. Stopped, the handlers'
+ * signal aborts; when their context cannot carry one (it is not a plain object), each request's
+ * stream is ended instead, so that a streaming method stops at its next yield all the same.
+ */
 export class StreamedCall {
   private stopped = false;
+  /** The requests under way, kept when the methods' context cannot carry the signal: `stop` ends their streams. */
+  private readonly live: Set<Request> | undefined;
 
   constructor(
     private readonly write: Write,
     private readonly controller: AbortController | undefined,
-    private readonly outlet: Outlet,
-  ) {}
+    private readonly outlet: Outlet | undefined,
+  ) {
+    this.live = controller === undefined ? new Set() : undefined;
+  }
+
+  /**
+   * A request starts. With no signal to abort, it is kept until it ends (one that starts once the
+   * call is stopped has its stream ended before its method runs). Whether it must be told it ended.
+   */
+  enter(request: Request): boolean {
+    const { live } = this;
+    if (live === undefined) return false;
+    if (this.stopped) endStream(request, requestCancelled());
+    else live.add(request);
+    return true;
+  }
 
   /** A request starts: one with an id gets a sink for its values; a notification's are dropped. */
   open(request: Request): Streamed | undefined {
-    if (this.stopped || isNotification(request)) return undefined;
+    if (this.outlet === undefined || this.stopped || isNotification(request)) return undefined;
     const tokens = httpTokens(request, request.id);
     if (tokens === undefined) return undefined;
     const streamed: Streamed = { ...tokens, method: request.method, sent: 0, begun: false, done: false };
@@ -105,34 +126,39 @@ export class StreamedCall {
       streamed.begun = true;
       this.workDone(streamed, workDoneBegin(streamed.method));
     }
-    return this.outlet.value(text);
+    return this.outlet?.value(text);
   }
 
   /** LSP's work-done begin or end: sent as it comes (one its serializer cannot write is left out). */
   private workDone(streamed: Streamed, value: Record<string, unknown>): void {
     const text = workDoneNotification(this.write, streamed.workDone as string | number, value);
-    if (text !== undefined) this.outlet.message(text);
+    if (text !== undefined) this.outlet?.message(text);
   }
 
   /** The request is done, however it ended: its sink refuses from now on, and LSP's end follows its begin. */
-  ended(streamed: Streamed): void {
+  ended(request: Request, streamed: Streamed | undefined): void {
+    this.live?.delete(request);
+    if (streamed === undefined) return;
     streamed.done = true;
     if (streamed.begun && !this.stopped) this.workDone(streamed, WORK_DONE_END);
   }
 
   /** The request's response, as the wire wants it (LSP's emptied result), once it is done. */
-  close(streamed: Streamed, response: Response): Response {
-    this.ended(streamed);
-    return streamed.empties ? emptied(streamed, streamed.sent, response) : response;
+  close(request: Request, streamed: Streamed | undefined, response: Response): Response {
+    this.ended(request, streamed);
+    return streamed?.empties === true ? emptied(streamed, streamed.sent, response) : response;
   }
 
-  /** The client has gone: the handlers' signal aborts, their sinks refuse, and the wire's stream ends. */
+  /** The client has gone: the handlers' signal aborts (or their streams end), their sinks refuse, and the wire's stream ends. */
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
-    this.outlet.stop();
+    this.outlet?.stop();
     if (this.controller !== undefined && !this.controller.signal.aborted)
       abortGuarded(this.controller, requestCancelled());
+    if (this.live === undefined) return;
+    for (const request of this.live) endStream(request, requestCancelled());
+    this.live.clear();
   }
 }
 
@@ -157,20 +183,22 @@ export const streamStage = (): Around =>
         if (!isEnvelope(handled.context)) return next(handled);
         const { call, context } = handled.context;
         const { request } = handled;
+        const entered = call.enter(request);
         const streamed = call.open(request);
-        if (streamed === undefined) return next({ request, context });
+        if (streamed === undefined && !entered) return next({ request, context });
         let outcome: Kind<F, Response>;
         try {
           outcome = next({ request, context });
         } catch (thrown) {
-          call.ended(streamed);
+          call.ended(request, streamed);
           throw thrown;
         }
-        if (!(outcome instanceof Promise)) return call.close(streamed, outcome as Response) as Kind<F, Response>;
+        if (!(outcome instanceof Promise))
+          return call.close(request, streamed, outcome as Response) as Kind<F, Response>;
         return outcome.then(
-          (response: Response) => call.close(streamed, response),
+          (response: Response) => call.close(request, streamed, response),
           (thrown: unknown) => {
-            call.ended(streamed);
+            call.ended(request, streamed);
             throw thrown;
           },
         ) as Kind<F, Response>;
@@ -192,43 +220,17 @@ let streamed: Dispatch | undefined;
 let json: Dispatch | undefined;
 
 /**
- * Dispatches `body` to JSON text as `asyncDispatch` does, on a wire that streams nothing (an HTTP
- * JSON answer, a plain NATS request). A plain-object context gains `signal`, which aborts (-32800,
- * "Request cancelled") when `signal` does: the client went away, the service is stopping. The
- * listener on `signal` is let go once answered, so that a long-lived one (a service's) keeps none.
+ * Runs `body` as one call: the methods' context gains `signal` (a plain object) or, when it cannot,
+ * each request's stream is ended when the call stops (`signal` aborting stops it); its values go to
+ * `outlet`, or are dropped without one. The listener on `signal` is let go once answered, so that a
+ * long-lived one (a service's) keeps none.
  */
-export const dispatchFollowing = (
+const run = (
   body: string | Uint8Array,
   methods: Methods | undefined,
   o: JsonOptions & { readonly signal?: AbortSignal | undefined },
-): Promise<string> => {
-  const dispatch = (json ??= makeDispatch());
-  if (!isPlainObject(o.context)) return dispatch(body, methods, o);
-  const controller = signalController();
-  const release = follow(o.signal, () => abortGuarded(controller, requestCancelled()));
-  return dispatch(body, methods, { ...o, context: withSignal(o.context, controller) }).then(
-    (text) => {
-      release();
-      return text;
-    },
-    (thrown: unknown) => {
-      release();
-      throw thrown;
-    },
-  );
-};
-
-/**
- * Dispatches `body` with its values sent through `outlet` before its answer. A plain-object context
- * gains `signal`, which aborts when `signal` does (the wire's client went away) or the call is stopped.
- * Returns the call, which the wire stops when its reader cancels.
- */
-export const dispatchStreamed = (
-  body: string | Uint8Array,
-  methods: Methods | undefined,
-  o: JsonOptions & { readonly signal?: AbortSignal | undefined },
-  outlet: Outlet,
-): StreamedCall => {
+  outlet: Outlet | undefined,
+): { readonly call: StreamedCall; readonly answered: Promise<string> } => {
   const controller = isPlainObject(o.context) ? signalController() : undefined;
   const call = new StreamedCall(o.serializer ?? serialize, controller, outlet);
   const release = follow(o.signal, () => call.stop());
@@ -237,15 +239,58 @@ export const dispatchStreamed = (
     context: o.context === undefined ? NOCONTEXT : withSignal(o.context, controller),
   };
   const options = { ...o, context: envelope, stages: withStreamStage(o.stages) } as JsonOptions;
-  (streamed ??= makeDispatch())(body, methods, options).then(
-    (text) => {
-      release();
-      outlet.finish(text);
-    },
-    (thrown: unknown) => {
-      release();
-      outlet.failed(thrown);
-    },
+  const answered = (streamed ??= makeDispatch())(body, methods, options);
+  answered.then(release, release);
+  return { call, answered };
+};
+
+/**
+ * Dispatches `body` to JSON text as `asyncDispatch` does, on a wire that streams nothing (an HTTP
+ * JSON answer, a plain NATS request). When `signal` aborts (the client went away, the service is
+ * stopping), a plain-object context's `signal` aborts (-32800, "Request cancelled"); any other
+ * context cannot carry one, and a streaming method still stops at its next yield. The listener on
+ * `signal` is let go once answered, so that a long-lived one (a service's) keeps none.
+ */
+export const dispatchFollowing = (
+  body: string | Uint8Array,
+  methods: Methods | undefined,
+  o: JsonOptions & { readonly signal?: AbortSignal | undefined },
+): Promise<string> => {
+  if (isPlainObject(o.context)) {
+    const controller = signalController();
+    const release = follow(o.signal, () => abortGuarded(controller, requestCancelled()));
+    return (json ??= makeDispatch())(body, methods, { ...o, context: withSignal(o.context, controller) }).then(
+      (text) => {
+        release();
+        return text;
+      },
+      (thrown: unknown) => {
+        release();
+        throw thrown;
+      },
+    );
+  }
+  // Nothing can abort, or nothing can be told: the body as it is. Else each request's stream is ended.
+  if (o.signal === undefined) return (json ??= makeDispatch())(body, methods, o);
+  return run(body, methods, o, undefined).answered;
+};
+
+/**
+ * Dispatches `body` with its values sent through `outlet` before its answer. A plain-object context
+ * gains `signal`, which aborts when `signal` does (the wire's client went away) or the call is
+ * stopped; with any other context, a streaming method stops at its next yield all the same.
+ * Returns the call, which the wire stops when its reader cancels.
+ */
+export const dispatchStreamed = (
+  body: string | Uint8Array,
+  methods: Methods | undefined,
+  o: JsonOptions & { readonly signal?: AbortSignal | undefined },
+  outlet: Outlet,
+): StreamedCall => {
+  const { call, answered } = run(body, methods, o, outlet);
+  answered.then(
+    (text) => outlet.finish(text),
+    (thrown: unknown) => outlet.failed(thrown),
   );
   return call;
 };

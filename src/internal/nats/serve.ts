@@ -182,8 +182,22 @@ class Endpoint {
     private readonly context: ((message: NatsMessage) => unknown) | undefined,
   ) {}
 
-  /** Aborts when the service stops: followed by each message's signal, let go once it is answered. */
-  readonly stopping = new AbortController();
+  /**
+   * The signal of each message in flight, aborted when the service stops: one each, rather than one
+   * for the service that every message in flight follows (past ten listeners on one signal, Node
+   * prints a listener-leak warning on the host's stderr for a service merely busy).
+   */
+  private readonly inFlight = new Set<AbortController>();
+  private stopped = false;
+
+  /** Aborts the signals of the messages in flight, and of every message taken from now on. */
+  stop(): void {
+    if (this.stopped) return;
+    this.stopped = true;
+    const reason = requestCancelled();
+    for (const controller of this.inFlight) controller.abort(reason);
+    this.inFlight.clear();
+  }
 
   /**
    * One message taken: answered, and counted until it is. Nothing here may throw out of the
@@ -196,16 +210,23 @@ class Endpoint {
     counts.messages += 1;
     counts.inFlight += 1;
     const started = performance.now();
+    const controller = new AbortController();
+    if (this.stopped) controller.abort(requestCancelled());
+    else this.inFlight.add(controller);
     let answered: Promise<void>;
     try {
-      answered = this.answer(message);
+      answered = this.answer(message, controller.signal);
     } catch (thrown) {
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
       answered = Promise.reject(thrown);
     }
     answered.then(
-      () => counts.answered(started),
+      () => {
+        this.inFlight.delete(controller);
+        counts.answered(started);
+      },
       (thrown: unknown) => {
+        this.inFlight.delete(controller);
         counts.failed += 1;
         failed(message, thrown);
         counts.answered(started);
@@ -218,9 +239,8 @@ class Endpoint {
    * function that throws a `JsonRpcError` is answered with it, id null; anything else it throws
    * rejects (the services framework's error reply).
    */
-  private answer(message: NatsMessage): Promise<void> {
+  private answer(message: NatsMessage, signal: AbortSignal): Promise<void> {
     const { o, context } = this;
-    const signal = this.stopping.signal;
     let options: JsonOptions & { readonly signal: AbortSignal } = { ...o, signal };
     if (context !== undefined) {
       try {
@@ -373,15 +393,12 @@ const warnOnLoss = (connection: NatsConnection, counts: Counts): void => {
  */
 const running = (connection: NatsConnection, service: Service, endpoint: Endpoint): NatsService => {
   const { counts } = endpoint;
-  const abort = (): void => {
-    if (!endpoint.stopping.signal.aborted) endpoint.stopping.abort(requestCancelled());
-  };
   const closed = connection.closed().then(() => {
-    abort();
+    endpoint.stop();
   });
   let stopping: Promise<void> | undefined;
   const stop = (options?: NatsStopOptions): Promise<void> => {
-    if (options?.abort !== false) abort();
+    if (options?.abort !== false) endpoint.stop();
     return (stopping ??= Promise.race([service.stop(), closed])
       .then(() => counts.drained())
       .then(() => (connection.isClosed() ? undefined : connection.flush()))
