@@ -24,6 +24,7 @@ import {
   httpWire,
   LIMIT,
   localWire,
+  localPlainWire,
   natsWire,
   NEVER_WAITS,
   TIMEOUT_MS,
@@ -52,6 +53,7 @@ const makers: ReadonlyArray<readonly [string, (timeoutMs?: number) => Promise<Wi
   ["NATS plain", (ms) => natsWire(false, ms ?? TIMEOUT_MS)],
   ["NATS streamed", (ms) => natsWire(true, ms ?? TIMEOUT_MS)],
   ["local", (ms) => localWire(ms)],
+  ["local, plain call", (ms) => localPlainWire(ms)],
 ];
 
 const wires = new Map<string, { readonly stopped: Wire; readonly timed: Wire }>();

@@ -13,7 +13,7 @@ import http from "node:http";
 import net from "node:net";
 import type { AddressInfo } from "node:net";
 import { answerHttp, contract, Success, timeout, type Result } from "../../src";
-import { client, local, open } from "../../src/client";
+import { client, local, open, withOptions } from "../../src/client";
 import { connect, streams, type Cancellation, type Connection } from "../../src/connection";
 import { MAX_STEPS } from "../../src/internal/core/turns";
 import { natsTransport, serveNats, type NatsService } from "../../src/nats";
@@ -367,6 +367,31 @@ export const localWire = (timeoutMs?: number): Wire => {
     ping: async () => {
       await new Promise((resolve) => setTimeout(resolve, 0));
       const answer = await other.ping({})();
+      if (E.isLeft(answer)) throw new Error(`ping: ${JSON.stringify(answer.left)}`);
+    },
+    close: async () => undefined,
+  };
+};
+
+/**
+ * `local` again, with plain calls (no `open`): the caller stops one with a signal of its own
+ * ("cancel"), and the time-out is the caller's `timeoutMs`, not a stage: a plain call through
+ * `local` must stop its method when the call ends, as the aborted request of a server elsewhere does.
+ */
+export const localPlainWire = (timeoutMs?: number): Wire => {
+  const rpc = client(api, local(methods));
+  return {
+    name: "local, plain call",
+    stops: ["cancel"],
+    start: () => {
+      const controller = new AbortController();
+      const options = timeoutMs === undefined ? { signal: controller.signal } : { timeoutMs };
+      const answered = withOptions(options)(rpc.forever({}))().then((answer) => JSON.stringify(answer));
+      return Promise.resolve({ stop: () => controller.abort(), answered });
+    },
+    ping: async () => {
+      await new Promise((resolve) => setTimeout(resolve, 0));
+      const answer = await rpc.ping({})();
       if (E.isLeft(answer)) throw new Error(`ping: ${JSON.stringify(answer.left)}`);
     },
     close: async () => undefined,

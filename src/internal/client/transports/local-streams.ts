@@ -39,6 +39,18 @@ const sinkOf =
   };
 
 /**
+ * The sink of a plain call that can be stopped (a time-out or a signal of its caller's): its values
+ * are dropped, as a plain call over HTTP drops them, and once the call's signal has aborted the
+ * sink rejects, which stops the generator at its next `yield` (its `finally` runs) as the aborted
+ * request of a server elsewhere would.
+ */
+const stopOn =
+  (signal: AbortSignal): StreamSink =>
+  () => {
+    if (signal.aborted) throw cancelled();
+  };
+
+/**
  * The streamed calls under way through one `local` transport, by id, and the stage that gives each
  * its sink: one stage for all of them, so that the dispatcher keeps its composition from call to
  * call (a stage made per call would compose the pipeline again each time).
@@ -64,13 +76,14 @@ export class LocalStreams {
 
   /**
    * Runs `dispatch` (which dispatches with {@link options}) with the sink of the call registered
-   * under its id, removed once its answer has come. A call whose id is missing or already taken
-   * here is dispatched without one: its values are dropped.
+   * under its id, removed once its answer has come: `onValue`'s, or without one (a plain call) a
+   * sink that only stops the method once the call's signal has aborted. A call whose id is missing
+   * or already taken here is dispatched without one: its values are dropped.
    */
-  run<R>({ signal, ids, onValue }: TransportOptions & { readonly onValue: StreamSink }, dispatch: () => R): R {
+  run<R>({ signal, ids, onValue }: TransportOptions, dispatch: () => R): R {
     const id = ids?.[0];
     if (id === undefined || this.sinks.has(id)) return dispatch();
-    this.sinks.set(id, sinkOf(onValue, signal));
+    this.sinks.set(id, onValue === undefined ? stopOn(signal) : sinkOf(onValue, signal));
     let answer: R;
     try {
       answer = dispatch();

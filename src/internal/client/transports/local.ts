@@ -15,7 +15,7 @@ import type { Answer } from "../../core/pipeline/compose";
 import { toDict, type Response as RpcResponse } from "../../core/response";
 import { writeResponse } from "../../core/serializer";
 import { jsonCopy, NOT_PLAIN } from "../json-copy";
-import { DIRECT, type Direct, type ParsedAnswer, type Transport } from "../transport";
+import { DIRECT, NEVER, type Direct, type ParsedAnswer, type Transport } from "../transport";
 import { LocalStreams } from "./local-streams";
 import { aborted, network } from "../errors";
 
@@ -95,8 +95,8 @@ export const local = (methods: Methods, options?: JsonOptions): Transport => {
   const transport: Transport = (body, transportOptions) => () => {
     const { signal, onValue } = transportOptions;
     if (signal.aborted) return Promise.resolve(E.left(aborted(signal.reason)));
-    if (onValue === undefined) return dispatchText(body, options);
-    return streams.run({ ...transportOptions, onValue }, () => dispatchText(body, streams.options(options)));
+    if (onValue === undefined && signal === NEVER) return dispatchText(body, options);
+    return streams.run(transportOptions, () => dispatchText(body, streams.options(options)));
   };
   // Dispatchers of this transport's own: each keeps its composition while the options stay the
   // same (streamed calls have one stage more, so they have their own).
@@ -111,12 +111,12 @@ export const local = (methods: Methods, options?: JsonOptions): Transport => {
       return transport(JSON.stringify(request), transportOptions)();
     }
     try {
+      // A call that can be stopped (a time-out, a signal) goes the streamed way even when it is
+      // plain: its method, a generator that never waits included, must stop when the call does.
       const answer =
-        onValue === undefined
+        onValue === undefined && signal === NEVER
           ? run(request, methods, options === undefined ? GIVEN : { ...options, deserializer: given })
-          : streams.run({ ...transportOptions, onValue }, () =>
-              runStreamed(request, methods, streams.options(options, given)),
-            );
+          : streams.run(transportOptions, () => runStreamed(request, methods, streams.options(options, given)));
       return answer instanceof Promise
         ? answer.then(E.right, (cause: unknown) => E.left(network(cause)))
         : E.right(answer);
