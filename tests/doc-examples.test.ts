@@ -93,10 +93,24 @@ test("the README has examples; a ts block promises output unless it is compile-o
  */
 const shared = ["methods.mjs", "read-body.mjs"];
 
-let program: ts.Program | undefined;
-const checked = (): ts.Program => {
-  if (program !== undefined) return program;
-  const dir = join(tmp, "check");
+/**
+ * The blocks with the libs a project chooses: ES2022 alone (a Node project that says `lib`), and
+ * with `DOM` beside it, which is what a tsconfig without `lib` gets (`tsc --init`'s default, and
+ * most projects'): there, `MessagePort` is the DOM's (no `.on`) and the global `ReadableStream` is
+ * the DOM's, which `Readable.fromWeb` of the newest `@types/node` refuses. A block copied into
+ * either project must compile.
+ */
+const libs = {
+  es2022: ["lib.es2022.d.ts"],
+  dom: ["lib.es2022.d.ts", "lib.dom.d.ts", "lib.dom.iterable.d.ts", "lib.dom.asynciterable.d.ts"],
+} as const;
+type Libs = keyof typeof libs;
+
+const programs = new Map<Libs, ts.Program>();
+const checked = (lib: Libs = "es2022"): ts.Program => {
+  const known = programs.get(lib);
+  if (known !== undefined) return known;
+  const dir = join(tmp, `check-${lib}`);
   mkdirSync(dir, { recursive: true });
   for (const name of shared)
     writeFileSync(join(dir, name), `export * from "../../../examples/integrations/${name}";\n`);
@@ -105,7 +119,7 @@ const checked = (): ts.Program => {
     writeFileSync(file, block.code);
     return file;
   });
-  program = ts.createProgram(files, {
+  const program = ts.createProgram(files, {
     strict: true,
     noUncheckedIndexedAccess: true,
     exactOptionalPropertyTypes: true,
@@ -117,9 +131,10 @@ const checked = (): ts.Program => {
     moduleResolution: ts.ModuleResolutionKind.Bundler,
     moduleDetection: ts.ModuleDetectionKind.Force,
     target: ts.ScriptTarget.ES2022,
-    lib: ["lib.es2022.d.ts"],
+    lib: [...libs[lib]],
     types: ["node"],
   });
+  programs.set(lib, program);
   return program;
 };
 
@@ -132,21 +147,33 @@ const problems = (diagnostics: readonly ts.Diagnostic[]): string[] =>
     return `${where}TS${diagnostic.code} ${ts.flattenDiagnosticMessageText(diagnostic.messageText, "\n")}`;
   });
 
-test("the type-check itself has no problem of its own (options, the shared files)", () => {
-  const p = checked();
-  expect(problems([...p.getOptionsDiagnostics(), ...p.getGlobalDiagnostics()])).toEqual([]);
-  const sharedFiles = p.getSourceFiles().filter((file) => file.fileName.includes("/examples/integrations/"));
-  expect(sharedFiles.map((file) => file.fileName.replace(/.*\/examples\//, "examples/")).sort()).toEqual(
-    shared.map((name) => `examples/integrations/${name}`),
-  );
-});
+test.each(Object.keys(libs) as Libs[])(
+  "the type-check itself has no problem of its own (options, the shared files), lib %s",
+  (lib) => {
+    const p = checked(lib);
+    expect(problems([...p.getOptionsDiagnostics(), ...p.getGlobalDiagnostics()])).toEqual([]);
+    const sharedFiles = p.getSourceFiles().filter((file) => file.fileName.includes("/examples/integrations/"));
+    expect(sharedFiles.map((file) => file.fileName.replace(/.*\/examples\//, "examples/")).sort()).toEqual(
+      shared.map((name) => `examples/integrations/${name}`),
+    );
+  },
+);
 
-test.each(tsBlocks.map((block) => [block.name, block] as const))("%s type-checks (strict)", (_name, block) => {
-  const p = checked();
-  const file = p.getSourceFile(join(tmp, "check", `${block.file}.ts`));
+const typeChecks = (lib: Libs, block: Block): void => {
+  const p = checked(lib);
+  const file = p.getSourceFile(join(tmp, `check-${lib}`, `${block.file}.ts`));
   if (file === undefined) throw new Error(`${block.name} is not in the program`);
   expect(problems([...p.getSyntacticDiagnostics(file), ...p.getSemanticDiagnostics(file)])).toEqual([]);
-});
+};
+
+test.each(tsBlocks.map((block) => [block.name, block] as const))("%s type-checks (strict)", (_name, block) =>
+  typeChecks("es2022", block),
+);
+
+test.each(tsBlocks.map((block) => [block.name, block] as const))(
+  "%s type-checks (strict) in a project whose lib has DOM (a tsconfig without lib)",
+  (_name, block) => typeChecks("dom", block),
+);
 
 // ---------------------------------------------------------------------------------------------------
 // ts blocks: run
