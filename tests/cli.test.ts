@@ -503,9 +503,22 @@ describe("a TypeScript module: served where Node.js strips types, else one line 
     expect(lines).toHaveLength(1);
     expect(lines[0]).toContain(`does not run TypeScript; run it with tsx: NODE_OPTIONS="--import tsx" npx rpcserver`);
     expect(lines[0]).toContain("--experimental-strip-types");
+    // Node.js 22.18 strips types by default too (the runtime matrix's Node.js 22 does).
+    expect(lines[0]).toContain("Node.js 22.18, 23.6 and later need neither");
   });
 
-  // The runtime matrix's Node.js 24 (scripts/test-runtimes.mjs --install), when installed.
+  test("--help says which Node.js serves a TypeScript module as it is", () => {
+    const help = spawnSync(process.execPath, [join(ROOT, "dist", "esm", "cli.js"), "--help"], { encoding: "utf8" });
+    expect(help.stdout.replace(/\s+/g, " ")).toContain(
+      "a Node.js that strips types (22.18, 23.6 or later; else it says how: tsx)",
+    );
+  });
+
+  // The runtime matrix's Node.js 22 (22.18 or later) and 24 (scripts/test-runtimes.mjs --install), when installed.
+  const node22 = join(ROOT, "runtimes", "node_modules", "node22", "bin", "node");
+  (existsSync(node22) ? test : test.skip)("with Node.js 22.18 or later, which strips types by default: served", () =>
+    expectServed(node22),
+  );
   const node24 = join(ROOT, "runtimes", "node_modules", "node24", "bin", "node");
   (existsSync(node24) ? test : test.skip)("with Node.js 24, which strips types by default: served", () =>
     expectServed(node24),

@@ -27,7 +27,8 @@ Serves the JSON-RPC 2.0 methods of a JavaScript module over HTTP, for developmen
 
 Arguments:
   <module>          an ESM or CommonJS module, path relative to the current directory; a
-                    TypeScript one (.ts) on a Node.js that strips types (23.6 or later).
+                    TypeScript one (.ts) on a Node.js that strips types (22.18, 23.6 or
+                    later; else it says how: tsx).
                     Its methods: those it registers with method(...) from "rpcserver", and the
                     functions it exports: those of a "methods" export (an object or a Map of
                     name -> function; then no other exported function is served), or else its

@@ -169,7 +169,7 @@ const typeScriptHelp = (specifier: string): string =>
   `rpcserver: cannot load ${specifier}: Node.js ${process.version} does not run TypeScript; ` +
   `run it with tsx: NODE_OPTIONS="--import tsx" npx rpcserver ${specifier} ` +
   `(or on Node.js 22.6 or later: NODE_OPTIONS=--experimental-strip-types npx rpcserver ${specifier}; ` +
-  "Node.js 23.6 and later need neither)";
+  "Node.js 22.18, 23.6 and later need neither)";
 
 /** Imports the module and registers its exported functions; returns the names served and how it gave them. */
 const load = async (specifier: string): Promise<Loaded> => {
