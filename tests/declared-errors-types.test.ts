@@ -17,6 +17,7 @@ import {
   Error,
   implement,
   InvalidParams,
+  JsonRpcError,
   RpcError,
   server,
   UndeclaredError,
@@ -133,6 +134,26 @@ describe("a handler answers the errors its entry declares", () => {
     );
     expect(await get(-3)()).toStrictEqual(
       E.left({ _tag: "ServerError", code: 999, message: "Teapot", data: { brewing: true } }),
+    );
+  });
+
+  test("a thrown JsonRpcError is not checked, and the client holds it to the declarations (docs/contract.md)", async () => {
+    const methods = implement(api, {
+      ...fits,
+      // Compiles: a throw has no type. What the docs say the client does with it follows.
+      get: (id) => {
+        if (id === 1) throw new JsonRpcError(404, "No such item", { name: "wrong shape" });
+        if (id === 2) throw new JsonRpcError(999, "Teapot");
+        throw new JsonRpcError(404, "No such item", { id });
+      },
+    });
+    const get = client(api, local(methods)).get;
+    expect(await get(1)()).toStrictEqual(
+      E.left({ _tag: "ServerError", code: 404, message: "No such item", data: { name: "wrong shape" } }),
+    );
+    expect(await get(2)()).toStrictEqual(E.left({ _tag: "ServerError", code: 999, message: "Teapot" }));
+    expect(await get(3)()).toStrictEqual(
+      E.left({ _tag: "ServerError", declared: true, code: 404, message: "No such item", data: { id: 3 } }),
     );
   });
 
