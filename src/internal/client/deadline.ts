@@ -6,14 +6,8 @@
  */
 import * as E from "fp-ts/Either";
 import type { CallOptions } from "./call";
-import type { ClientError, TransportError } from "./errors";
+import { aborted, network, timedOut, type ClientError } from "./errors";
 import { NEVER } from "./transport";
-
-const transportError = (reason: "aborted", cause: unknown): TransportError => ({
-  _tag: "TransportError",
-  reason,
-  cause,
-});
 
 /**
  * The longest delay a timer holds: `setTimeout` takes a longer one (or `Infinity`) as 1 ms, so a
@@ -35,10 +29,9 @@ export const guarded = <A>(
   const { signal } = options;
   // Infinity is no time-out at all: no timer to arm.
   const timeoutMs = options.timeoutMs === Infinity ? undefined : options.timeoutMs;
-  if (signal?.aborted === true) return Promise.resolve(E.left(transportError("aborted", signal.reason)));
+  if (signal?.aborted === true) return Promise.resolve(E.left(aborted(signal.reason)));
   // `!(t > 0)` and not `t <= 0`: NaN too has no time left.
-  if (timeoutMs !== undefined && !(timeoutMs > 0))
-    return Promise.resolve(E.left({ _tag: "TransportError", reason: "timeout", timeoutMs }));
+  if (timeoutMs !== undefined && !(timeoutMs > 0)) return Promise.resolve(E.left(timedOut(timeoutMs)));
   if (signal === undefined && timeoutMs === undefined) return send(NEVER);
   const controller = new AbortController();
   return new Promise<E.Either<ClientError, A>>((settle) => {
@@ -49,13 +42,13 @@ export const guarded = <A>(
       settle(answer);
     };
     const onAbort = (): void => {
-      done(E.left(transportError("aborted", signal?.reason)));
+      done(E.left(aborted(signal?.reason)));
       controller.abort(signal?.reason);
     };
     signal?.addEventListener("abort", onAbort, { once: true });
     if (timeoutMs !== undefined) {
       const expire = (): void => {
-        done(E.left({ _tag: "TransportError", reason: "timeout", timeoutMs }));
+        done(E.left(timedOut(timeoutMs)));
         controller.abort(new Error(`timed out after ${timeoutMs} ms`));
       };
       // A timer never fires early, so what is left after each step is the time-out less the steps.
@@ -64,8 +57,6 @@ export const guarded = <A>(
       };
       wait(timeoutMs);
     }
-    send(controller.signal).then(done, (cause: unknown) =>
-      done(E.left({ _tag: "TransportError", reason: "network", cause })),
-    );
+    send(controller.signal).then(done, (cause: unknown) => done(E.left(network(cause))));
   });
 };

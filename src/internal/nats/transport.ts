@@ -9,10 +9,10 @@
  */
 import * as E from "fp-ts/Either";
 import { headers as natsHeaders } from "@nats-io/nats-core";
-import { failure, type TransportError } from "../client/errors";
+import { closed, failure, network, type TransportError } from "../client/errors";
 import type { ParsedAnswer, Transport, TransportOptions } from "../client/transport";
 import { MAX_ANSWER_BYTES } from "../client/transports/http-answer";
-import { closedError, Inbox } from "./inbox";
+import { Inbox } from "./inbox";
 import type { NatsConnection, NatsHeaders } from "./shapes";
 import { STREAM_HEADER, STREAM_VALUES } from "./wire";
 
@@ -74,9 +74,7 @@ const headersOption = (headers: NatsHeaders | undefined): { headers?: NatsHeader
  * over `max_payload`).
  */
 const publishFailure = (connection: NatsConnection, cause: unknown): TransportError =>
-  connection.isClosed() || connection.isDraining?.() === true
-    ? closedError(cause)
-    : { _tag: "TransportError", reason: "network", cause };
+  connection.isClosed() || connection.isDraining?.() === true ? closed(cause) : network(cause);
 
 /** The options checked when the transport is made. */
 const limits = (options: NatsTransportOptions): { readonly timeoutMs: number; readonly maxAnswerBytes: number } => {
@@ -135,12 +133,12 @@ export const natsTransport = (
   const { timeoutMs, maxAnswerBytes } = limits(options);
   const inbox = new Inbox(connection, subject, timeoutMs, maxAnswerBytes, options.inboxPrefix);
   /** `close()` was called: every call from now on is refused, notifications included. */
-  let closed = false;
+  let shut = false;
 
   const refused = (signal: AbortSignal): TransportError | undefined => {
     if (signal.aborted) return failure(signal, signal.reason);
-    if (closed) return closedError(new Error("natsTransport: closed"));
-    if (connection.isClosed()) return closedError(new Error("nats: connection closed"));
+    if (shut) return closed(new Error("natsTransport: closed"));
+    if (connection.isClosed()) return closed(new Error("nats: connection closed"));
     return undefined;
   };
 
@@ -172,8 +170,8 @@ export const natsTransport = (
     });
 
   const close = (): void => {
-    closed = true;
-    inbox.failAll(closedError(new Error("natsTransport: closed")), true);
+    shut = true;
+    inbox.failAll(closed(new Error("natsTransport: closed")), true);
   };
   return Object.assign(send, { close });
 };
