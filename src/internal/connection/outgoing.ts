@@ -12,11 +12,12 @@
 import * as E from "fp-ts/Either";
 import { aborted, closed, network, overloaded, type TransportError } from "../client/errors";
 import { NEVER, type ParsedAnswer, type Transport, type TransportOptions } from "../client/transport";
+import { isRecord } from "../core/guards";
 import { cancelOnPeer } from "./cancellation";
 import { closedReason } from "./closing";
 import { admit, flow, roomForOwn, send } from "./flow-control";
 import { aboutWhich } from "./id-null";
-import { isId, isRecord, type Json } from "./messages";
+import { isId, type Json } from "./messages";
 import type { Outgoing, PeerState, StreamedCall } from "./state";
 import { finish, register, streamedCall, unregister } from "./streamed-calls";
 

@@ -19,13 +19,13 @@
 import * as E from "fp-ts/Either";
 import { network, tooLarge, type TransportError } from "../client/errors";
 import type { ParsedAnswer, TransportOptions } from "../client/transport";
-import { isThenable } from "../core/guards";
+import { isRecord, isThenable } from "../core/guards";
 import { LSP_PROGRESS, lspTokens, MCP_PROGRESS, mcpToken, type ProgressToken as Token } from "../core/progress-wire";
 import type { Request } from "../core/request";
 import { cancelOnPeer } from "./cancellation";
 import { Fifo } from "./fifo";
 import { flow } from "./flow-control";
-import { isId, isRecord, type Json } from "./messages";
+import { isId, type Json } from "./messages";
 import type { Cancellation } from "./options";
 import type { Outgoing, PeerState, StreamedCall } from "./state";
 
