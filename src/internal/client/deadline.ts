@@ -5,15 +5,10 @@
  * @module
  */
 import * as E from "fp-ts/Either";
+import { after } from "../core/timer";
 import type { CallOptions } from "./call";
 import { aborted, network, timedOut, type ClientError } from "./errors";
 import { NEVER } from "./transport";
-
-/**
- * The longest delay a timer holds: `setTimeout` takes a longer one (or `Infinity`) as 1 ms, so a
- * time-out of 2^31 ms fired at once. Longer time-outs are waited in steps of this.
- */
-const MAX_DELAY = 2 ** 31 - 1;
 
 /**
  * Runs `send` under the call's signal and timeout: it settles at the first of the answer, the
@@ -35,9 +30,9 @@ export const guarded = <A>(
   if (signal === undefined && timeoutMs === undefined) return send(NEVER);
   const controller = new AbortController();
   return new Promise<E.Either<ClientError, A>>((settle) => {
-    let timer: ReturnType<typeof setTimeout> | undefined;
+    let cancelTimer: (() => void) | undefined;
     const done = (answer: E.Either<ClientError, A>): void => {
-      if (timer !== undefined) clearTimeout(timer);
+      cancelTimer?.();
       signal?.removeEventListener("abort", onAbort);
       settle(answer);
     };
@@ -46,16 +41,12 @@ export const guarded = <A>(
       controller.abort(signal?.reason);
     };
     signal?.addEventListener("abort", onAbort, { once: true });
+    // Any length: one longer than a timer holds is waited out in steps (`after`).
     if (timeoutMs !== undefined) {
-      const expire = (): void => {
+      cancelTimer = after(timeoutMs, () => {
         done(E.left(timedOut(timeoutMs)));
         controller.abort(new Error(`timed out after ${timeoutMs} ms`));
-      };
-      // A timer never fires early, so what is left after each step is the time-out less the steps.
-      const wait = (left: number): void => {
-        timer = left > MAX_DELAY ? setTimeout(() => wait(left - MAX_DELAY), MAX_DELAY) : setTimeout(expire, left);
-      };
-      wait(timeoutMs);
+      });
     }
     send(controller.signal).then(done, (cause: unknown) => done(E.left(network(cause))));
   });

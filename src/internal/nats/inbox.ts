@@ -22,6 +22,7 @@ import {
 import { NEVER, type ParsedAnswer, type TransportOptions } from "../client/transport";
 import { valueOf } from "../client/transports/event-answer";
 import { isThenable } from "../core/guards";
+import { after } from "../core/timer";
 import type { NatsConnection, NatsHeaders, NatsMessage, NatsSubscription } from "./shapes";
 import { SERVICE_ERROR, SERVICE_ERROR_CODE, VALUE_COUNT_HEADER, VALUE_HEADER } from "./wire";
 
@@ -55,7 +56,7 @@ const countOf = (text: string): number | undefined =>
 
 /** One call awaiting its answer. */
 class Pending {
-  private timer: ReturnType<typeof setTimeout> | undefined;
+  private cancelTimer: (() => void) | undefined;
   /**
    * The value messages received and not yet handed on, as their bytes: held raw and parsed when
    * handed, so that what they take is about what `maxAnswerBytes` counts (parsed, 15 MB of
@@ -86,14 +87,14 @@ class Pending {
 
   /** No message within `timeoutMs` (a streamed call: since the last value) fails the call. */
   private rearm(): void {
-    clearTimeout(this.timer);
+    this.cancelTimer?.();
     const { timeoutMs } = this.inbox;
-    this.timer = setTimeout(() => this.settle(E.left(timedOut(timeoutMs))), timeoutMs);
+    this.cancelTimer = after(timeoutMs, () => this.settle(E.left(timedOut(timeoutMs))));
   }
 
   settle(answer: Answer): void {
     if (!this.inbox.forget(this.token)) return;
-    clearTimeout(this.timer);
+    this.cancelTimer?.();
     if (this.options.signal !== NEVER) this.options.signal.removeEventListener("abort", this.onAbort);
     this.queue = [];
     this.first = 0;
@@ -112,7 +113,7 @@ class Pending {
       return this.settle(E.left(gap(this.received + 1, count === undefined ? 0 : count + 1)));
     }
     this.final = answer;
-    clearTimeout(this.timer);
+    this.cancelTimer?.();
     if (!this.waiting) this.pump();
   }
 

@@ -12,6 +12,7 @@ import { headers as natsHeaders } from "@nats-io/nats-core";
 import { closed, failure, network, type TransportError } from "../client/errors";
 import type { ParsedAnswer, Transport, TransportOptions } from "../client/transport";
 import { MAX_ANSWER_BYTES } from "../client/transports/http-answer";
+import { fitsOneTimer, MAX_TIMER_MS } from "../core/timer";
 import { Inbox } from "./inbox";
 import type { NatsConnection, NatsHeaders } from "./shapes";
 import { STREAM_HEADER, STREAM_VALUES } from "./wire";
@@ -53,8 +54,6 @@ export type NatsTransport = Transport & {
 };
 
 const DEFAULT_TIMEOUT_MS = 30_000;
-/** The longest delay a timer takes: a longer one fires at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** The headers of one request: the transport's, and `Rpc-Stream: values` for a streamed call. */
 const requestHeaders = (options: NatsTransportOptions, streamed: boolean): NatsHeaders | undefined => {
@@ -79,7 +78,8 @@ const publishFailure = (connection: NatsConnection, cause: unknown): TransportEr
 /** The options checked when the transport is made. */
 const limits = (options: NatsTransportOptions): { readonly timeoutMs: number; readonly maxAnswerBytes: number } => {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  if (!(Number.isFinite(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS)) {
+  // The limit this option documents: one timer's (a call's own `timeoutMs` has none).
+  if (!fitsOneTimer(timeoutMs)) {
     throw new RangeError(`natsTransport: timeoutMs must be a number of milliseconds from 1 to ${MAX_TIMER_MS}`);
   }
   const maxAnswerBytes = options.maxAnswerBytes ?? MAX_ANSWER_BYTES;
