@@ -13,7 +13,7 @@ import { requestHead } from "./request-body";
 import type { CallError, DeclaredError, InvalidAnswer } from "./errors";
 import type { Transport } from "./transport";
 import type { ExpectedContext, NoContext } from "../core/context-marks";
-import { isObject, isThenable } from "../core/guards";
+import { isObject, isRecord, isThenable } from "../core/guards";
 import {
   isContract,
   spreadsArguments,
@@ -149,8 +149,6 @@ export type ClientOptions = CallOptions;
 const idsFor = (transport: Transport): (() => number) =>
   typeof transport.nextId === "function" ? transport.nextId : nextCallId;
 
-const isPlainObject = (value: unknown): boolean => typeof value === "object" && value !== null && !Array.isArray(value);
-
 /**
  * A result (`of` "result") or a streamed value (`of` "stream") as the program gets it: decoded by
  * the codec when there is one. A schema that answers a Promise refuses it: answers are read at once.
@@ -280,8 +278,7 @@ const tableClient = (transport: Transport, options: CallOptions, nextId: () => n
             method: key,
             head,
             // One plain object is sent as named params, anything else positionally.
-            params: () =>
-              args.length === 0 ? undefined : args.length === 1 && isPlainObject(args[0]) ? args[0] : args,
+            params: () => (args.length === 0 ? undefined : args.length === 1 && isRecord(args[0]) ? args[0] : args),
             decode: E.right,
             stream: E.right,
             declared: notDeclared,

@@ -149,14 +149,44 @@ export type TransportError =
       readonly location?: string;
     };
 
-/** @internal */
-export const aborted = (cause: unknown): TransportError => ({ _tag: "TransportError", reason: "aborted", cause });
+// One constructor per reason: every transport builds its errors with these, never by hand.
 
 /** @internal */
 export const network = (cause: unknown): TransportError => ({ _tag: "TransportError", reason: "network", cause });
 
 /** @internal */
+export const badStatus = (status: number, body: string): TransportError => ({
+  _tag: "TransportError",
+  reason: "status",
+  status,
+  body,
+});
+
+/** @internal */
+export const aborted = (cause: unknown): TransportError => ({ _tag: "TransportError", reason: "aborted", cause });
+
+/** @internal */
+export const timedOut = (timeoutMs: number): TransportError => ({
+  _tag: "TransportError",
+  reason: "timeout",
+  timeoutMs,
+});
+
+/** @internal */
+export const closed = (cause: unknown): TransportError => ({ _tag: "TransportError", reason: "closed", cause });
+
+/** @internal */
+export const overloaded = (limit: number): TransportError => ({ _tag: "TransportError", reason: "overloaded", limit });
+
+/** @internal */
 export const tooLarge = (limit: number): TransportError => ({ _tag: "TransportError", reason: "tooLarge", limit });
+
+/** @internal */
+export const noResponders = (subject: string): TransportError => ({
+  _tag: "TransportError",
+  reason: "noResponders",
+  subject,
+});
 
 /** @internal */
 export const gap = (expected: number, came: number): TransportError => ({
@@ -164,6 +194,14 @@ export const gap = (expected: number, came: number): TransportError => ({
   reason: "gap",
   expected,
   came,
+});
+
+/** @internal */
+export const redirect = (status: number, location: string | undefined): TransportError => ({
+  _tag: "TransportError",
+  reason: "redirect",
+  status,
+  ...(location === undefined ? {} : { location }),
 });
 
 /** A failure of the request: `aborted` when the call's signal is why, else `network`. @internal */

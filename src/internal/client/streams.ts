@@ -8,7 +8,7 @@
 import * as E from "fp-ts/Either";
 import type { TaskEither } from "fp-ts/TaskEither";
 import { CALL, type RpcStream, type Spec } from "./call";
-import type { ClientError } from "./errors";
+import { aborted, network, type ClientError } from "./errors";
 import { decodedValue } from "./read-answer";
 import { run } from "./send";
 
@@ -156,7 +156,7 @@ class Run<V, A, L extends ClientError> implements StreamRun<V, A, L> {
     if (this.ended !== undefined) return;
     this.controller.abort(reason);
     const cause: unknown = this.controller.signal.reason;
-    this.end(E.left({ _tag: "TransportError", reason: "aborted", cause }));
+    this.end(E.left(aborted(cause)));
   }
 
   /**
@@ -174,8 +174,7 @@ class Run<V, A, L extends ClientError> implements StreamRun<V, A, L> {
   };
 
   /** What a transport must not do (throw, or reject): a `network` failure, as for a plain call. */
-  private readonly lost = (cause: unknown): void =>
-    this.end(E.left({ _tag: "TransportError", reason: "network", cause }));
+  private readonly lost = (cause: unknown): void => this.end(E.left(network(cause)));
 }
 
 /**

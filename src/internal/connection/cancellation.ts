@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { isRecord } from "../core/guards";
 import { ERROR_REQUEST_CANCELLED } from "../core/codes";
 import type { Id } from "../core/request";
 import { ErrorResponse } from "../core/response";
@@ -15,7 +16,7 @@ import { NODATA } from "../core/sentinels";
 import { serialize, writeAll } from "../core/serializer";
 import { send } from "./flow-control";
 import { abortServing } from "./incoming";
-import { isId, isRecord } from "./messages";
+import { isId } from "./messages";
 import type { Cancellation } from "./options";
 import type { PeerState } from "./state";
 

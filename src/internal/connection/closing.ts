@@ -6,6 +6,7 @@
  *
  * @module
  */
+import { closed } from "../client/errors";
 import { ERROR_REQUEST_CANCELLED } from "../core/codes";
 import { ErrorResponse } from "../core/response";
 import { NODATA } from "../core/sentinels";
@@ -57,7 +58,7 @@ export const ended = (state: PeerState, reason: unknown): void => {
   state.outgoing.clear();
   // Each fails, its streamed values (if it asked for any) dropped; a streamed call answered
   // already still hands its held values on, then its answer.
-  for (const each of pending) each.fail({ _tag: "TransportError", reason: "closed", cause });
+  for (const each of pending) each.fail(closed(cause));
   state.streams.clear();
   state.endedTokens.clear();
   state.settleClosed(reason);

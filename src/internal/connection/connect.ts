@@ -21,6 +21,7 @@
  *
  * @module
  */
+import { isRecord } from "../core/guards";
 import { ERROR_MESSAGE_TOO_LARGE } from "../core/codes";
 import type { NoContext } from "../core/context-marks";
 import { serialize } from "../core/serializer";
@@ -29,7 +30,7 @@ import type { Channel, ChannelEvents } from "./channels/channel";
 import { close, ended } from "./closing";
 import { drain, enqueue, send } from "./flow-control";
 import { preparePipeline } from "./incoming";
-import { isRecord, isResponse, UNPARSED } from "./messages";
+import { isResponse, UNPARSED } from "./messages";
 import { answered, transportOf } from "./outgoing";
 import { progressHooks } from "./progress";
 import { settingsOf, type AnyServer, type ConnectOptionsFor, type Connection, type ServerCheck } from "./options";

@@ -16,11 +16,11 @@
  *
  * @module
  */
-import { isThenable } from "../core/guards";
+import { isRecord, isThenable } from "../core/guards";
 import { release } from "./back-pressure";
 import { close } from "./closing";
 import { run } from "./incoming";
-import { isId, isRecord, requestIds, UNPARSED } from "./messages";
+import { isId, requestIds, UNPARSED } from "./messages";
 import type { Incoming, PeerState } from "./state";
 
 /** How long a pause may see nothing served before it reads on (answers or cancellations may be behind). */

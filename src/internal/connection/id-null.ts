@@ -6,9 +6,10 @@
  *
  * @module
  */
+import { isRecord } from "../core/guards";
 import { ERROR_INVALID_REQUEST, ERROR_MESSAGE_TOO_LARGE } from "../core/codes";
 import { utf8Length } from "./framing/utf8";
-import { isRecord } from "./messages";
+
 import type { Outgoing } from "./state";
 
 /** "the batch has N requests; ..." (dispatch's answer to a batch over `maxBatchSize`): N. */

@@ -4,15 +4,13 @@
  *
  * @module
  */
+import { isRecord } from "../core/guards";
 import type { Id } from "../core/request";
 
 /** A message that is not JSON. */
 export const UNPARSED = Symbol("unparsed");
 
 export type Json = Record<string, unknown>;
-
-export const isRecord = (value: unknown): value is Json =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** A response (to one of our calls): an object with an id and a result or an error, and no method. */
 export const isResponse = (value: unknown): value is Json =>

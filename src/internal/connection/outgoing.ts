@@ -10,13 +10,14 @@
  * @module
  */
 import * as E from "fp-ts/Either";
-import type { TransportError } from "../client/errors";
+import { aborted, closed, network, overloaded, type TransportError } from "../client/errors";
 import { NEVER, type ParsedAnswer, type Transport, type TransportOptions } from "../client/transport";
+import { isRecord } from "../core/guards";
 import { cancelOnPeer } from "./cancellation";
 import { closedReason } from "./closing";
 import { admit, flow, roomForOwn, send } from "./flow-control";
 import { aboutWhich } from "./id-null";
-import { isId, isRecord, type Json } from "./messages";
+import { isId, type Json } from "./messages";
 import type { Outgoing, PeerState, StreamedCall } from "./state";
 import { finish, register, streamedCall, unregister } from "./streamed-calls";
 
@@ -48,14 +49,14 @@ const idsIn = (body: string, given: ReadonlyArray<number | undefined> | undefine
 /** Why a message with these ids cannot be sent now, or undefined. */
 const refusal = (state: PeerState, ids: ReadonlyArray<string | number>): TransportError | undefined => {
   if (state.outgoing.size + ids.length > state.maxOutgoing) {
-    return { _tag: "TransportError", reason: "overloaded", limit: state.maxOutgoing };
+    return overloaded(state.maxOutgoing);
   }
   // A batch's own ids must differ too: a Set only for a batch (a call is one id, checked alone).
   const seen = ids.length > 1 ? new Set<string | number>() : undefined;
   for (const id of ids) {
     if (state.outgoing.has(id) || seen?.has(id) === true) {
       const cause = new Error(`id ${JSON.stringify(id)} is already awaiting an answer on this connection`);
-      return { _tag: "TransportError", reason: "network", cause };
+      return network(cause);
     }
     seen?.add(id);
   }
@@ -88,7 +89,7 @@ const call = (
   const onAbort = (): void => {
     for (const id of ids) if (state.outgoing.get(id) === message) cancelOnPeer(state, id);
     release();
-    settle(E.left({ _tag: "TransportError", reason: "aborted", cause: signal.reason as unknown }));
+    settle(E.left(aborted(signal.reason)));
   };
   const message: Outgoing = {
     body,
@@ -138,7 +139,7 @@ const sendOwn = (
   stream?: StreamedCall,
 ): void => {
   if (!roomForOwn(state)) {
-    return settle(E.left({ _tag: "TransportError", reason: "overloaded", limit: state.maxQueued }));
+    return settle(E.left(overloaded(state.maxQueued)));
   }
   if (ids.length === 0) {
     send(state, body);
@@ -180,7 +181,7 @@ const plain = (
   try {
     ids = idsIn(body, given);
   } catch (cause) {
-    return settle(E.left({ _tag: "TransportError", reason: "network", cause }));
+    return settle(E.left(network(cause)));
   }
   sendOwn(state, body, given, ids, signal, settle);
 };
@@ -192,10 +193,9 @@ export const transportOf =
   () =>
     new Promise<Settled>((settle) => {
       if (state.closed) {
-        return settle(E.left({ _tag: "TransportError", reason: "closed", cause: closedReason(undefined) }));
+        return settle(E.left(closed(closedReason(undefined))));
       }
-      if (signal.aborted)
-        return settle(E.left({ _tag: "TransportError", reason: "aborted", cause: signal.reason as unknown }));
+      if (signal.aborted) return settle(E.left(aborted(signal.reason)));
       if (onValue === undefined) plain(state, body, given, signal, settle);
       else streamed(state, body, given, signal, onValue, settle);
     });

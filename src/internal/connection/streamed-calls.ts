@@ -17,15 +17,15 @@
  * @module
  */
 import * as E from "fp-ts/Either";
-import { network, type TransportError } from "../client/errors";
+import { network, tooLarge, type TransportError } from "../client/errors";
 import type { ParsedAnswer, TransportOptions } from "../client/transport";
-import { isThenable } from "../core/guards";
+import { isRecord, isThenable } from "../core/guards";
 import { LSP_PROGRESS, lspTokens, MCP_PROGRESS, mcpToken, type ProgressToken as Token } from "../core/progress-wire";
 import type { Request } from "../core/request";
 import { cancelOnPeer } from "./cancellation";
 import { Fifo } from "./fifo";
 import { flow } from "./flow-control";
-import { isId, isRecord, type Json } from "./messages";
+import { isId, type Json } from "./messages";
 import type { Cancellation } from "./options";
 import type { Outgoing, PeerState, StreamedCall } from "./state";
 
@@ -165,8 +165,7 @@ const fail = (state: PeerState, stream: StreamedCall, error: TransportError): vo
  */
 export const failStreams = (state: PeerState, limit: number): void => {
   if (state.streams.size === 0) return;
-  for (const stream of [...state.streams.values()])
-    fail(state, stream, { _tag: "TransportError", reason: "tooLarge", limit });
+  for (const stream of [...state.streams.values()]) fail(state, stream, tooLarge(limit));
 };
 
 /** Hands a value to the consumer; one that returns a Promise is busy until it settles. */
@@ -215,7 +214,7 @@ const take = (state: PeerState, stream: StreamedCall, value: unknown, length: nu
   state.valuesHeld += 1;
   state.heldLength += length;
   if (state.heldLength > state.maxWaitingLength) {
-    return fail(state, stream, { _tag: "TransportError", reason: "tooLarge", limit: state.maxWaitingLength });
+    return fail(state, stream, tooLarge(state.maxWaitingLength));
   }
   flow(state);
 };

@@ -25,7 +25,15 @@ export const isValidation = (value: unknown): value is t.Validation<unknown> =>
   ((value as { _tag?: unknown })._tag === "Right" ||
     ((value as { _tag?: unknown })._tag === "Left" && Array.isArray((value as { left?: unknown }).left)));
 
-/** An object made by `{}` or `Object.create(null)`: one a stage may copy with a member added (`{ ...context, signal }`). */
+/** An object that is not an array (nor `null`): a JSON object's shape, read by its members (a message, its params, a schema). */
+export const isRecord = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+/**
+ * An object whose prototype is `Object.prototype` or `null` (made by `{}` or `Object.create(null)`):
+ * one a stage may copy with a member added (`{ ...context, signal }`). Narrower than `isRecord`:
+ * a class instance or a `Map` is a record, not a plain object.
+ */
 export const isPlainObject = (value: unknown): value is object => {
   if (typeof value !== "object" || value === null) return false;
   const prototype: unknown = Object.getPrototypeOf(value);

@@ -18,6 +18,7 @@ import type { Id } from "./request";
 import { ErrorResponse, type Response } from "./response";
 import { idOf, owned, type Around, type Handler } from "./stages";
 import { endStream } from "./stream";
+import { after, MAX_TIMER_MS } from "./timer";
 
 /** The default of `timeout`'s `context` option: a plain-object context gains `signal`; any other is left alone. */
 const withSignal = (context: unknown, signal: AbortSignal): unknown =>
@@ -48,9 +49,6 @@ export interface TimeoutOptions<C = unknown, Out = unknown> {
    */
   readonly context?: (context: C, signal: AbortSignal) => Out;
 }
-
-/** The longest delay `setTimeout` holds: 2^31 - 1 ms (about 24.8 days). */
-const MAX_DELAY = 2_147_483_647;
 
 /**
  * Answers a request with -32001 "Request timed out" (`data: { timeoutMs }`) when its method has not
@@ -95,9 +93,9 @@ export function timeout(ms: number, options: TimeoutOptions = {}): Around {
   if (typeof ms !== "number" || !(ms > 0) || !Number.isFinite(ms)) {
     throw new RangeError(`timeout: ms must be a positive finite number, got ${String(ms)}`);
   }
-  if (ms > MAX_DELAY) {
-    // Timers hold a signed 32-bit delay: a longer one fires at once (Node warns, browsers do not).
-    throw new RangeError(`timeout: ms must be at most ${MAX_DELAY} (about 24.8 days, the longest timer), got ${ms}`);
+  if (ms > MAX_TIMER_MS) {
+    // The limit this stage documents (a client's `timeoutMs`, waited out in steps, has none).
+    throw new RangeError(`timeout: ms must be at most ${MAX_TIMER_MS} (about 24.8 days, the longest timer), got ${ms}`);
   }
   const attach = (options.context as ((context: unknown, signal: AbortSignal) => unknown) | undefined) ?? withSignal;
   return owned({
@@ -130,24 +128,24 @@ export function timeout(ms: number, options: TimeoutOptions = {}): Around {
         }
         // A Promise here means async dispatch (sync dispatch refuses this stage), whose Later it is.
         const raced = new Promise<Response>((settle, fail) => {
-          const timer = setTimeout(() => {
+          const cancelTimer = after(ms, () => {
             release();
             settle(E.left(ErrorResponse(ERROR_TIMEOUT, "Request timed out", { timeoutMs: ms }, id)));
             // A streaming method stops at its next yield, before the listeners below let it run on.
             endStream(request, new JsonRpcError(ERROR_TIMEOUT, "Request timed out", { timeoutMs: ms }));
             // After the answer: the signal's listeners run now, and what they throw is logged.
             abortGuarded(controller, new Error(`timed out after ${ms} ms`));
-          }, ms);
+          });
           // The rest of the pipeline answers rather than rejects; a rejection (a request a stage
           // broke) still clears the timer and goes on to the request's own net.
           outcome.then(
             (response: Response) => {
-              clearTimeout(timer);
+              cancelTimer();
               release();
               settle(response);
             },
             (thrown: unknown) => {
-              clearTimeout(timer);
+              cancelTimer();
               release();
               // What the rest of the pipeline threw, passed on as it is, to the request's own net.
               // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors

@@ -18,6 +18,7 @@
 import * as E from "fp-ts/Either";
 import { ERROR_REQUEST_CANCELLED } from "./codes";
 import { JsonRpcError } from "./exceptions";
+import { isRecord } from "./guards";
 import { logSafely } from "./logger";
 import { SuccessResponse, type Response } from "./response";
 
@@ -50,9 +51,6 @@ export interface Tokens {
 export interface Carrier {
   readonly params?: unknown;
 }
-
-const isRecord = (value: unknown): value is Json =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 const isToken = (value: unknown): value is ProgressToken => typeof value === "string" || typeof value === "number";
 

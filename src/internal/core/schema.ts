@@ -17,7 +17,7 @@
  */
 import * as E from "fp-ts/Either";
 import type * as t from "io-ts";
-import { isObject, isThenable } from "./guards";
+import { isObject, isRecord, isThenable } from "./guards";
 import { report } from "./params";
 
 /**
@@ -215,9 +215,7 @@ export const jsonSchemaOf = (
   try {
     const convert = (schema["~standard"] as Partial<StandardJSONSchemaV1["~standard"]>).jsonSchema?.[side];
     const described: unknown = typeof convert === "function" ? convert({ target: "draft-07" }) : undefined;
-    return typeof described === "object" && described !== null && !Array.isArray(described)
-      ? (described as Record<string, unknown>)
-      : undefined;
+    return isRecord(described) ? described : undefined;
   } catch {
     return undefined;
   }

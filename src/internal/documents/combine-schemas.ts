@@ -11,7 +11,7 @@ import { isNothing, isObject, nothing, put, same, type JsonSchema } from "./sche
  * `required`, `additionalProperties: false` and a `description`. Anything else (a value schema for
  * additional properties, `propertyNames`) would change meaning if merged.
  */
-export const isPlainObject = (schema: JsonSchema): boolean =>
+export const isMergeableObject = (schema: JsonSchema): boolean =>
   schema["type"] === "object" &&
   (schema["additionalProperties"] === undefined || schema["additionalProperties"] === false) &&
   Object.keys(schema).every((key) =>
@@ -19,7 +19,7 @@ export const isPlainObject = (schema: JsonSchema): boolean =>
   );
 
 const withoutClosing = (schema: JsonSchema): JsonSchema => {
-  if (!isPlainObject(schema) || schema["additionalProperties"] !== false) return schema;
+  if (!isMergeableObject(schema) || schema["additionalProperties"] !== false) return schema;
   const { additionalProperties: _closed, ...open } = schema;
   return open;
 };
@@ -77,8 +77,8 @@ const mergeObjects = (schemas: readonly JsonSchema[]): JsonSchema => {
 export const intersection = (members: readonly JsonSchema[]): JsonSchema => {
   if (members.some(isNothing)) return nothing();
   const constraining = members.filter((schema) => Object.keys(schema).length > 0);
-  const objects = constraining.filter(isPlainObject);
-  const others = constraining.filter((schema) => !isPlainObject(schema));
+  const objects = constraining.filter(isMergeableObject);
+  const others = constraining.filter((schema) => !isMergeableObject(schema));
   if (others.length === 0) return objects.length === 0 ? {} : mergeObjects(objects);
   const all = [...(objects.length > 0 ? [withoutClosing(mergeObjects(objects))] : []), ...others];
   return all.length === 1 && all[0] !== undefined ? all[0] : { allOf: all };

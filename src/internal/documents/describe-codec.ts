@@ -6,7 +6,7 @@
  * @module
  */
 import { isStandardSchema, standardOf } from "../core/schema";
-import { intersection, isPlainObject, objectSchema, union } from "./combine-schemas";
+import { intersection, isMergeableObject, objectSchema, union } from "./combine-schemas";
 import { BY_NAME, UUID } from "./named-codecs";
 import {
   definitionKey,
@@ -218,7 +218,7 @@ const byTag = (codec: object, walk: Walk): JsonSchema => {
       return props(codec, walk, () => true, false);
     case "ExactType": {
       const schema = inner();
-      return isPlainObject(schema) ? { ...schema, additionalProperties: false } : schema;
+      return isMergeableObject(schema) ? { ...schema, additionalProperties: false } : schema;
     }
     case "ArrayType":
     case "ReadonlyArrayType":

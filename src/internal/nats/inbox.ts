@@ -8,28 +8,34 @@
  */
 import * as E from "fp-ts/Either";
 import { createInbox, nuid } from "@nats-io/nats-core";
-import { failure, gap, tooLarge, type TransportError } from "../client/errors";
+import {
+  badStatus,
+  closed,
+  failure,
+  gap,
+  network,
+  noResponders,
+  timedOut,
+  tooLarge,
+  type TransportError,
+} from "../client/errors";
 import { NEVER, type ParsedAnswer, type TransportOptions } from "../client/transport";
 import { valueOf } from "../client/transports/event-answer";
 import { isThenable } from "../core/guards";
+import { after } from "../core/timer";
 import type { NatsConnection, NatsHeaders, NatsMessage, NatsSubscription } from "./shapes";
 import { SERVICE_ERROR, SERVICE_ERROR_CODE, VALUE_COUNT_HEADER, VALUE_HEADER } from "./wire";
 
 type Answer = E.Either<TransportError, string | ParsedAnswer>;
-
-/** A transport error of reason `closed`. */
-export const closedError = (cause: unknown): TransportError => ({ _tag: "TransportError", reason: "closed", cause });
 
 /**
  * An empty message that says the request was not served: the NATS server's 503 (nobody serves the
  * subject), or the services framework's error reply (`Nats-Service-Error-Code`, with its reason).
  */
 const refusal = (headers: NatsHeaders, subject: string): TransportError | undefined => {
-  if (headers.code === 503) return { _tag: "TransportError", reason: "noResponders", subject };
+  if (headers.code === 503) return noResponders(subject);
   const code = Number(headers.get(SERVICE_ERROR_CODE));
-  return code > 0
-    ? { _tag: "TransportError", reason: "status", status: code, body: headers.get(SERVICE_ERROR) }
-    : undefined;
+  return code > 0 ? badStatus(code, headers.get(SERVICE_ERROR)) : undefined;
 };
 
 /**
@@ -50,7 +56,7 @@ const countOf = (text: string): number | undefined =>
 
 /** One call awaiting its answer. */
 class Pending {
-  private timer: ReturnType<typeof setTimeout> | undefined;
+  private cancelTimer: (() => void) | undefined;
   /**
    * The value messages received and not yet handed on, as their bytes: held raw and parsed when
    * handed, so that what they take is about what `maxAnswerBytes` counts (parsed, 15 MB of
@@ -81,17 +87,14 @@ class Pending {
 
   /** No message within `timeoutMs` (a streamed call: since the last value) fails the call. */
   private rearm(): void {
-    clearTimeout(this.timer);
+    this.cancelTimer?.();
     const { timeoutMs } = this.inbox;
-    this.timer = setTimeout(
-      () => this.settle(E.left({ _tag: "TransportError", reason: "timeout", timeoutMs })),
-      timeoutMs,
-    );
+    this.cancelTimer = after(timeoutMs, () => this.settle(E.left(timedOut(timeoutMs))));
   }
 
   settle(answer: Answer): void {
     if (!this.inbox.forget(this.token)) return;
-    clearTimeout(this.timer);
+    this.cancelTimer?.();
     if (this.options.signal !== NEVER) this.options.signal.removeEventListener("abort", this.onAbort);
     this.queue = [];
     this.first = 0;
@@ -110,7 +113,7 @@ class Pending {
       return this.settle(E.left(gap(this.received + 1, count === undefined ? 0 : count + 1)));
     }
     this.final = answer;
-    clearTimeout(this.timer);
+    this.cancelTimer?.();
     if (!this.waiting) this.pump();
   }
 
@@ -228,7 +231,7 @@ export class Inbox {
       this.watching = true;
       void this.connection
         .closed()
-        .then((cause) => this.failAll(closedError(cause ?? new Error("nats: connection closed"))));
+        .then((cause) => this.failAll(closed(cause ?? new Error("nats: connection closed"))));
     }
     return prefix;
   }
@@ -243,7 +246,7 @@ export class Inbox {
       // way at once if the NATS server refuses again, rather than waiting out its time-out).
       this.prefix = undefined;
       this.subscription = undefined;
-      this.failAll({ _tag: "TransportError", reason: "network", cause: error ?? new Error("nats: no message") });
+      this.failAll(network(error ?? new Error("nats: no message")));
       return;
     }
     const call = this.pending.get(message.subject.slice((this.prefix ?? "").length + 1));
@@ -251,7 +254,7 @@ export class Inbox {
     try {
       this.answerCall(call, message);
     } catch (thrown) {
-      call.settle(E.left({ _tag: "TransportError", reason: "network", cause: thrown }));
+      call.settle(E.left(network(thrown)));
     }
   };
 

@@ -9,10 +9,11 @@
  */
 import * as E from "fp-ts/Either";
 import { headers as natsHeaders } from "@nats-io/nats-core";
-import { failure, type TransportError } from "../client/errors";
+import { closed, failure, network, type TransportError } from "../client/errors";
 import type { ParsedAnswer, Transport, TransportOptions } from "../client/transport";
 import { MAX_ANSWER_BYTES } from "../client/transports/http-answer";
-import { closedError, Inbox } from "./inbox";
+import { fitsOneTimer, MAX_TIMER_MS } from "../core/timer";
+import { Inbox } from "./inbox";
 import type { NatsConnection, NatsHeaders } from "./shapes";
 import { STREAM_HEADER, STREAM_VALUES } from "./wire";
 
@@ -53,8 +54,6 @@ export type NatsTransport = Transport & {
 };
 
 const DEFAULT_TIMEOUT_MS = 30_000;
-/** The longest delay a timer takes: a longer one fires at once. */
-const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** The headers of one request: the transport's, and `Rpc-Stream: values` for a streamed call. */
 const requestHeaders = (options: NatsTransportOptions, streamed: boolean): NatsHeaders | undefined => {
@@ -74,14 +73,13 @@ const headersOption = (headers: NatsHeaders | undefined): { headers?: NatsHeader
  * over `max_payload`).
  */
 const publishFailure = (connection: NatsConnection, cause: unknown): TransportError =>
-  connection.isClosed() || connection.isDraining?.() === true
-    ? closedError(cause)
-    : { _tag: "TransportError", reason: "network", cause };
+  connection.isClosed() || connection.isDraining?.() === true ? closed(cause) : network(cause);
 
 /** The options checked when the transport is made. */
 const limits = (options: NatsTransportOptions): { readonly timeoutMs: number; readonly maxAnswerBytes: number } => {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
-  if (!(Number.isFinite(timeoutMs) && timeoutMs > 0 && timeoutMs <= MAX_TIMER_MS)) {
+  // The limit this option documents: one timer's (a call's own `timeoutMs` has none).
+  if (!fitsOneTimer(timeoutMs)) {
     throw new RangeError(`natsTransport: timeoutMs must be a number of milliseconds from 1 to ${MAX_TIMER_MS}`);
   }
   const maxAnswerBytes = options.maxAnswerBytes ?? MAX_ANSWER_BYTES;
@@ -135,12 +133,12 @@ export const natsTransport = (
   const { timeoutMs, maxAnswerBytes } = limits(options);
   const inbox = new Inbox(connection, subject, timeoutMs, maxAnswerBytes, options.inboxPrefix);
   /** `close()` was called: every call from now on is refused, notifications included. */
-  let closed = false;
+  let shut = false;
 
   const refused = (signal: AbortSignal): TransportError | undefined => {
     if (signal.aborted) return failure(signal, signal.reason);
-    if (closed) return closedError(new Error("natsTransport: closed"));
-    if (connection.isClosed()) return closedError(new Error("nats: connection closed"));
+    if (shut) return closed(new Error("natsTransport: closed"));
+    if (connection.isClosed()) return closed(new Error("nats: connection closed"));
     return undefined;
   };
 
@@ -172,8 +170,8 @@ export const natsTransport = (
     });
 
   const close = (): void => {
-    closed = true;
-    inbox.failAll(closedError(new Error("natsTransport: closed")), true);
+    shut = true;
+    inbox.failAll(closed(new Error("natsTransport: closed")), true);
   };
   return Object.assign(send, { close });
 };

@@ -8,7 +8,7 @@
  * @module
  */
 import * as E from "fp-ts/Either";
-import type { TransportError } from "../errors";
+import { badStatus, type TransportError } from "../errors";
 
 /**
  * Headers for each request, or a function giving them at each request.
@@ -109,4 +109,4 @@ export const declaredLength = (declared: string | null | undefined, encoding: st
  * @internal
  */
 export const answerOf = (ok: boolean, status: number, text: string): E.Either<TransportError, string> =>
-  ok || looksLikeJson(text) ? E.right(text) : E.left({ _tag: "TransportError", reason: "status", status, body: text });
+  ok || looksLikeJson(text) ? E.right(text) : E.left(badStatus(status, text));

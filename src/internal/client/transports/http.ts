@@ -8,7 +8,7 @@ import * as E from "fp-ts/Either";
 import { NEVER, type Transport } from "../transport";
 import { decodedChunks, eventAnswer, isEventStream, type EventChunks } from "./event-answer";
 import { answerLimit, answerOf, declaredLength, extraHeaders, headersOf, STREAM_HEADERS } from "./http-answer";
-import { failure, tooLarge, type TransportError } from "../errors";
+import { failure, redirect, tooLarge, type TransportError } from "../errors";
 
 /**
  * Options of the {@link http} transport.
@@ -78,12 +78,7 @@ const redirected = (response: Response, url: string | URL): TransportError | und
   } catch {
     location = given ?? undefined;
   }
-  return {
-    _tag: "TransportError",
-    reason: "redirect",
-    status: response.status,
-    ...(location === undefined ? {} : { location }),
-  };
+  return redirect(response.status, location);
 };
 
 /** What {@link bodyText} answers for a body longer than the limit. */
@@ -178,8 +173,8 @@ export const http = (url: string | URL, options: HttpOptions = {}): Transport =>
       // A call that nothing can abort hands fetch no signal (see NEVER).
       if (signal !== NEVER) init.signal = signal;
       const response = await (options.fetch ?? fetch)(url, init);
-      const redirect = redirected(response, url);
-      if (redirect !== undefined) return E.left(redirect);
+      const refused = redirected(response, url);
+      if (refused !== undefined) return E.left(refused);
       const events = eventsOf(response);
       if (events !== undefined) return await eventAnswer(events, transportOptions, limit);
       const text = await bodyText(response, limit);
