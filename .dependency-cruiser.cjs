@@ -11,8 +11,9 @@ module.exports = {
     {
       name: "no-circular",
       severity: "error",
-      comment: "src/ has no circle, type-only imports included (docs/architecture.md)",
-      from: { path: "^src/" },
+      comment:
+        "src/ has no circle, type-only imports included (docs/architecture.md); the inspector page's script is one scope in the page, whose parts call each other both ways (scripts/inspector-page.cjs)",
+      from: { path: "^src/", pathNot: "^src/internal/inspector/page/" },
       to: { circular: true },
     },
     ...Object.entries(PARTS).map(([part, imports]) => ({

@@ -11,7 +11,12 @@
 import { existsSync } from "node:fs";
 import { basename, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { createRequire } from "node:module";
 import typescript from "@rollup/plugin-typescript";
+
+const { SOURCES: INSPECTOR_SOURCES, moduleSource: inspectorAssets } = createRequire(import.meta.url)(
+  "./scripts/inspector-page.cjs",
+);
 
 /**
  * The public subpaths (typescript-mapping.md), plus the development server and its CLI. Node-only:
@@ -51,6 +56,24 @@ const fpTsPath = (extension) => (id) =>
   id.startsWith("fp-ts/") && !id.startsWith("fp-ts/lib/") ? `fp-ts/lib/${id.slice(6)}${extension}` : id;
 
 const INTERNAL = fileURLToPath(new URL("src/internal/", import.meta.url));
+
+/** The inspector page's assets: src/internal/inspector/assets.ts declares them, and the build makes them. */
+const ASSETS = `${INTERNAL}inspector${sep}assets.ts`;
+
+/**
+ * `./assets` of the inspector page is its script and style sheet with their hashes, assembled from
+ * src/internal/inspector/page/ (scripts/inspector-page.cjs): four strings in the built package, no
+ * file read at run time. The module is loaded here, before the TypeScript plugin, which would
+ * compile the file on disk (types only, no value).
+ */
+const inspectorPage = () => ({
+  name: "rpcserver-inspector-page",
+  load(id) {
+    if (id !== ASSETS) return null;
+    for (const source of INSPECTOR_SOURCES) this.addWatchFile(source);
+    return inspectorAssets("esm");
+  },
+});
 
 /**
  * The Node part's chunks, by file. `serve` (what the main entry exports) is a chunk of its own
@@ -165,6 +188,7 @@ const chunkOf = (id, meta) => {
 };
 
 const plugins = () => [
+  inspectorPage(),
   typescript({
     tsconfig: "./tsconfig.build.json",
     removeComments: true,

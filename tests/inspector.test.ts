@@ -6,19 +6,21 @@
  * behind the browser guard, and off with `inspector: false`. The page in Chromium:
  * tests/inspector-browser.test.ts.
  */
+import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { request } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Script } from "node:vm";
 import { gzipSync } from "node:zlib";
 import { INSPECTOR_HEADERS, inspectorPage } from "../src/inspector";
-import { SCRIPT, SCRIPT_SHA256, STYLE, STYLE_SHA256 } from "../src/internal/inspector/page";
+import { SCRIPT, SCRIPT_SHA256, STYLE, STYLE_SHA256 } from "../src/internal/inspector/assets";
 import { acceptsHtml } from "../src/internal/node/inspector-route";
 import * as t from "io-ts";
 import { openRpcDocument } from "../src";
 import { withParams } from "../src/methods";
 import { Success } from "../src/result";
 import { serve } from "../src/server";
+import { requireBuild, ROOT } from "./helpers/processes";
 import { recordLogs } from "./support";
 
 /** The issue's budget for the page, gzipped (it has no other asset). */
@@ -61,7 +63,7 @@ describe("inspectorPage", () => {
     expect(contents(page, "style")).toEqual([STYLE]);
   });
 
-  test("the policy's hashes are those of the script and the style sheet in the page (update page.ts if not)", () => {
+  test("the policy's hashes are those of the script and the style sheet in the page (computed by the build)", () => {
     const [script, ...otherScripts] = contents(html, "script");
     const [style, ...otherStyles] = contents(html, "style");
     expect([otherScripts, otherStyles]).toEqual([[], []]);
@@ -285,5 +287,44 @@ describe("the development server", () => {
     await expect(serve("127.0.0.1", 0, { inspector: "yes" as never })).rejects.toThrow(
       new TypeError("serve: inspector must be a boolean, got string"),
     );
+  });
+});
+
+/**
+ * What a Node process gets from the built package: the page and its policy from dist/esm and
+ * dist/cjs (the build assembles the script and computes the hashes: scripts/inspector-page.cjs),
+ * and what the built development server serves.
+ */
+const BUILT = `
+import { createRequire } from "node:module";
+const esm = await import(process.argv[1] + "/dist/esm/inspector.js");
+const cjs = createRequire(import.meta.url)(process.argv[1] + "/dist/cjs/inspector.cjs");
+const { serve } = await import(process.argv[1] + "/dist/esm/server.js");
+console.info = console.warn = () => {};
+const server = await serve("127.0.0.1", 0, { methods: {} });
+const response = await fetch("http://127.0.0.1:" + server.address().port + "/", { headers: { Accept: "text/html" } });
+const served = { html: await response.text(), policy: response.headers.get("content-security-policy") };
+server.close();
+const page = (m) => ({ html: m.inspectorPage({ url: "/rpc" }), policy: m.INSPECTOR_HEADERS["Content-Security-Policy"] });
+process.stdout.write(JSON.stringify({ esm: page(esm), cjs: page(cjs), served }));
+`;
+
+describe("the built package", () => {
+  test("the policy names the hashes of the script and style sheet in the page: ESM, CommonJS and the server's", () => {
+    requireBuild();
+    const output = execFileSync(process.execPath, ["--input-type=module", "-e", BUILT, ROOT], { encoding: "utf8" });
+    const builds = JSON.parse(output) as Record<string, { html: string; policy: string }>;
+    expect(Object.keys(builds)).toEqual(["esm", "cjs", "served"]);
+    for (const [name, { html, policy }] of Object.entries(builds)) {
+      const [script, ...otherScripts] = contents(html, "script");
+      const [style, ...otherStyles] = contents(html, "style");
+      const sources = (directive: string): string[] =>
+        (policy.split("; ").find((part) => part.startsWith(`${directive} `)) ?? "").split(" ").slice(1);
+      expect({ name, otherScripts, otherStyles }).toEqual({ name, otherScripts: [], otherStyles: [] });
+      expect({ name, script: sources("script-src") }).toEqual({ name, script: [`'${sha256(script ?? "")}'`] });
+      expect({ name, style: sources("style-src") }).toEqual({ name, style: [`'${sha256(style ?? "")}'`] });
+      // The page the sources make under jest (scripts/jest-inspector-assets.cjs) is the built one.
+      expect({ name, same: script === SCRIPT && style === STYLE }).toEqual({ name, same: true });
+    }
   });
 });

@@ -5,41 +5,22 @@
  * headers to serve it with, its Content-Security-Policy first.
  *
  * Rules:
- * - The script and the style sheet are constants (script-*.ts, style.ts), so their hashes are
- *   too: the policy allows those two and nothing else (no other script, style, frame, form
- *   target or base), lets the page connect to its own origin only, and (Trusted Types) makes the
- *   browser refuse any assignment of a string to `innerHTML`.
+ * - The script and the style sheet are built from their sources (page/, assembled by
+ *   scripts/inspector-page.cjs into `./assets` with their hashes), so they are constants: the
+ *   policy allows those two and nothing else (no other script, style, frame, form target or
+ *   base), lets the page connect to its own origin only, and (Trusted Types) makes the browser
+ *   refuse any assignment of a string to `innerHTML`.
  * - What varies goes in the head, HTML-escaped: the URL to call (a `<meta>` the script reads, not
  *   script text, which would change the hash) and the `<title>`.
  * - The page itself sends only to that URL, and only if it is on the page's own origin.
  *
- * This part imports nothing: it is plain text, safe in any runtime, and the development server
- * (internal/node) serves it.
+ * This part imports nothing outside itself: it is plain text, safe in any runtime, and the
+ * development server (internal/node) serves it.
  *
  * @module
  */
+import { SCRIPT, SCRIPT_SHA256, STYLE, STYLE_SHA256 } from "./assets";
 import { BODY } from "./markup";
-import { DOM_SCRIPT } from "./script-dom";
-import { FORM_SCRIPT } from "./script-form";
-import { MAIN_SCRIPT } from "./script-main";
-import { METHODS_SCRIPT } from "./script-methods";
-import { VIEWS_SCRIPT } from "./script-views";
-import { WIRE_SCRIPT } from "./script-wire";
-import { STYLE } from "./style";
-
-/** The page's script: its parts in one function's scope, so that none of it is a global of the page. */
-export const SCRIPT = `"use strict";\n(() => {${DOM_SCRIPT}${FORM_SCRIPT}${WIRE_SCRIPT}${VIEWS_SCRIPT}${METHODS_SCRIPT}${MAIN_SCRIPT}})();\n`;
-
-export { STYLE };
-
-/**
- * The SHA-256 of `SCRIPT` and of `STYLE` (their UTF-8 bytes), in base64, as a Content-Security-Policy
- * names them. Constants, so that `inspectorPage` and the policy need no hashing at run time (Web
- * Crypto's is asynchronous): tests/inspector.test.ts hashes both and fails with the new values
- * when either text changes without them.
- */
-export const SCRIPT_SHA256 = "sha256-GbALwdyrj7FfzEiLnPbQB44Sp9gC4qS2wIcT0fIn9Jw=";
-export const STYLE_SHA256 = "sha256-no6a+qGyhy4NUiyNRo3zhbcO8PGkAB90yFnt2w4PamM=";
 
 /** The page's Content-Security-Policy. */
 const POLICY = [
@@ -123,7 +104,7 @@ const ENTITIES: Readonly<Record<string, string>> = {
 const escapeHtml = (text: string): string => text.replace(/[&<>"']/g, (character) => ENTITIES[character] ?? character);
 
 /**
- * The inspector page, for the JSON-RPC endpoint at `url`: one HTML document, about 16 KiB
+ * The inspector page, for the JSON-RPC endpoint at `url`: one HTML document, about 14 KiB
  * gzipped, with no other asset to load. In a browser it reads the service's `rpc.discover`
  * document and shows its title, version and methods (grouped by tag, filterable), a form for the
  * chosen method's params built from their JSON Schema and filled in from its first example, Send

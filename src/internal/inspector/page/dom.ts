@@ -1,5 +1,5 @@
 /**
- * The inspector page's script, part 1 of 6: the DOM helpers every other part builds with. The page
+ * The inspector page's script, part 1 of 7: the DOM helpers every other part builds with. The page
  * shows text from the service (names, summaries, schemas) and from its answers (error messages,
  * results), any of which may carry markup: every node is made with `createElement`, every string
  * goes in as `textContent` or an attribute set with `setAttribute`, and no part of the script ever
@@ -7,28 +7,42 @@
  * plants some). Events are bound with `addEventListener`, never inline attributes, which the page's
  * Content-Security-Policy would block anyway.
  *
- * The script is a constant string (String.raw: its backslashes are the script's own escapes), so
- * that its hash in the page's Content-Security-Policy is a constant (page.ts). It holds no
- * backtick and no `${`.
+ * The parts are modules here, for the type checker, lint and the unit tests; the page has them as
+ * one script in one function's scope (scripts/inspector-page.cjs assembles it at build time).
  *
  * @module
  */
 
 /**
- * The DOM helpers: `byId`, `el`, `clear`, `textOf`, `pretty`, `editable`, `prettyText`, `announce`, `uid`.
- * The document and the answers are any JSON: where a string is expected, `textOf` shows whatever
- * is there (`{"toString": 1}` included) as text, and the printers stop at `MAX_NESTING` levels.
+ * A value the service sent (its `rpc.discover` document, an answer) or the user wrote: any JSON,
+ * read by checks made at run time (`isObject`, `own`, `Array.isArray`, `typeof`), never trusted
+ * for its type. That is why it is `any`: the type says nothing a check does not.
  */
-export const DOM_SCRIPT = String.raw`
-const byId = (id) => document.getElementById(id);
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type Json = any;
+
+/** What `el` is given: attributes (`text` for its text, `on` for listeners); false, null and undefined leave one out. */
+export type Props = Readonly<Record<string, Json>>;
+
+/** A child of `el`: a node, or a string (a text node); false, null and undefined are left out. */
+export type Child = Node | string | false | null | undefined;
+
+/** The page's element of that id: the page's markup (markup.ts) has every id the script asks for. */
+export const byId = <T extends HTMLElement = HTMLElement>(id: string): T => document.getElementById(id) as T;
 
 // An element with its attributes, text and children: strings become text nodes, never markup.
-const el = (tag, props, children) => {
+export const el = <K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  props?: Props,
+  children?: readonly Child[],
+): HTMLElementTagNameMap[K] => {
   const node = document.createElement(tag);
   for (const [key, value] of Object.entries(props || {})) {
     if (value === undefined || value === null || value === false) continue;
     if (key === "text") node.textContent = textOf(value);
-    else if (key === "on") for (const [type, listener] of Object.entries(value)) node.addEventListener(type, listener);
+    else if (key === "on")
+      for (const [type, listener] of Object.entries(value as Record<string, EventListener>))
+        node.addEventListener(type, listener);
     else node.setAttribute(key, value === true ? "" : String(value));
   }
   for (const child of children || []) {
@@ -37,7 +51,7 @@ const el = (tag, props, children) => {
   return node;
 };
 
-const clear = (node) => {
+export const clear = <T extends Node>(node: T): T => {
   while (node.firstChild) node.removeChild(node.firstChild);
   return node;
 };
@@ -49,20 +63,27 @@ const MAX_NESTING = 100;
 // Whether the last print cut a value at MAX_NESTING.
 let cut = false;
 
-const members = (value) => Object.keys(value).filter((key) => value[key] !== undefined);
+const members = (value: Json): string[] => Object.keys(value).filter((key) => value[key] !== undefined);
 
-const inline = (value, depth) => {
+const inline = (value: Json, depth: number): string => {
   if (typeof value !== "object" || value === null) return compact(value);
   if (depth >= MAX_NESTING) {
     cut = true;
     return "…";
   }
-  if (Array.isArray(value)) return "[" + value.map((item) => inline(item === undefined ? null : item, depth + 1)).join(", ") + "]";
-  return "{" + members(value).map((key) => JSON.stringify(key) + ": " + inline(value[key], depth + 1)).join(", ") + "}";
+  if (Array.isArray(value))
+    return "[" + value.map((item) => inline(item === undefined ? null : item, depth + 1)).join(", ") + "]";
+  return (
+    "{" +
+    members(value)
+      .map((key) => JSON.stringify(key) + ": " + inline(value[key], depth + 1))
+      .join(", ") +
+    "}"
+  );
 };
 
 // JSON indented by two spaces, the top level always, short nested values on one line.
-const pretty = (value, indent) => {
+export const pretty = (value: Json, indent?: string): string => {
   const at = indent || "";
   const flat = inline(value, at.length / 2);
   if (typeof value !== "object" || value === null || (at !== "" && flat.length <= INLINE_WIDTH)) return flat;
@@ -76,60 +97,62 @@ const pretty = (value, indent) => {
 };
 
 // JSON to edit and send again, so never cut: indented, or on one line when too deep to indent.
-const editable = (value) => {
+export const editable = (value: Json): string => {
   cut = false;
   const text = pretty(value);
   if (!cut) return text;
   try {
     return JSON.stringify(value);
-  } catch (error) {
+  } catch {
     throw new Error("a value is nested too deeply to edit here");
   }
 };
 
 // A value on one line when it fits, else indented: for schemas and data.
-const shown = (value) => {
+export const shown = (value: Json): string => {
   const flat = inline(value, 0);
   return flat.length <= INLINE_WIDTH ? flat : pretty(value);
 };
 
 // Text that is JSON, indented; any other text as it is.
-const prettyText = (text) => {
+export const prettyText = (text: string): string => {
   try {
     return pretty(JSON.parse(text));
-  } catch (error) {
+  } catch {
     return text;
   }
 };
 
 // JSON on one line, whatever the value (too deep for JSON.stringify included).
-const compact = (value) => {
+export const compact = (value: Json): string => {
   try {
     const text = JSON.stringify(value);
     return text === undefined ? String(value) : text;
-  } catch (error) {
+  } catch {
     return "(too deeply nested to show)";
   }
 };
 
 // What the service sent where a string belongs: the string, or any other value as JSON.
-const textOf = (value) => (typeof value === "string" ? value : compact(value));
+export const textOf = (value: Json): string => (typeof value === "string" ? value : compact(value));
 
 // What an exception says, whatever was thrown.
-const messageOf = (error) => (isObject(error) && typeof error.message === "string" ? error.message : textOf(error));
+export const messageOf = (error: unknown): string =>
+  isObject(error) && typeof error.message === "string" ? error.message : textOf(error);
 
 // The page's one live status line: screen readers announce what it says.
-const announce = (message) => {
+export const announce = (message: string): void => {
   byId("status").textContent = message;
 };
 
 let uidCount = 0;
-const uid = (prefix) => {
+export const uid = (prefix: string): string => {
   uidCount += 1;
   return prefix + "-" + uidCount;
 };
 
-const isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
+export const isObject = (value: unknown): value is Record<string, Json> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
-const own = (object, key) => isObject(object) && Object.prototype.hasOwnProperty.call(object, key);
-`;
+export const own = (object: unknown, key: string): boolean =>
+  isObject(object) && Object.prototype.hasOwnProperty.call(object, key);
