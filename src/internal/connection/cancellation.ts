@@ -17,24 +17,14 @@ import { serialize, writeAll } from "../core/serializer";
 import { send } from "./flow-control";
 import { abortServing } from "./incoming";
 import { isId } from "./messages";
-import type { Cancellation } from "./options";
 import type { PeerState } from "./state";
-
-/** The method of the cancellation notification. */
-export const cancelMethodOf = (cancellation: Cancellation): string =>
-  cancellation === "lsp" ? "$/cancelRequest" : "notifications/cancelled";
-
-/** The params of a cancellation of `id`. */
-export const cancelParams = (cancellation: Cancellation, id: Id): Record<string, Id> =>
-  cancellation === "lsp" ? { id } : { requestId: id };
 
 /** Cancels one of this side's calls on the other side: the convention's notification for `id`. */
 export const cancelOnPeer = (state: PeerState, id: Id): void =>
-  send(state, serialize({ jsonrpc: "2.0", method: state.cancelMethod, params: cancelParams(state.cancellation, id) }));
-
-/** The id a cancellation's params name. */
-const cancelledId = (cancellation: Cancellation, params: unknown): unknown =>
-  isRecord(params) ? (cancellation === "lsp" ? params["id"] : params["requestId"]) : undefined;
+  send(
+    state,
+    serialize({ jsonrpc: "2.0", method: state.dialect.cancelMethod, params: state.dialect.cancelParams(id) }),
+  );
 
 /** What the method's `signal.reason` becomes: an Error with the reason the peer gave (MCP's `reason`), if any. */
 const cancelReason = (params: unknown): Error => {
@@ -54,8 +44,8 @@ const answerCancelled = (state: PeerState, id: Id): void =>
 
 /** An incoming cancellation (its params): the request it names is cancelled, wherever it is. */
 export const cancel = (state: PeerState, params: unknown): void => {
-  const { cancellation } = state;
-  const id = cancelledId(cancellation, params);
+  const { dialect } = state;
+  const id = isRecord(params) ? dialect.cancelledId(params) : undefined;
   if (!isId(id)) return;
   const entry = state.serving.get(id);
   if (entry === undefined) {
@@ -64,17 +54,17 @@ export const cancel = (state: PeerState, params: unknown): void => {
     if (queued !== undefined) {
       state.waitingById.delete(id);
       queued.cancelled = true;
-      if (cancellation === "lsp") answerCancelled(state, id);
+      if (dialect.answersCancelled) answerCancelled(state, id);
       return;
     }
     // A member of a waiting batch: answered in the batch's answer when it runs (LSP), or left out (MCP).
     if (!state.waitingInBatch.delete(id)) return;
     state.precancelled.add(id);
-    if (cancellation === "mcp") state.silenced.add(id);
+    if (!dialect.answersCancelled) state.silenced.add(id);
     return;
   }
   state.serving.delete(id);
-  if (cancellation === "mcp") state.silenced.add(id);
+  if (!dialect.answersCancelled) state.silenced.add(id);
   abortServing(entry, cancelReason(params));
   entry.cancel?.({ _tag: "Left", left: ErrorResponse(ERROR_REQUEST_CANCELLED, "Request cancelled", NODATA, id) });
 };

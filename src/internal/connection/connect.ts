@@ -25,7 +25,7 @@ import { isRecord } from "../core/guards";
 import { ERROR_MESSAGE_TOO_LARGE } from "../core/codes";
 import type { NoContext } from "../core/context-marks";
 import { serialize } from "../core/serializer";
-import { cancel, cancelMethodOf } from "./cancellation";
+import { cancel } from "./cancellation";
 import type { Channel, ChannelEvents } from "./channels/channel";
 import { close, ended } from "./closing";
 import { drain, enqueue, send } from "./flow-control";
@@ -35,7 +35,7 @@ import { answered, transportOf } from "./outgoing";
 import { progressHooks } from "./progress";
 import { settingsOf, type AnyServer, type ConnectOptionsFor, type Connection, type ServerCheck } from "./options";
 import { createState, type PeerState } from "./state";
-import { failStreams, progressMethodOf, routed } from "./streamed-calls";
+import { failStreams, routed } from "./streamed-calls";
 
 /** Answers a message skipped for its size (-32002, id null: its id was not read); the connection goes on. */
 const tooLarge = (state: PeerState, length: number, max: number = state.maxMessageLength): void => {
@@ -70,14 +70,14 @@ const receiver =
       for (const response of parsed) answered(state, response);
       return;
     }
-    if (isRecord(parsed) && parsed["method"] === state.cancelMethod && !("id" in parsed)) {
+    if (isRecord(parsed) && parsed["method"] === state.dialect.cancelMethod && !("id" in parsed)) {
       return cancel(state, parsed["params"]);
     }
     // Looked for only while this side has streamed calls (or has had: their late values are dropped).
     if (
       (state.streams.size > 0 || state.endedTokens.size > 0) &&
       isRecord(parsed) &&
-      parsed["method"] === state.progressMethod &&
+      parsed["method"] === state.dialect.progressMethod &&
       !("id" in parsed) &&
       routed(state, parsed["params"], text.length)
     ) {
@@ -122,12 +122,7 @@ export const connect = <C = NoContext, S extends AnyServer = never>(
   options?: ServerCheck<C, S> & ConnectOptionsFor<C, S>,
 ): Connection => {
   const settings = settingsOf(options ?? {});
-  const state = createState(
-    channel,
-    settings,
-    cancelMethodOf(settings.cancellation),
-    progressMethodOf(settings.cancellation),
-  );
+  const state = createState(channel, settings);
   state.connection = {
     transport: transportOf(state),
     closed: state.whenClosed,

@@ -23,10 +23,7 @@
 import {
   answeredAlready,
   emptied as emptiedResult,
-  lspTokens as lspTokensOf,
-  mcpToken,
   requestCancelled,
-  valueNotification,
   WORK_DONE_END,
   workDoneBegin,
   workDoneNotification,
@@ -55,16 +52,10 @@ const progressRecord = (
   waiting: undefined,
 });
 
-/** LSP's tokens, in params by name: `partialResultToken` and `workDoneToken`. */
-const lspTokens = (request: Request): Progress | undefined => {
-  const tokens = lspTokensOf(request);
+/** The request's tokens, where the connection's convention puts them: its record of progress, or `undefined` for none. */
+const progressOf = (state: PeerState, request: Request): Progress | undefined => {
+  const tokens = state.dialect.tokens(request);
   return tokens === undefined ? undefined : progressRecord(request.method, tokens.token, tokens.workDone);
-};
-
-/** MCP's token: `params._meta.progressToken`. */
-const mcpTokens = (request: Request): Progress | undefined => {
-  const token = mcpToken(request);
-  return token === undefined ? undefined : progressRecord(request.method, token, undefined);
 };
 
 /** The connection's serializer (as its responses are written), read when used: `env` is set after the hooks are made. */
@@ -72,7 +63,7 @@ const writer = (state: PeerState): Write => state.env.serializer ?? serialize;
 
 /** The notification a value goes out as. */
 const valueText = (state: PeerState, progress: Progress, value: unknown): string =>
-  valueNotification(writer(state), state.cancellation, progress, progress.sent + 1, value);
+  state.dialect.valueNotification(writer(state), progress, progress.sent + 1, value);
 
 /** Why a sink refuses: its request cancelled or its connection closed (-32800), or its answer already made. */
 const stopped = (entry: Serving, state: PeerState): Promise<never> =>
@@ -107,11 +98,9 @@ const emptied = (progress: Progress, response: Response): Response => emptiedRes
 
 /** The connection's progress, as its first stage uses it: made once per connection. */
 export const progressHooks = (state: PeerState): ProgressHooks => {
-  const lsp = state.cancellation === "lsp";
-  const tokens = lsp ? lspTokens : mcpTokens;
   return {
     open: (request, entry) => {
-      const progress = tokens(request);
+      const progress = progressOf(state, request);
       if (progress === undefined) return undefined;
       entry.progress = progress;
       streamTo(request, (value) => push(state, progress, entry, value));
@@ -124,6 +113,6 @@ export const progressHooks = (state: PeerState): ProgressHooks => {
       progress.ended = true;
       if (progress.workDone !== undefined) workDone(state, progress.workDone, WORK_DONE_END);
     },
-    answer: lsp ? emptied : (_progress, response) => response,
+    answer: state.dialect.empties ? emptied : (_progress, response) => response,
   };
 };

@@ -16,9 +16,10 @@ import type { Env, JsonOptions } from "../core/options";
 import type { Id, Request } from "../core/request";
 import type { Response } from "../core/response";
 import type { Channel } from "./channels/channel";
+import { dialectOf, type Dialect } from "./dialect";
 import { Fifo } from "./fifo";
 import { UNPARSED, type Json } from "./messages";
-import type { Cancellation, Connection, Settings } from "./options";
+import type { Connection, Settings } from "./options";
 
 /** An outgoing message awaiting its answers: one call, or a batch. */
 export interface Outgoing {
@@ -137,9 +138,8 @@ const HIGH_WATER = 1024 * 1024;
 /** One connection's state: its bounds, what is in flight each way, and where flow control stands. */
 export interface PeerState {
   readonly channel: Channel;
-  readonly cancellation: Cancellation;
-  /** The method of the cancellation notification, both ways. */
-  readonly cancelMethod: string;
+  /** What the cancellation convention makes of the wire: its cancel and progress notifications, its tokens (./dialect). */
+  readonly dialect: Dialect;
   readonly maxInFlight: number;
   readonly maxWaitingLength: number;
   readonly maxQueued: number;
@@ -206,8 +206,6 @@ export interface PeerState {
   readonly outgoing: Map<string | number, Outgoing>;
 
   // Streamed calls (./streamed-calls).
-  /** The method of the progress notifications that carry values: `$/progress` (LSP) or `notifications/progress` (MCP). */
-  readonly progressMethod: string;
   /** This side's calls that asked for values, by token. */
   readonly streams: Map<string | number, StreamedCall>;
   /** Tokens of streamed calls that have ended, the latest few: values still coming for them are dropped. */
@@ -223,18 +221,12 @@ export interface PeerState {
 const unset: unknown = undefined;
 
 /** The state of a new connection on `channel`: made once, with every field (so its shape never changes). */
-export const createState = (
-  channel: Channel,
-  settings: Settings,
-  cancelMethod: string,
-  progressMethod: string,
-): PeerState => {
+export const createState = (channel: Channel, settings: Settings): PeerState => {
   let settleClosed: (reason: unknown) => void = () => undefined;
   const whenClosed = new Promise<unknown>((settle) => (settleClosed = settle));
   return {
     channel,
-    cancellation: settings.cancellation,
-    cancelMethod,
+    dialect: dialectOf(settings.cancellation),
     maxInFlight: settings.maxInFlight,
     maxWaitingLength: settings.maxWaitingLength,
     maxQueued: settings.maxQueued,
@@ -269,7 +261,6 @@ export const createState = (
     stuck: false,
     watch: undefined,
     outgoing: new Map<string | number, Outgoing>(),
-    progressMethod,
     streams: new Map<string | number, StreamedCall>(),
     endedTokens: new Set<string | number>(),
     valuesHeld: 0,

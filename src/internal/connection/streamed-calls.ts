@@ -20,13 +20,13 @@ import * as E from "fp-ts/Either";
 import { network, tooLarge, type TransportError } from "../client/errors";
 import type { ParsedAnswer, TransportOptions } from "../client/transport";
 import { isRecord, isThenable } from "../core/guards";
-import { LSP_PROGRESS, lspTokens, MCP_PROGRESS, mcpToken, type ProgressToken as Token } from "../core/progress-wire";
+import type { ProgressToken as Token } from "../core/progress-wire";
 import type { Request } from "../core/request";
 import { cancelOnPeer } from "./cancellation";
+import type { Dialect } from "./dialect";
 import { Fifo } from "./fifo";
 import { flow } from "./flow-control";
 import { isId, type Json } from "./messages";
-import type { Cancellation } from "./options";
 import type { Outgoing, PeerState, StreamedCall } from "./state";
 
 type Settled = E.Either<TransportError, ParsedAnswer | string>;
@@ -34,28 +34,21 @@ type Settled = E.Either<TransportError, ParsedAnswer | string>;
 /** How many ended calls' tokens are remembered, to drop the values still coming for them. */
 const ENDED_KEPT = 64;
 
-/** The method of the notifications that carry values, by convention. */
-export const progressMethodOf = (cancellation: Cancellation): string =>
-  cancellation === "lsp" ? LSP_PROGRESS : MCP_PROGRESS;
-
 /**
  * The request's params with a token where the convention puts it, and the token: one the caller put
  * there is kept (read as a server reads it); `undefined` when there is no place for one (MCP's
  * `_meta` that is not an object).
  */
 const withToken = (
-  cancellation: Cancellation,
+  dialect: Dialect,
   request: Request,
   params: Json,
   id: Token,
 ): { params: Json; token: Token } | undefined => {
-  const given = cancellation === "lsp" ? lspTokens(request)?.token : mcpToken(request);
+  const given = dialect.tokens(request)?.token;
   if (given !== undefined) return { params, token: given };
-  if (cancellation === "lsp") return { params: { ...params, partialResultToken: id }, token: id };
-  const meta = params["_meta"];
-  return meta === undefined || isRecord(meta)
-    ? { params: { ...params, _meta: { ...meta, progressToken: id } }, token: id }
-    : undefined;
+  const placed = dialect.withToken(params, id);
+  return placed === undefined ? undefined : { params: placed, token: id };
 };
 
 /**
@@ -79,7 +72,7 @@ export const streamedCall = (
   const { id, params } = request;
   if (!isId(id) || !isRecord(params)) return undefined;
   // A record read as a request: the token readers look at its params only.
-  const placed = withToken(state.cancellation, request as Json & Request, params, id);
+  const placed = withToken(state.dialect, request as Json & Request, params, id);
   if (placed === undefined) return undefined;
   const { token } = placed;
   if (state.streams.has(token)) {
@@ -219,17 +212,6 @@ const take = (state: PeerState, stream: StreamedCall, value: unknown, length: nu
   flow(state);
 };
 
-/** The value a progress notification carries: LSP's `value` as it is; MCP's `{ progress, total?, message? }`. */
-const valueOf = (cancellation: Cancellation, params: Json): unknown => {
-  if (cancellation === "lsp") return params["value"];
-  const { progress, total, message } = params;
-  return {
-    ...(progress !== undefined ? { progress } : {}),
-    ...(total !== undefined ? { total } : {}),
-    ...(message !== undefined ? { message } : {}),
-  };
-};
-
 /**
  * A progress notification received (its params, its text's length): whether it was a value of one
  * of this side's calls (taken, or dropped for a call that has ended). Any other goes where it went
@@ -237,10 +219,11 @@ const valueOf = (cancellation: Cancellation, params: Json): unknown => {
  */
 export const routed = (state: PeerState, params: unknown, length: number): boolean => {
   if (!isRecord(params)) return false;
-  const token = params[state.cancellation === "lsp" ? "token" : "progressToken"];
+  const { dialect } = state;
+  const token = params[dialect.progressTokenKey];
   if (!isId(token)) return false;
   const stream = state.streams.get(token);
   if (stream === undefined) return state.endedTokens.has(token);
-  take(state, stream, valueOf(state.cancellation, params), length);
+  take(state, stream, dialect.valueOf(params), length);
   return true;
 };

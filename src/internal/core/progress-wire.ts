@@ -145,23 +145,35 @@ const mcpParams = (write: Write, token: ProgressToken, index: number, value: unk
 };
 
 /**
- * The notification the `index`-th value (from 1) of a request with `tokens` goes out as. Throws
- * what `write` throws (a value it cannot write): the caller makes that the method's exception.
+ * The notification the `index`-th value (from 1) of a request with `tokens` goes out as, in one
+ * convention. Throws what `write` throws (a value it cannot write): the caller makes that the
+ * method's exception.
  */
+export type ValueNotification = (write: Write, tokens: Tokens, index: number, value: unknown) => string;
+
+/** LSP's: `$/progress { token, value }` on the partial-result token, else a work-done report. */
+export const lspValueNotification: ValueNotification = (write, { token, workDone }, _index, value) =>
+  token !== undefined
+    ? notificationText(write, LSP_PROGRESS, { token, value })
+    : notificationText(write, LSP_PROGRESS, { token: workDone, value: report(write, value) });
+
+/** MCP's: `notifications/progress { progressToken, progress, total?, message? }`. */
+export const mcpValueNotification: ValueNotification = (write, { token }, index, value) =>
+  notificationText(write, MCP_PROGRESS, mcpParams(write, token as ProgressToken, index, value));
+
+const valueNotifications: Readonly<Record<Convention, ValueNotification>> = {
+  lsp: lspValueNotification,
+  mcp: mcpValueNotification,
+};
+
+/** The notification a value goes out as, in the convention a request chose (over HTTP, request by request). */
 export const valueNotification = (
   write: Write,
   convention: Convention,
   tokens: Tokens,
   index: number,
   value: unknown,
-): string => {
-  const { token, workDone } = tokens;
-  if (convention === "mcp")
-    return notificationText(write, MCP_PROGRESS, mcpParams(write, token as ProgressToken, index, value));
-  return token !== undefined
-    ? notificationText(write, LSP_PROGRESS, { token, value })
-    : notificationText(write, LSP_PROGRESS, { token: workDone, value: report(write, value) });
-};
+): string => valueNotifications[convention](write, tokens, index, value);
 
 /** LSP's work-done `begin`, titled with the request's method. */
 export const workDoneBegin = (method: string): Json => ({ kind: "begin", title: method });

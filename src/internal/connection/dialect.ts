@@ -1,0 +1,98 @@
+/**
+ * What differs between the two conventions a connection speaks, LSP and MCP, held in one value per
+ * convention and chosen once per connection (`cancellation`): the cancel notification (its method,
+ * how its params name the request), what a cancelled request gets (LSP: -32800 at once; MCP:
+ * nothing), and the progress notification (its method, where its token and value are, where a
+ * request carries its token, and whether the final result is emptied). The rest of the connection
+ * reads these and never asks which convention it is.
+ *
+ * @module
+ */
+import { isRecord } from "../core/guards";
+import {
+  LSP_PROGRESS,
+  lspTokens,
+  lspValueNotification,
+  MCP_PROGRESS,
+  mcpToken,
+  mcpValueNotification,
+  type Carrier,
+  type ProgressToken,
+  type Tokens,
+  type ValueNotification,
+} from "../core/progress-wire";
+import type { Id } from "../core/request";
+import type { Json } from "./messages";
+import type { Cancellation } from "./options";
+
+/** One convention's wire, as a connection uses it. */
+export interface Dialect {
+  /** The method of the cancellation notification, both ways. */
+  readonly cancelMethod: string;
+  /** The params of a cancellation of `id`. */
+  readonly cancelParams: (id: Id) => Record<string, Id>;
+  /** The id a cancellation's params name (they are an object). */
+  readonly cancelledId: (params: Json) => unknown;
+  /** Whether a cancelled request is answered -32800 (LSP), rather than left unanswered (MCP). */
+  readonly answersCancelled: boolean;
+  /** The method of the progress notifications that carry values. */
+  readonly progressMethod: string;
+  /** The member of a progress notification's params that holds its token. */
+  readonly progressTokenKey: string;
+  /** The value a progress notification carries (its params). */
+  readonly valueOf: (params: Json) => unknown;
+  /** The notification a value goes out as. */
+  readonly valueNotification: ValueNotification;
+  /** The tokens a request carries, as a server reads them; `undefined` for none. */
+  readonly tokens: (request: Carrier) => Tokens | undefined;
+  /**
+   * A request's params with `token` put where the convention puts it; `undefined` when there is no
+   * place for one (MCP's `_meta` that is not an object).
+   */
+  readonly withToken: (params: Json, token: ProgressToken) => Json | undefined;
+  /** Whether the final result is emptied once partial results went out (LSP 3.17). */
+  readonly empties: boolean;
+}
+
+/** LSP: `$/cancelRequest { id }`, answered -32800; `$/progress { token, value }` on `partialResultToken` (or `workDoneToken`). */
+const LSP: Dialect = {
+  cancelMethod: "$/cancelRequest",
+  cancelParams: (id) => ({ id }),
+  cancelledId: (params) => params["id"],
+  answersCancelled: true,
+  progressMethod: LSP_PROGRESS,
+  progressTokenKey: "token",
+  valueOf: (params) => params["value"],
+  valueNotification: lspValueNotification,
+  tokens: lspTokens,
+  withToken: (params, token) => ({ ...params, partialResultToken: token }),
+  empties: true,
+};
+
+/** MCP: `notifications/cancelled { requestId, reason? }`, left unanswered; `notifications/progress` on `_meta.progressToken`. */
+const MCP: Dialect = {
+  cancelMethod: "notifications/cancelled",
+  cancelParams: (id) => ({ requestId: id }),
+  cancelledId: (params) => params["requestId"],
+  answersCancelled: false,
+  progressMethod: MCP_PROGRESS,
+  progressTokenKey: "progressToken",
+  valueOf: ({ progress, total, message }) => ({
+    ...(progress !== undefined ? { progress } : {}),
+    ...(total !== undefined ? { total } : {}),
+    ...(message !== undefined ? { message } : {}),
+  }),
+  valueNotification: mcpValueNotification,
+  tokens: (request) => {
+    const token = mcpToken(request);
+    return token === undefined ? undefined : { token, workDone: undefined };
+  },
+  withToken: (params, token) => {
+    const meta = params["_meta"];
+    return meta === undefined || isRecord(meta) ? { ...params, _meta: { ...meta, progressToken: token } } : undefined;
+  },
+  empties: false,
+};
+
+/** The dialect of a connection's `cancellation` option. */
+export const dialectOf = (cancellation: Cancellation): Dialect => (cancellation === "lsp" ? LSP : MCP);
