@@ -13,8 +13,7 @@ import { Async, promised } from "./effect";
 import { isPlainObject } from "./guards";
 import type { Methods } from "./methods";
 import type { JsonOptions } from "./options";
-import type { DispatchOptions } from "./pipeline/compose";
-import { dispatcher } from "./pipeline/dispatcher";
+import { dispatcher, dispatchOptions } from "./pipeline/dispatcher";
 import { toJson } from "./pipeline/output";
 import {
   answeredAlready,
@@ -214,24 +213,6 @@ const withStreamStage = (stages: unknown): unknown =>
 export const withSignal = (context: unknown, controller: AbortController | undefined): unknown =>
   controller === undefined ? context : { ...(context as object), signal: controller.signal };
 
-/**
- * The options dispatch reads, from `o`, with `context` and `stages` of the call's own: a new object
- * per call, always of one shape. A spread of `o` would copy the wire's own options (`signal`,
- * `accept`) and give each caller's object a shape of its own, and the dispatcher's check that its
- * composition still fits reads every option: megamorphic reads that cost more than the request.
- */
-const optionsFor = (o: JsonOptions, context: unknown, stages: unknown): JsonOptions =>
-  ({
-    context,
-    deserializer: o.deserializer,
-    validator: o.validator,
-    debug: o.debug,
-    maxBatchSize: o.maxBatchSize,
-    stages,
-    serializer: o.serializer,
-    postProcess: (o as DispatchOptions).postProcess,
-  }) as JsonOptions;
-
 type Dispatch = ReturnType<typeof makeDispatch>;
 const makeDispatch = () => promised(dispatcher(Async, toJson));
 /** Made on the first call, for the reason {@link streamStage} is. */
@@ -257,7 +238,11 @@ const run = (
     call,
     context: o.context === undefined ? NOCONTEXT : withSignal(o.context, controller),
   };
-  const answered = (streamed ??= makeDispatch())(body, methods, optionsFor(o, envelope, withStreamStage(o.stages)));
+  const answered = (streamed ??= makeDispatch())(
+    body,
+    methods,
+    dispatchOptions(o, envelope, withStreamStage(o.stages)),
+  );
   answered.then(release, release);
   return { call, answered };
 };
@@ -277,7 +262,11 @@ export const dispatchFollowing = (
   if (isPlainObject(o.context)) {
     const controller = signalController();
     const release = follow(o.signal, () => abortGuarded(controller, requestCancelled()));
-    return (json ??= makeDispatch())(body, methods, optionsFor(o, withSignal(o.context, controller), o.stages)).then(
+    return (json ??= makeDispatch())(
+      body,
+      methods,
+      dispatchOptions(o, withSignal(o.context, controller), o.stages),
+    ).then(
       (text) => {
         release();
         return text;

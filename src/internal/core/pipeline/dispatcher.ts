@@ -13,30 +13,41 @@ import { NOCONTEXT } from "../sentinels";
 import { compose, type Answer, type DispatchOptions } from "./compose";
 import { serverError } from "./failures";
 
-/** The options a compiled pipeline was built from: all but the context, which each call passes. */
+/** The options a compiled pipeline was built from (all but the context, which each call passes), and its methods. */
 interface Built {
   readonly methods: Methods;
-  readonly deserializer: unknown;
-  readonly validator: unknown;
-  readonly debug: unknown;
-  readonly maxBatchSize: unknown;
-  readonly stages: ReadonlyArray<unknown> | undefined;
-  readonly serializer: unknown;
-  readonly postProcess: unknown;
+  readonly options: DispatchOptions;
 }
 
 const NO_OPTIONS: DispatchOptions = {};
 
+/**
+ * The options dispatch reads, from `o`, with `context` and `stages` given: a new object of one
+ * shape whatever `o` holds. The one list of the options a pipeline is composed from: the cache
+ * below keeps one, and a wire that dispatches with a context and stages of its own passes one
+ * (a spread of its own options would copy members dispatch does not read and give each caller's
+ * object a shape of its own, which makes {@link sameBuild}'s reads megamorphic).
+ */
+export const dispatchOptions = (o: DispatchOptions, context: unknown, stages: unknown): DispatchOptions =>
+  ({
+    context,
+    deserializer: o.deserializer,
+    validator: o.validator,
+    debug: o.debug,
+    maxBatchSize: o.maxBatchSize,
+    stages,
+    serializer: o.serializer,
+    postProcess: o.postProcess,
+  }) as DispatchOptions;
+
+// A copy of the stages: the caller may change its array between calls.
 const builtFrom = (methods: Methods, o: DispatchOptions): Built => ({
   methods,
-  deserializer: o.deserializer,
-  validator: o.validator,
-  debug: o.debug,
-  maxBatchSize: o.maxBatchSize,
-  // A copy: the caller may change its array between calls.
-  stages: Array.isArray(o.stages) ? [...(o.stages as ReadonlyArray<unknown>)] : o.stages,
-  serializer: o.serializer,
-  postProcess: o.postProcess,
+  options: dispatchOptions(
+    o,
+    undefined,
+    Array.isArray(o.stages) ? [...(o.stages as ReadonlyArray<unknown>)] : o.stages,
+  ),
 });
 
 const sameStages = (built: ReadonlyArray<unknown> | undefined, given: unknown): boolean => {
@@ -47,15 +58,15 @@ const sameStages = (built: ReadonlyArray<unknown> | undefined, given: unknown): 
 };
 
 /** Whether `o` asks for the pipeline `built` was compiled from: each option compared by value, the context aside. */
-const sameBuild = (built: Built, methods: Methods, o: DispatchOptions): boolean =>
-  built.methods === methods &&
-  o.deserializer === built.deserializer &&
-  o.validator === built.validator &&
-  o.debug === built.debug &&
-  o.maxBatchSize === built.maxBatchSize &&
-  o.serializer === built.serializer &&
-  o.postProcess === built.postProcess &&
-  sameStages(built.stages, o.stages);
+const sameBuild = ({ methods: table, options: b }: Built, methods: Methods, o: DispatchOptions): boolean =>
+  table === methods &&
+  o.deserializer === b.deserializer &&
+  o.validator === b.validator &&
+  o.debug === b.debug &&
+  o.maxBatchSize === b.maxBatchSize &&
+  o.serializer === b.serializer &&
+  o.postProcess === b.postProcess &&
+  sameStages(b.stages, o.stages);
 
 /**
  * A dispatch function made of the pipeline in effect `F` and an output stage: the six dispatch
