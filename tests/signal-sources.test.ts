@@ -94,6 +94,19 @@ const stagesOf = (kinds: readonly StageKind[], source: Source): AnyStage[] => {
   });
 };
 
+/**
+ * One signal per request (issue 33, item 1): the signal the first stage sees in its context and the
+ * one the method waits on. On a wire (a connection, HTTP, NATS) they are the same object whatever
+ * stages lie between: a `timeout`, or a stage that copies the context, reaches the request's one
+ * abort rather than making a signal of its own. Set by {@link recordFirst} and the probe's methods.
+ */
+let firstSeen: AbortSignal | undefined;
+let methodSaw: AbortSignal | undefined;
+const recordFirst: AnyStage = ((call: Call) => {
+  firstSeen = (call.context as { signal?: AbortSignal }).signal;
+  return E.right(call);
+}) as AnyStage;
+
 /** What the method saw: it started waiting on its signal, the signal aborted, its `finally` ran. */
 interface Probe {
   readonly started: Promise<void>;
@@ -138,6 +151,7 @@ const probe = (): Probe => {
   };
   /** Waits for `signal` to abort, saying it started once the listener is on (before any source can fire). */
   const aborted = async (signal: AbortSignal | undefined, start: () => void): Promise<void> => {
+    methodSaw = signal;
     if (!(signal instanceof AbortSignal)) {
       state.failure = `the method's context has no signal (${typeof signal})`;
       start();
@@ -345,9 +359,18 @@ const overNats = async (stages: AnyStage[], streaming: boolean): Promise<void> =
   expect(JSON.parse(last.string())).toEqual({ jsonrpc: "2.0", result: "stopped", id: 1 });
 };
 
-/** Drives one source against one stage list. */
-const run = (kinds: readonly StageKind[], source: Source, streaming: boolean): Promise<void> => {
-  const stages = stagesOf(kinds, source);
+/** Drives one source against one stage list; on a wire, the method's signal is the one the first stage saw. */
+const run = async (kinds: readonly StageKind[], source: Source, streaming: boolean): Promise<void> => {
+  firstSeen = undefined;
+  methodSaw = undefined;
+  await drive([recordFirst, ...stagesOf(kinds, source)], source, streaming);
+  // The caller's own signal cannot be aborted by a `timeout`: there, a stage's signal follows it.
+  if (source === "deadline" || source === "caller") return;
+  expect(firstSeen).toBeInstanceOf(AbortSignal);
+  expect(methodSaw).toBe(firstSeen);
+};
+
+const drive = (stages: AnyStage[], source: Source, streaming: boolean): Promise<void> => {
   switch (source) {
     case "deadline":
       return dispatched(stages, streaming, false);
@@ -407,6 +430,35 @@ describe("with stages: [timeout(60000)], every source of abort reaches the metho
     );
     await stopped(p, "the outer deadline");
     expect(JSON.parse(await answered)).toMatchObject({ error: { code: -32001, data: { timeoutMs: NEAR } } });
+  });
+
+  test("one signal per request: each request of a batch has its own, and a timeout aborts the one every stage saw", async () => {
+    // Before: a body's requests shared one signal, and `timeout` handed its method another, so that
+    // a stage before it never saw the time-out.
+    const seen: AbortSignal[] = [];
+    const record = ((c: Call) => {
+      seen.push((c.context as { signal: AbortSignal }).signal);
+      return E.right(c);
+    }) as AnyStage;
+    const methods = {
+      slow: (ctx: { signal: AbortSignal }) =>
+        new Promise<Result<string>>((resolve) =>
+          ctx.signal.addEventListener("abort", () => resolve(Success("late")), { once: true }),
+        ),
+      quick: (ctx: { signal: AbortSignal }) => Promise.resolve(Success(ctx.signal.aborted)),
+    };
+    const answer = await answerHttp(`[${call("slow", 1)},${call("quick", 2)}]`, methods, {
+      context: {},
+      stages: [record, timeout(NEAR)],
+      accept: "application/json",
+    } as never);
+    expect(JSON.parse(answer.body as string)).toEqual([
+      { jsonrpc: "2.0", error: { code: -32001, message: "Request timed out", data: { timeoutMs: NEAR } }, id: 1 },
+      { jsonrpc: "2.0", result: false, id: 2 },
+    ]);
+    expect(seen).toHaveLength(2);
+    expect(seen[0]).not.toBe(seen[1]);
+    expect([seen[0]?.aborted, seen[1]?.aborted]).toEqual([true, false]);
   });
 
   test("a request that settles leaves no listener on the signal it followed", async () => {

@@ -20,7 +20,7 @@ import { ErrorResponse, type Response } from "../core/response";
 import { NODATA } from "../core/sentinels";
 import { requestCancelled } from "../core/progress-wire";
 import { writeAll } from "../core/serializer";
-import { abortGuarded, signalController } from "../core/signal";
+import { RequestAbort, withRequestAbort } from "../core/signal";
 import { isNotification, owned, type Around, type Handler } from "../core/stages";
 import { endStream } from "../core/stream";
 import { isId, UNPARSED } from "./messages";
@@ -30,35 +30,19 @@ import type { PeerState, ProgressHooks, Serving } from "./state";
 
 /** Cancels a request being served: its signal (if it has one yet) aborts, its listeners guarded. */
 export const abortServing = (entry: Serving, reason: unknown): void => {
-  entry.cancelled = reason;
+  entry.abort.abort(reason);
   // A method streaming values stops: its sink refuses, and a wait for the channel to drain fails.
   if (entry.progress !== undefined) refuse(entry.progress);
   // With or without a token: its generator is stopped at its next yield, its answer going nowhere.
   if (entry.request !== undefined) endStream(entry.request, requestCancelled());
-  if (entry.controller !== undefined && !entry.controller.signal.aborted) abortGuarded(entry.controller, reason);
-};
-
-/** The signal of a request being served, made on first read. */
-export const signalOf = (entry: Serving): AbortSignal => {
-  if (entry.controller === undefined) {
-    entry.controller = signalController();
-    if (entry.cancelled !== undefined) entry.controller.abort(entry.cancelled);
-  }
-  return entry.controller.signal;
 };
 
 /**
  * The context a method receives: a plain-object context gains the connection (`peer`, to call the
  * other side back) and the request's `signal` (made when read).
  */
-export const withPeer = (context: unknown, peer: Connection, entry: Serving): unknown =>
-  isPlainObject(context)
-    ? Object.defineProperty({ ...context, peer }, "signal", {
-        get: () => signalOf(entry),
-        enumerable: true,
-        configurable: true,
-      })
-    : context;
+const withPeer = (context: unknown, peer: Connection, entry: Serving): unknown =>
+  isPlainObject(context) ? withRequestAbort({ ...context, peer }, entry.abort) : context;
 
 /** The id a response carries. */
 const idOf = (response: Response): Id | null => (response._tag === "Right" ? response.right.id : response.left.id);
@@ -85,7 +69,7 @@ const trackingStage = (state: PeerState, progress: ProgressHooks): Around =>
         if (state.precancelled.size > 0 && isId(request.id) && state.precancelled.delete(request.id)) {
           return cancelledInBatch(request.id) as Kind<F, Response>;
         }
-        const entry: Serving = { request };
+        const entry: Serving = { request, abort: new RequestAbort() };
         // Made before the request is registered: a context getter that throws must leave nothing behind.
         const context = withPeer(call.context, state.connection, entry);
         const id = request.id;

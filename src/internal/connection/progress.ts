@@ -67,7 +67,7 @@ const valueText = (state: PeerState, progress: Progress, value: unknown): string
 
 /** Why a sink refuses: its request cancelled or its connection closed (-32800), or its answer already made. */
 const stopped = (entry: Serving, state: PeerState): Promise<never> =>
-  Promise.reject(entry.cancelled !== undefined || state.closed ? requestCancelled() : answeredAlready());
+  Promise.reject(entry.abort.aborted || state.closed ? requestCancelled() : answeredAlready());
 
 /** One value from the method: sent, then waited for if the channel is full. */
 const push = (state: PeerState, progress: Progress, entry: Serving, value: unknown): Promise<void> | undefined => {

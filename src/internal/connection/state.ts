@@ -15,6 +15,7 @@ import type { Methods } from "../core/methods";
 import type { Env, JsonOptions } from "../core/options";
 import type { Id, Request } from "../core/request";
 import type { Response } from "../core/response";
+import type { RequestAbort } from "../core/signal";
 import type { Channel } from "./channels/channel";
 import { dialectOf, type Dialect } from "./dialect";
 import { Fifo } from "./fifo";
@@ -69,10 +70,8 @@ export interface StreamedCall {
 export interface Serving {
   /** The request as the call stage holds it: what a cancel or a close stops when it streams. */
   readonly request?: Request;
-  /** Made when the method first reads its signal: most never do, and an AbortController costs. */
-  controller?: AbortController;
-  /** Why it was cancelled, once it is (a signal made later starts aborted). */
-  cancelled?: unknown;
+  /** Its one abort, which a cancel and the connection closing reach, and a `timeout` stage too. */
+  readonly abort: RequestAbort;
   cancel?: (response: Response) => void;
   /** Its progress token's record, for a request that carries one (./progress). */
   progress?: Progress;

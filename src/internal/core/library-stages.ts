@@ -13,16 +13,48 @@ import type { Effect } from "./effect";
 import { JsonRpcError } from "./exceptions";
 import { isPlainObject, isThenable } from "./guards";
 import { logSafely } from "./logger";
-import { abortGuarded, follow, signalController, signalIn } from "./signal";
+import { follow, RequestAbort, requestAbortOf, signalIn, withRequestAbort } from "./signal";
 import type { Id } from "./request";
 import { ErrorResponse, type Response } from "./response";
 import { idOf, owned, type Around, type Handler } from "./stages";
 import { endStream } from "./stream";
 import { after, MAX_TIMER_MS } from "./timer";
 
-/** The default of `timeout`'s `context` option: a plain-object context gains `signal`; any other is left alone. */
-const withSignal = (context: unknown, signal: AbortSignal): unknown =>
-  isPlainObject(context) ? { ...context, signal } : context;
+/** What lets go of nothing. */
+const letGo = (): void => undefined;
+
+/**
+ * The abort a `timeout` reaches, and the context its method gets. A context a wire made for the
+ * request (a connection's, `answerHttp`'s, NATS', an outer `timeout`'s) carries the request's one
+ * abort: the method keeps that context and signal, which the timer aborts too. Any other (the
+ * caller's own, with or without a `signal`) gets an abort of this stage's, which follows the signal
+ * the context carries; a plain-object context gains its `signal` (or `options.context` places it).
+ */
+const abortFor = (
+  context: unknown,
+  place: ((context: unknown, signal: AbortSignal) => unknown) | undefined,
+): { readonly abort: RequestAbort; readonly context: unknown; readonly release: () => void } => {
+  const owner = requestAbortOf(context);
+  if (owner !== undefined) {
+    return { abort: owner, context: place === undefined ? context : place(context, owner.signal), release: letGo };
+  }
+  const abort = new RequestAbort();
+  const outer = signalIn(context);
+  const release = follow(outer, () => abort.abort(outer?.reason));
+  try {
+    const given =
+      place !== undefined
+        ? place(context, abort.signal)
+        : isPlainObject(context)
+          ? withRequestAbort({ ...context }, abort)
+          : context;
+    return { abort, context: given, release };
+  } catch (thrown) {
+    // A `context` option that throws leaves no listener on the outer signal.
+    release();
+    throw thrown;
+  }
+};
 
 /**
  * Options of {@link timeout}.
@@ -97,7 +129,7 @@ export function timeout(ms: number, options: TimeoutOptions = {}): Around {
     // The limit this stage documents (a client's `timeoutMs`, waited out in steps, has none).
     throw new RangeError(`timeout: ms must be at most ${MAX_TIMER_MS} (about 24.8 days, the longest timer), got ${ms}`);
   }
-  const attach = (options.context as ((context: unknown, signal: AbortSignal) => unknown) | undefined) ?? withSignal;
+  const place = options.context as ((context: unknown, signal: AbortSignal) => unknown) | undefined;
   return owned({
     _tag: "Around",
     asyncOnly: true,
@@ -108,16 +140,12 @@ export function timeout(ms: number, options: TimeoutOptions = {}): Around {
         // Read now: the timer runs detached, where a read that throws (a request a stage broke) would end the process.
         const request = call.request;
         const id = idOf(request);
-        const controller = signalController();
-        // The signal the context carries already (a cancel, a disconnect, the caller's, an outer
-        // `timeout`'s) aborts this one too: the method sees one signal, which every source reaches.
-        const outer = signalIn(call.context);
-        const release = follow(outer, () => {
-          if (!controller.signal.aborted) abortGuarded(controller, outer?.reason);
-        });
+        // Every source of abort (a cancel, a disconnect, the caller's signal, an outer `timeout`) and
+        // this timer reach one abort: the method sees one signal.
+        const { abort, context, release } = abortFor(call.context, place);
         let outcome: Kind<F, Response>;
         try {
-          outcome = next({ request, context: attach(call.context, controller.signal) });
+          outcome = next({ request, context });
         } catch (thrown) {
           release();
           throw thrown;
@@ -134,7 +162,7 @@ export function timeout(ms: number, options: TimeoutOptions = {}): Around {
             // A streaming method stops at its next yield, before the listeners below let it run on.
             endStream(request, new JsonRpcError(ERROR_TIMEOUT, "Request timed out", { timeoutMs: ms }));
             // After the answer: the signal's listeners run now, and what they throw is logged.
-            abortGuarded(controller, new Error(`timed out after ${ms} ms`));
+            abort.abort(new Error(`timed out after ${ms} ms`));
           });
           // The rest of the pipeline answers rather than rejects; a rejection (a request a stage
           // broke) still clears the timer and goes on to the request's own net.

@@ -179,3 +179,63 @@ export const signalIn = (context: unknown): AbortSignal | undefined => {
     return undefined;
   }
 };
+
+/**
+ * A request's signal holds its abort, where a stage finds it: a member of the signal rather than a
+ * `WeakMap` entry, which costs every request in the collector more than the member does.
+ */
+const OWNER: unique symbol = Symbol("rpcserver.requestAbort");
+type Owned = AbortSignal & { [OWNER]?: RequestAbort };
+
+/** No reason yet: the request is not aborted. */
+const RUNNING: unique symbol = Symbol("running");
+
+/**
+ * One request's abort: the one controller every source reaches (a cancel, the client going away, a
+ * service stopping, a `timeout`), made when the method first reads its signal (most never do, and
+ * a controller costs). Aborted before that, the signal starts aborted, with the first reason.
+ */
+export class RequestAbort {
+  private controller: AbortController | undefined;
+  private why: unknown = RUNNING;
+
+  /** The request's signal, made on first read. */
+  get signal(): AbortSignal {
+    if (this.controller === undefined) {
+      this.controller = signalController();
+      (this.controller.signal as Owned)[OWNER] = this;
+      // Nobody listens yet: nothing to guard.
+      if (this.why !== RUNNING) this.controller.abort(this.why);
+    }
+    return this.controller.signal;
+  }
+
+  /** Whether a source aborted it already. */
+  get aborted(): boolean {
+    return this.why !== RUNNING;
+  }
+
+  /** Aborts it with `reason`, its listeners guarded; the first source to abort gives the reason, later ones change nothing. */
+  abort(reason: unknown): void {
+    if (this.why !== RUNNING) return;
+    this.why = reason;
+    if (this.controller !== undefined) abortGuarded(this.controller, reason);
+  }
+}
+
+/**
+ * `context` (a new object the caller made for one request) gains `signal`, its request's: a getter,
+ * so that the controller is made only when read. Enumerable: a spread of the context copies it.
+ */
+export const withRequestAbort = <T extends object>(context: T, abort: RequestAbort): T =>
+  Object.defineProperty(context, "signal", { get: () => abort.signal, enumerable: true, configurable: true });
+
+/**
+ * The request's abort whose signal a context carries (a wire's, a `timeout`'s, in the context it
+ * made or in a copy of it); none for any other signal (the caller's own), or none. Reading the
+ * signal makes it: a stage that asks (`timeout`) has the request's controller made then.
+ */
+export const requestAbortOf = (context: unknown): RequestAbort | undefined => {
+  const signal = signalIn(context) as Owned | undefined;
+  return signal?.[OWNER];
+};

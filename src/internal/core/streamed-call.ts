@@ -13,6 +13,7 @@ import { Async, promised } from "./effect";
 import { isPlainObject } from "./guards";
 import type { Methods } from "./methods";
 import type { JsonOptions } from "./options";
+import type { DispatchOptions } from "./pipeline/compose";
 import { dispatcher, dispatchOptions } from "./pipeline/dispatcher";
 import { toJson } from "./pipeline/output";
 import {
@@ -31,7 +32,7 @@ import type { Request } from "./request";
 import type { Response } from "./response";
 import { NOCONTEXT } from "./sentinels";
 import { serialize } from "./serializer";
-import { abortGuarded, follow, signalController } from "./signal";
+import { follow, RequestAbort, withRequestAbort } from "./signal";
 import { isNotification, owned, type AnyStage, type Around, type Handler } from "./stages";
 import { endStream, streamTo } from "./stream";
 
@@ -70,33 +71,33 @@ export interface Envelope {
 
 /**
  * One body answered on a wire: on one that carries values (an outlet), each request's sink, fed to
- * the wire's outlet; on one that carries none, the values are dropped. Stopped, the handlers'
- * signal aborts; when their context cannot carry one (it is not a plain object), each request's
- * stream is ended instead, so that a streaming method stops at its next yield all the same.
+ * the wire's outlet; on one that carries none, the values are dropped. Each request under way has
+ * its abort, which its plain-object context hands its method as `signal`; stopped, the call aborts
+ * them and ends their streams, so that a streaming method stops at its next yield whatever its
+ * context.
  */
 export class StreamedCall {
   private stopped = false;
-  /** The requests under way, kept when the methods' context cannot carry the signal: `stop` ends their streams. */
-  private readonly live: Set<Request> | undefined;
+  /** The requests under way, each with its abort: `stop` reaches them. */
+  private readonly live = new Map<Request, RequestAbort>();
 
   constructor(
     private readonly write: Write,
-    private readonly controller: AbortController | undefined,
     private readonly outlet: Outlet | undefined,
-  ) {
-    this.live = controller === undefined ? new Set() : undefined;
-  }
+  ) {}
 
   /**
-   * A request starts. With no signal to abort, it is kept until it ends (one that starts once the
-   * call is stopped has its stream ended before its method runs). Whether it must be told it ended.
+   * A request starts: the context its method gets (a plain object gains the request's `signal`),
+   * the request kept until it ends. One that starts once the call is stopped starts aborted, its
+   * stream ended before its method runs.
    */
-  enter(request: Request): boolean {
-    const { live } = this;
-    if (live === undefined) return false;
-    if (this.stopped) endStream(request, requestCancelled());
-    else live.add(request);
-    return true;
+  enter(request: Request, context: unknown): unknown {
+    const abort = new RequestAbort();
+    if (this.stopped) {
+      abort.abort(requestCancelled());
+      endStream(request, requestCancelled());
+    } else this.live.set(request, abort);
+    return isPlainObject(context) ? withRequestAbort({ ...context }, abort) : context;
   }
 
   /** A request starts: one with an id gets a sink for its values; a notification's are dropped. */
@@ -137,7 +138,7 @@ export class StreamedCall {
 
   /** The request is done, however it ended: its sink refuses from now on, and LSP's end follows its begin. */
   ended(request: Request, streamed: Streamed | undefined): void {
-    this.live?.delete(request);
+    this.live.delete(request);
     if (streamed === undefined) return;
     streamed.done = true;
     if (streamed.begun && !this.stopped) this.workDone(streamed, WORK_DONE_END);
@@ -149,15 +150,16 @@ export class StreamedCall {
     return streamed?.empties === true ? emptied(streamed, streamed.sent, response) : response;
   }
 
-  /** The client has gone: the handlers' signal aborts (or their streams end), their sinks refuse, and the wire's stream ends. */
+  /** The client has gone: the handlers' signals abort, their streams end, their sinks refuse, and the wire's stream ends. */
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
     this.outlet?.stop();
-    if (this.controller !== undefined && !this.controller.signal.aborted)
-      abortGuarded(this.controller, requestCancelled());
-    if (this.live === undefined) return;
-    for (const request of this.live) endStream(request, requestCancelled());
+    const reason = requestCancelled();
+    for (const [request, abort] of this.live) {
+      endStream(request, reason);
+      abort.abort(reason);
+    }
     this.live.clear();
   }
 }
@@ -181,11 +183,13 @@ export const streamStage = (): Around =>
       (next: Handler<F>): Handler<F> =>
       (handled) => {
         if (!isEnvelope(handled.context)) return next(handled);
-        const { call, context } = handled.context;
+        const { call } = handled.context;
         const { request } = handled;
-        const entered = call.enter(request);
+        const context = call.enter(request, handled.context.context);
         const streamed = call.open(request);
-        if (streamed === undefined && !entered) return next({ request, context });
+        // Without a sink, nothing is owed at its end: the request stays under way until the call
+        // is answered (a stop then aborts a signal its method let go of), with no extra turn.
+        if (streamed === undefined) return next({ request, context });
         let outcome: Kind<F, Response>;
         try {
           outcome = next({ request, context });
@@ -209,36 +213,26 @@ export const streamStage = (): Around =>
 const withStreamStage = (stages: unknown): unknown =>
   stages === undefined ? [streamStage()] : Array.isArray(stages) ? [streamStage(), ...(stages as AnyStage[])] : stages;
 
-/** The methods' context: a plain object gains `signal`, as `timeout` and a connection give it; any other is left alone. */
-export const withSignal = (context: unknown, controller: AbortController | undefined): unknown =>
-  controller === undefined ? context : { ...(context as object), signal: controller.signal };
-
-type Dispatch = ReturnType<typeof makeDispatch>;
-const makeDispatch = () => promised(dispatcher(Async, toJson));
 /** Made on the first call, for the reason {@link streamStage} is. */
-let streamed: Dispatch | undefined;
-let json: Dispatch | undefined;
+let dispatch: ((body: unknown, methods: Methods | undefined, o: DispatchOptions) => Promise<string>) | undefined;
 
 /**
- * Runs `body` as one call: the methods' context gains `signal` (a plain object) or, when it cannot,
- * each request's stream is ended when the call stops (`signal` aborting stops it); its values go to
- * `outlet`, or are dropped without one. The listener on `signal` is let go once answered, so that a
- * long-lived one (a service's) keeps none.
+ * Runs `body` as one call: each request's plain-object context gains its `signal`, and the call's
+ * `stop` (or `signal` aborting: the wire's client went away) aborts them and ends their streams;
+ * its values go to `outlet`, or are dropped without one. Returns the call, which the wire stops
+ * when its reader cancels or it is stopping, and its answer. The listener on `signal` is let go
+ * once answered, so that a long-lived one (a caller's) keeps none.
  */
-const run = (
+export const startCall = (
   body: string | Uint8Array,
   methods: Methods | undefined,
   o: JsonOptions & { readonly signal?: AbortSignal | undefined },
   outlet: Outlet | undefined,
 ): { readonly call: StreamedCall; readonly answered: Promise<string> } => {
-  const controller = isPlainObject(o.context) ? signalController() : undefined;
-  const call = new StreamedCall(o.serializer ?? serialize, controller, outlet);
+  const call = new StreamedCall(o.serializer ?? serialize, outlet);
   const release = follow(o.signal, () => call.stop());
-  const envelope: Envelope = {
-    call,
-    context: o.context === undefined ? NOCONTEXT : withSignal(o.context, controller),
-  };
-  const answered = (streamed ??= makeDispatch())(
+  const envelope: Envelope = { call, context: o.context === undefined ? NOCONTEXT : o.context };
+  const answered = (dispatch ??= promised(dispatcher(Async, toJson)))(
     body,
     methods,
     dispatchOptions(o, envelope, withStreamStage(o.stages)),
@@ -249,44 +243,19 @@ const run = (
 
 /**
  * Dispatches `body` to JSON text as `asyncDispatch` does, on a wire that streams nothing (an HTTP
- * JSON answer, a plain NATS request). When `signal` aborts (the client went away, the service is
- * stopping), a plain-object context's `signal` aborts (-32800, "Request cancelled"); any other
- * context cannot carry one, and a streaming method still stops at its next yield. The listener on
- * `signal` is let go once answered, so that a long-lived one (a service's) keeps none.
+ * JSON answer): when `signal` aborts (the client went away), each request's `signal` (a
+ * plain-object context's) aborts (-32800, "Request cancelled") and a streaming method stops at its
+ * next yield.
  */
 export const dispatchFollowing = (
   body: string | Uint8Array,
   methods: Methods | undefined,
   o: JsonOptions & { readonly signal?: AbortSignal | undefined },
-): Promise<string> => {
-  if (isPlainObject(o.context)) {
-    const controller = signalController();
-    const release = follow(o.signal, () => abortGuarded(controller, requestCancelled()));
-    return (json ??= makeDispatch())(
-      body,
-      methods,
-      dispatchOptions(o, withSignal(o.context, controller), o.stages),
-    ).then(
-      (text) => {
-        release();
-        return text;
-      },
-      (thrown: unknown) => {
-        release();
-        throw thrown;
-      },
-    );
-  }
-  // Nothing can abort, or nothing can be told: the body as it is. Else each request's stream is ended.
-  if (o.signal === undefined) return (json ??= makeDispatch())(body, methods, o);
-  return run(body, methods, o, undefined).answered;
-};
+): Promise<string> => startCall(body, methods, o, undefined).answered;
 
 /**
- * Dispatches `body` with its values sent through `outlet` before its answer. A plain-object context
- * gains `signal`, which aborts when `signal` does (the wire's client went away) or the call is
- * stopped; with any other context, a streaming method stops at its next yield all the same.
- * Returns the call, which the wire stops when its reader cancels.
+ * Dispatches `body` with its values sent through `outlet` before its answer: {@link startCall},
+ * its answer handed to the outlet. Returns the call, which the wire stops when its reader cancels.
  */
 export const dispatchStreamed = (
   body: string | Uint8Array,
@@ -294,7 +263,7 @@ export const dispatchStreamed = (
   o: JsonOptions & { readonly signal?: AbortSignal | undefined },
   outlet: Outlet,
 ): StreamedCall => {
-  const { call, answered } = run(body, methods, o, outlet);
+  const { call, answered } = startCall(body, methods, o, outlet);
   answered.then(
     (text) => outlet.finish(text),
     (thrown: unknown) => outlet.failed(thrown),

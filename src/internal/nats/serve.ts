@@ -17,8 +17,7 @@ import type { JsonOptions } from "../core/options";
 import { ErrorResponse, toErrorDict } from "../core/response";
 import { serialize } from "../core/serializer";
 import type { AnyStage } from "../core/stages";
-import { requestCancelled } from "../core/progress-wire";
-import { dispatchFollowing, dispatchStreamed } from "../core/streamed-call";
+import { dispatchStreamed, startCall, type StreamedCall } from "../core/streamed-call";
 import { VERSION } from "../core/version";
 import { openRpcDocument, withDiscovery } from "../documents/openrpc";
 import type { OpenRpcInfo } from "../documents/openrpc-types";
@@ -183,19 +182,19 @@ class Endpoint {
   ) {}
 
   /**
-   * The signal of each message in flight, aborted when the service stops: one each, rather than one
-   * for the service that every message in flight follows (past ten listeners on one signal, Node
-   * prints a listener-leak warning on the host's stderr for a service merely busy).
+   * The call of each message in flight, stopped when the service stops (its requests' signals
+   * abort, their streams end): each call kept here, rather than a service-wide signal that every
+   * message follows (past ten listeners on one signal, Node prints a listener-leak warning on the
+   * host's stderr for a service merely busy).
    */
-  private readonly inFlight = new Set<AbortController>();
+  private readonly inFlight = new Set<StreamedCall>();
   private stopped = false;
 
   /** Aborts the signals of the messages in flight, and of every message taken from now on. */
   stop(): void {
     if (this.stopped) return;
     this.stopped = true;
-    const reason = requestCancelled();
-    for (const controller of this.inFlight) controller.abort(reason);
+    for (const call of this.inFlight) call.stop();
     this.inFlight.clear();
   }
 
@@ -210,23 +209,26 @@ class Endpoint {
     counts.messages += 1;
     counts.inFlight += 1;
     const started = performance.now();
-    const controller = new AbortController();
-    if (this.stopped) controller.abort(requestCancelled());
-    else this.inFlight.add(controller);
+    let call: StreamedCall | undefined;
     let answered: Promise<void>;
     try {
-      answered = this.answer(message, controller.signal);
+      const taken = this.answer(message);
+      call = taken.call;
+      answered = taken.answered;
+      // Taken once the service stopped (a message already on its way): stopped at once.
+      if (this.stopped) call?.stop();
+      else if (call !== undefined) this.inFlight.add(call);
     } catch (thrown) {
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
       answered = Promise.reject(thrown);
     }
     answered.then(
       () => {
-        this.inFlight.delete(controller);
+        if (call !== undefined) this.inFlight.delete(call);
         counts.answered(started);
       },
       (thrown: unknown) => {
-        this.inFlight.delete(controller);
+        if (call !== undefined) this.inFlight.delete(call);
         counts.failed += 1;
         failed(message, thrown);
         counts.answered(started);
@@ -239,25 +241,33 @@ class Endpoint {
    * function that throws a `JsonRpcError` is answered with it, id null; anything else it throws
    * rejects (the services framework's error reply).
    */
-  private answer(message: NatsMessage, signal: AbortSignal): Promise<void> {
+  private answer(message: NatsMessage): { readonly call?: StreamedCall | undefined; readonly answered: Promise<void> } {
     const { o, context } = this;
-    let options: JsonOptions & { readonly signal: AbortSignal } = { ...o, signal };
+    let options = o;
     if (context !== undefined) {
       try {
-        options = { ...o, signal, context: context(message) };
+        options = { ...o, context: context(message) };
       } catch (thrown) {
         if (!isJsonRpcError(thrown)) throw thrown;
         const write = o.serializer ?? serialize;
         answer(message, write(toErrorDict(ErrorResponse(thrown.code, thrown.message, thrown.data, null))));
-        return Promise.resolve();
+        return { answered: Promise.resolve() };
       }
     }
     if (!asksForValues(message)) {
-      return dispatchFollowing(message.data, this.methods, options).then((text) => answer(message, text));
+      const { call, answered } = startCall(message.data, this.methods, options, undefined);
+      return { call, answered: answered.then((text) => answer(message, text)) };
     }
-    return new Promise<void>((done, fail) => {
-      dispatchStreamed(message.data, this.methods, options, new NatsOutlet(this.connection, message, done, fail));
+    let call: StreamedCall | undefined;
+    const answered = new Promise<void>((done, fail) => {
+      call = dispatchStreamed(
+        message.data,
+        this.methods,
+        options,
+        new NatsOutlet(this.connection, message, done, fail),
+      );
     });
+    return { call, answered };
   }
 }
 
