@@ -14,7 +14,7 @@ import * as E from "fp-ts/Either";
 import { isMembers as isObject, isThenable } from "../../core/guards";
 import { failure, network, tooLarge, type TransportError } from "../errors";
 import type { ParsedAnswer, TransportOptions } from "../transport";
-import { EventStream } from "./event-stream";
+import { EventStream } from "../../http/event-stream-reader";
 
 /** The notification that carries a value of the call whose id is its `token`. */
 const PROGRESS = "$/progress";

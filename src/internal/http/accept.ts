@@ -1,6 +1,6 @@
 /**
  * HTTP content negotiation, as much as the servers here need: whether an `Accept` header names a
- * media type itself. Shared by the event stream of `answerHttp` (./event-stream) and the
+ * media type itself. Shared by the event stream of `answerHttp` (./event-stream-writer) and the
  * development server's inspector page (node/inspector-route.ts).
  *
  * @module

@@ -2,12 +2,12 @@
  * Server-sent events for JSON-RPC over HTTP: whether a request's `Accept` asks for them, one
  * message as one event, and {@link EventQueue}, the web `ReadableStream` of an answer's events
  * that hands each on only when its reader pulls it. No `node:` module: a fetch handler returns
- * the stream as a `Response` body, and Node writes it to its `res` (node/event-stream-writer.ts).
+ * the stream as a `Response` body, and Node writes it to its `res` (node/body-writer.ts).
  *
  * @module
  */
 import { accepts } from "./accept";
-import { requestCancelled } from "./progress-wire";
+import { requestCancelled } from "../core/progress-wire";
 
 /** The media type of an event stream. */
 export const EVENT_STREAM = "text/event-stream";

@@ -2,9 +2,9 @@
  * `answerHttp`, the successor of `toHttp`: dispatches an HTTP request's body and answers it, as a
  * server-sent-event stream when its `Accept` asks for one and a method streams values, else as
  * `toHttp` answers. No `node:` module: a fetch handler returns the answer as a `Response`, and
- * Node writes it to its `res` (node/event-stream-writer.ts).
+ * Node writes it to its `res` (node/body-writer.ts).
  *
- * The wire, with `Accept: text/event-stream` (MCP's Streamable HTTP asks for it so; ./streamed-call):
+ * The wire, with `Accept: text/event-stream` (MCP's Streamable HTTP asks for it so; core/streamed-call.ts):
  * - a body of notifications only: 202 Accepted, no body;
  * - the answer ready before any value: 200 `application/json`, exactly as without that `Accept`;
  * - once a first value is to be sent: 200 `text/event-stream`, one event per message (the values'
@@ -17,14 +17,14 @@
  *
  * @module
  */
-import type { NoContext, WithSignal } from "./context-marks";
-import type { DispatchContext, MethodsFor, TypedOptions } from "./dispatch-context";
-import { acceptsEvents, EventQueue } from "./event-stream";
-import type { Methods } from "./methods";
-import type { JsonOptions } from "./options";
-import type { AnyStage } from "./stages";
-import { dispatchFollowing, dispatchStreamed, type Outlet, type StreamedCall } from "./streamed-call";
-import { toHttp, type HttpAnswer, type HttpStreamAnswer } from "./to-http";
+import type { NoContext, WithSignal } from "../core/context-marks";
+import type { DispatchContext, MethodsFor, TypedOptions } from "../core/dispatch-context";
+import { acceptsEvents, EventQueue } from "./event-stream-writer";
+import type { Methods } from "../core/methods";
+import type { JsonOptions } from "../core/options";
+import type { AnyStage } from "../core/stages";
+import { dispatchFollowing, dispatchStreamed, type Outlet, type StreamedCall } from "../core/streamed-call";
+import { toHttp, type HttpAnswer, type HttpStreamAnswer } from "./json-answer";
 
 /**
  * The options of {@link answerHttp}: dispatch's (`context`, `maxBatchSize`, `stages`, `serializer`...)

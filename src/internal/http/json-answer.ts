@@ -12,7 +12,7 @@
  * Over a transport without statuses (WebSocket, stdio, `postMessage`), "nothing to send" means
  * writing nothing: `if (text !== "") send(text)`.
  *
- * What `answerHttp` (./answer-http) answers is one of these, or, to a client that accepts
+ * What `answerHttp` (./answer) answers is one of these, or, to a client that accepts
  * server-sent events, 202 or an event stream: {@link HttpStreamAnswer}.
  *
  * @module
