@@ -5,7 +5,7 @@
 //
 // Why chunks and not one output file per source module (preserveModules, as before issue 23): Node
 // pays for every file it loads, and the split into src/internal/<part>/ made `import "rpcserver"`
-// load 48 files instead of 29, and about a third slower. One chunk per part makes it 7 files
+// load 48 files instead of 29, and about a third slower. One chunk per part makes it 9 files
 // (bench/import-time.mjs; docs/benchmarks.md). The parts are cut so that no entry loads code it
 // did not load before: see `chunkOf`.
 import { existsSync } from "node:fs";

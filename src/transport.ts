@@ -28,5 +28,5 @@
  *
  * @module
  */
-export { toHttp, type HttpAnswer, type HttpStreamAnswer } from "./internal/http/json-answer";
-export type { HttpOptions } from "./internal/http/answer";
+export { toHttp, type HttpAnswer } from "./internal/http/json-answer";
+export type { HttpOptions, HttpStreamAnswer } from "./internal/http/answer";

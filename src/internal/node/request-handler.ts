@@ -8,13 +8,13 @@
  * @module
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { answerHttp } from "../http/answer";
+import { answerHttp, type HttpStreamAnswer } from "../http/answer";
 import { ERROR_SERVER_ERROR } from "../core/codes";
 import { messageOf } from "../core/describe";
 import { log } from "../core/logger";
 import type { Methods } from "../core/methods";
 import type { Options } from "../core/options";
-import { toHttp, type HttpStreamAnswer } from "../http/json-answer";
+import { toHttp } from "../http/json-answer";
 import type { GuardedHeaders, Refusal } from "./browser-guard";
 import { writeBody } from "./body-writer";
 import { isPagePath, isPageRequest, PAGE_HEADERS, varyingByAccept } from "./inspector-route";
