@@ -16,11 +16,12 @@ const PARTS = {
   core: [],
   documents: ["core"],
   contract: ["core"],
-  client: ["core", "contract"],
+  http: ["core"],
+  client: ["core", "contract", "http"],
   connection: ["core", "contract", "client"],
   nats: ["core", "documents", "client"],
   inspector: [],
-  node: ["core", "documents", "client", "inspector"],
+  node: ["core", "documents", "http", "client", "inspector"],
 };
 
 /** The folders under src/internal today. */

@@ -5,7 +5,7 @@
 //
 // Why chunks and not one output file per source module (preserveModules, as before issue 23): Node
 // pays for every file it loads, and the split into src/internal/<part>/ made `import "rpcserver"`
-// load 48 files instead of 29, and about a third slower. One chunk per part makes it 7 files
+// load 48 files instead of 29, and about a third slower. One chunk per part makes it 9 files
 // (bench/import-time.mjs; docs/benchmarks.md). The parts are cut so that no entry loads code it
 // did not load before: see `chunkOf`.
 import { existsSync } from "node:fs";
@@ -86,7 +86,7 @@ const NODE_CHUNKS = {
   "server.ts": "server",
   "request-handler.ts": "server",
   "browser-guard.ts": "server",
-  "event-stream-writer.ts": "server",
+  "body-writer.ts": "server",
   "serve-options.ts": "server",
   "inspector-route.ts": "server",
   "cli.ts": "cli",
@@ -102,6 +102,7 @@ const HEARTS = {
   core: "pipeline/dispatcher.ts",
   documents: "openrpc.ts",
   contract: "contract.ts",
+  http: "answer.ts",
   client: "client.ts",
   connection: "connect.ts",
   nats: "serve.ts",

@@ -79,8 +79,8 @@ export {
   type StandardSchemaV1,
   type TypeOfSchema,
 } from "./internal/core/schema";
-export { toHttp, type HttpAnswer, type HttpStreamAnswer } from "./internal/core/to-http";
-export { answerHttp, type HttpOptions } from "./internal/core/answer-http";
+export { toHttp, type HttpAnswer } from "./internal/http/json-answer";
+export { answerHttp, type HttpOptions, type HttpStreamAnswer } from "./internal/http/answer";
 
 // Dispatch options, the default serializer, and stages.
 export type { JsonOptions, Options, ResponseOptions, Validator } from "./internal/core/options";

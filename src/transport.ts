@@ -28,5 +28,5 @@
  *
  * @module
  */
-export { toHttp, type HttpAnswer, type HttpStreamAnswer } from "./internal/core/to-http";
-export type { HttpOptions } from "./internal/core/answer-http";
+export { toHttp, type HttpAnswer } from "./internal/http/json-answer";
+export type { HttpOptions, HttpStreamAnswer } from "./internal/http/answer";

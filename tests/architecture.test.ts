@@ -288,9 +288,9 @@ describe("the table of parts (architecture.cjs)", () => {
   });
 
   test("refuses a folder without a row, a row without a folder, a name that is no part, and a circle", () => {
-    expect(architecture.problemsOf(PARTS, [...folders, "http"])).toEqual(["src/internal/http has no row"]);
-    expect(architecture.problemsOf({ ...PARTS, http: ["core"] }, folders)).toEqual([
-      "the row http has no folder src/internal/http",
+    expect(architecture.problemsOf(PARTS, [...folders, "mcp"])).toEqual(["src/internal/mcp has no row"]);
+    expect(architecture.problemsOf({ ...PARTS, mcp: ["core"] }, folders)).toEqual([
+      "the row mcp has no folder src/internal/mcp",
     ]);
     expect(architecture.problemsOf({ ...PARTS, core: ["tracing"] }, folders)).toEqual([
       "the row core names tracing, which is no part",

@@ -30,7 +30,7 @@ import {
   type TransportOptions,
 } from "../src/client";
 import { STREAM_BUFFER } from "../src/internal/client/streams";
-import { EventStream, type ServerEvent } from "../src/internal/client/transports/event-stream";
+import { EventStream, type ServerEvent } from "../src/internal/http/event-stream-reader";
 import { recordLogs } from "./support";
 
 /** A promise and its resolver. */

@@ -19,7 +19,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { answerHttp, asyncDispatch, Success, toHttp, type HttpOptions } from "../src";
-import { acceptsEvents } from "../src/internal/core/event-stream";
+import { acceptsEvents } from "../src/internal/http/accept";
 import {
   devServer,
   EventReader,

@@ -1,7 +1,7 @@
 /**
  * Progress on the standard wire, with no state: which tokens a request carries, the notification
  * each streamed value goes out as, in the two protocols that define one inside plain JSON-RPC 2.0,
- * and why a transport's sink refuses a value. A connection (connection/progress.ts) and an HTTP event stream (./answer-http)
+ * and why a transport's sink refuses a value. A connection (connection/progress.ts) and an HTTP event stream (http/answer.ts)
  * both shape their notifications here, so the two wires say the same thing the same way.
  *
  * - LSP 3.17: `params.partialResultToken` gets `$/progress { token, value }` for each value (and

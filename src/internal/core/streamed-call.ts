@@ -1,6 +1,6 @@
 /**
  * One body whose methods may stream values, answered on a wire that can carry them: an HTTP event
- * stream (./answer-http) or NATS messages (internal/nats). {@link StreamedCall} holds the body's
+ * stream (http/answer.ts) or NATS messages (internal/nats). {@link StreamedCall} holds the body's
  * state (each request's tokens and how far it got, the handlers' signal) and hands each message to
  * the wire's {@link Outlet}; {@link streamStage} is the first stage of its dispatch, which gives
  * each request its sink and makes each response what the wire wants; {@link dispatchStreamed} runs

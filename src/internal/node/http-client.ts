@@ -47,7 +47,8 @@ import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import * as E from "fp-ts/Either";
 import { NEVER, type ParsedAnswer, type Transport, type TransportOptions } from "../client/transport";
 import { aborted, failure, network, tooLarge, type TransportError } from "../client/errors";
-import { decoded, eventAnswer, isEventStream, type EventChunks } from "../client/transports/event-answer";
+import { decoded, eventAnswer, type EventChunks } from "../client/transports/event-answer";
+import { isEventStream } from "../http/event-stream-reader";
 import {
   answerLimit,
   answerOf,

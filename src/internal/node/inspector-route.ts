@@ -7,7 +7,7 @@
  * @module
  */
 import type { IncomingHttpHeaders } from "node:http";
-import { accepts } from "../core/accept";
+import { accepts } from "../http/accept";
 import { INSPECTOR_HEADERS, inspectorPage } from "../inspector/page";
 
 /** The one path the page is served at: the server's root, the URL its listening line prints. */

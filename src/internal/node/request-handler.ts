@@ -3,20 +3,20 @@
  * 403, 405, a CORS preflight or the inspector page (a browser's GET of `/`: ./inspector-route), or
  * its POST body dispatched and answered by `answerHttp`: 200 or 204, or, when its `Accept` asks for
  * `text/event-stream`, 202 for notifications alone or an event stream of the values methods stream
- * (written by ./event-stream-writer); with the server's logging, which never throws.
+ * (written by ./body-writer); with the server's logging, which never throws.
  *
  * @module
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { answerHttp } from "../core/answer-http";
+import { answerHttp, type HttpStreamAnswer } from "../http/answer";
 import { ERROR_SERVER_ERROR } from "../core/codes";
 import { messageOf } from "../core/describe";
 import { log } from "../core/logger";
 import type { Methods } from "../core/methods";
 import type { Options } from "../core/options";
-import { toHttp, type HttpStreamAnswer } from "../core/to-http";
+import { toHttp } from "../http/json-answer";
 import type { GuardedHeaders, Refusal } from "./browser-guard";
-import { writeEvents } from "./event-stream-writer";
+import { writeBody } from "./body-writer";
 import { isPagePath, isPageRequest, PAGE_HEADERS, varyingByAccept } from "./inspector-route";
 
 /** Logging must never stop the server, so a logger that throws is ignored. */
@@ -51,7 +51,7 @@ const stream = async (res: ServerResponse, answered: HttpStreamAnswer, line: str
   const body = answered.body as ReadableStream<Uint8Array>;
   res.writeHead(200, cors === NO_HEADERS ? answered.headers : { ...answered.headers, ...cors });
   say("info", `rpcserver: ${line} 200 (event stream)`);
-  const whole = await writeEvents(res, body);
+  const whole = await writeBody(res, body);
   if (!whole) say("info", `rpcserver: ${line}: the event stream ended before its answer (the client went away)`);
 };
 

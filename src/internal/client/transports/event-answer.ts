@@ -14,14 +14,10 @@ import * as E from "fp-ts/Either";
 import { isMembers as isObject, isThenable } from "../../core/guards";
 import { failure, network, tooLarge, type TransportError } from "../errors";
 import type { ParsedAnswer, TransportOptions } from "../transport";
-import { EventStream } from "./event-stream";
+import { EventStream } from "../../http/event-stream-reader";
 
 /** The notification that carries a value of the call whose id is its `token`. */
 const PROGRESS = "$/progress";
-
-/** Is `contentType` (a response's `content-type`) an event stream? @internal */
-export const isEventStream = (contentType: string | null | undefined): boolean =>
-  typeof contentType === "string" && contentType.trimStart().toLowerCase().startsWith("text/event-stream");
 
 /**
  * Where an event stream's text comes from: the next chunk, decoded, or `undefined` at its end; and

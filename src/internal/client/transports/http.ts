@@ -6,7 +6,8 @@
  */
 import * as E from "fp-ts/Either";
 import { NEVER, type Transport } from "../transport";
-import { decodedChunks, eventAnswer, isEventStream, type EventChunks } from "./event-answer";
+import { isEventStream } from "../../http/event-stream-reader";
+import { decodedChunks, eventAnswer, type EventChunks } from "./event-answer";
 import { answerLimit, answerOf, declaredLength, extraHeaders, headersOf, STREAM_HEADERS } from "./http-answer";
 import { failure, redirect, tooLarge, type TransportError } from "../errors";
 

@@ -1,22 +1,12 @@
 /**
- * Server-sent events for JSON-RPC over HTTP: whether a request's `Accept` asks for them, one
- * message as one event, and {@link EventQueue}, the web `ReadableStream` of an answer's events
- * that hands each on only when its reader pulls it. No `node:` module: a fetch handler returns
- * the stream as a `Response` body, and Node writes it to its `res` (node/event-stream-writer.ts).
+ * Server-sent events written for JSON-RPC over HTTP: one message as one event, and
+ * {@link EventQueue}, the web `ReadableStream` of an answer's events that hands each on only when
+ * its reader pulls it. No `node:` module: a fetch handler returns the stream as a `Response` body,
+ * and Node writes it to its `res` (node/body-writer.ts). Read by ./event-stream-reader.
  *
  * @module
  */
-import { accepts } from "./accept";
-import { requestCancelled } from "./progress-wire";
-
-/** The media type of an event stream. */
-export const EVENT_STREAM = "text/event-stream";
-
-/**
- * Does an `Accept` header ask for an event stream? It must name `text/event-stream` itself (a
- * `*\/*` does not: a client that did not ask gets JSON, as before), with a quality above 0.
- */
-export const acceptsEvents = (accept: string | null | undefined): boolean => accepts(accept, EVENT_STREAM);
+import { requestCancelled } from "../core/progress-wire";
 
 /** SSE's line terminators: CRLF, CR and LF all end a line, so each must start a new `data:` line. */
 const LINE_BREAK = /\r\n|\r|\n/;

@@ -1,6 +1,6 @@
 /**
- * An answer's event stream (core/answer-http.ts), written to a Node `res`: each chunk as the stream
- * gives it, with back-pressure both ways. The stream is read one chunk at a time, the next only once
+ * A web `ReadableStream` body written to a Node `res` (today an answer's event stream, from
+ * http/answer.ts): each chunk as the stream gives it, with back-pressure both ways. The stream is read one chunk at a time, the next only once
  * `res.write` took the last (it returned true, or `drain` fired), so the methods that stream wait at
  * their `yield` while the client reads slowly. `res` closing before the end (the client went away)
  * cancels the stream, which aborts the handlers' signal and stops their generators.
@@ -16,7 +16,7 @@ const ignore = (): void => undefined;
  * Writes `body` to `res` (whose head is written), then ends it. Resolves `true` once all of it was
  * written, `false` if the client went away first or the stream failed (`res` is then destroyed).
  */
-export const writeEvents = async (res: ServerResponse, body: ReadableStream<Uint8Array>): Promise<boolean> => {
+export const writeBody = async (res: ServerResponse, body: ReadableStream<Uint8Array>): Promise<boolean> => {
   const reader = body.getReader();
   let gone = false;
   let wake: (() => void) | undefined;

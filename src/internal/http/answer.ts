@@ -2,9 +2,10 @@
  * `answerHttp`, the successor of `toHttp`: dispatches an HTTP request's body and answers it, as a
  * server-sent-event stream when its `Accept` asks for one and a method streams values, else as
  * `toHttp` answers. No `node:` module: a fetch handler returns the answer as a `Response`, and
- * Node writes it to its `res` (node/event-stream-writer.ts).
+ * Node writes it to its `res` (node/body-writer.ts).
  *
- * The wire, with `Accept: text/event-stream` (MCP's Streamable HTTP asks for it so; ./streamed-call):
+ * The wire, with `Accept: text/event-stream` (MCP's Streamable HTTP asks for it so; the call is
+ * core/streamed-call.ts's, and this module its outlet):
  * - a body of notifications only: 202 Accepted, no body;
  * - the answer ready before any value: 200 `application/json`, exactly as without that `Accept`;
  * - once a first value is to be sent: 200 `text/event-stream`, one event per message (the values'
@@ -17,14 +18,15 @@
  *
  * @module
  */
-import type { NoContext, WithSignal } from "./context-marks";
-import type { DispatchContext, MethodsFor, TypedOptions } from "./dispatch-context";
-import { acceptsEvents, EventQueue } from "./event-stream";
-import type { Methods } from "./methods";
-import type { JsonOptions } from "./options";
-import type { AnyStage } from "./stages";
-import { dispatchFollowing, dispatchStreamed, type Outlet, type StreamedCall } from "./streamed-call";
-import { toHttp, type HttpAnswer, type HttpStreamAnswer } from "./to-http";
+import type { NoContext, WithSignal } from "../core/context-marks";
+import type { DispatchContext, MethodsFor, TypedOptions } from "../core/dispatch-context";
+import type { Methods } from "../core/methods";
+import type { JsonOptions } from "../core/options";
+import type { AnyStage } from "../core/stages";
+import { dispatchFollowing, dispatchStreamed, type Outlet, type StreamedCall } from "../core/streamed-call";
+import { acceptsEvents, EVENT_STREAM } from "./accept";
+import { EventQueue } from "./event-stream-writer";
+import { toHttp, type HttpAnswer } from "./json-answer";
 
 /**
  * The options of {@link answerHttp}: dispatch's (`context`, `maxBatchSize`, `stages`, `serializer`...)
@@ -50,10 +52,31 @@ export interface HttpOptions extends JsonOptions {
   readonly signal?: AbortSignal | undefined;
 }
 
+/**
+ * What `answerHttp` answers: {@link HttpAnswer} (200 JSON, 204), 202 Accepted for a body of
+ * notifications from a client that accepts events, or 200 with a server-sent-event stream. Every
+ * form fits the Fetch API as is: `new Response(answer.body, answer)`.
+ *
+ * @since 5.0.10
+ * @category transport
+ */
+export type HttpStreamAnswer =
+  | HttpAnswer
+  | {
+      readonly status: 202;
+      readonly headers: { readonly [name: string]: never };
+      readonly body: null;
+    }
+  | {
+      readonly status: 200;
+      readonly headers: { readonly "Content-Type": "text/event-stream"; readonly "Cache-Control": "no-cache" };
+      readonly body: ReadableStream<Uint8Array>;
+    };
+
 /** Shared by every 202 answer: it holds nothing, and nobody can add to it. */
 const ACCEPTED: HttpStreamAnswer = Object.freeze({ status: 202, headers: Object.freeze({}), body: null });
 
-const EVENT_HEADERS = Object.freeze({ "Content-Type": "text/event-stream", "Cache-Control": "no-cache" } as const);
+const EVENT_HEADERS = Object.freeze({ "Content-Type": EVENT_STREAM, "Cache-Control": "no-cache" } as const);
 
 /**
  * One POST's outlet: the answer is chosen at the first message (an event stream, which answers the

@@ -1,14 +1,19 @@
 /**
- * Server-sent events read as they arrive: text in, in chunks cut anywhere, and complete events out,
- * one at a time, by the parsing rules of the HTML standard's `EventSource` (lines ended by CRLF, LF
- * or CR; `data:` lines joined with a line feed; `event:` names the type; a line that starts with a
- * colon is a comment; a blank line ends an event; an event without data is none). What
- * reconnection needs (`id:`, `retry:`) is not kept: the stream of one request is read once. Pure
- * and browser-safe.
+ * Server-sent events read: whether a response is an event stream (its `Content-Type`), and its
+ * events as they arrive: text in, in chunks cut anywhere, and complete events out, one at a time,
+ * by the parsing rules of the HTML standard's `EventSource` (lines ended by CRLF, LF or CR; `data:`
+ * lines joined with a line feed; `event:` names the type; a line that starts with a colon is a
+ * comment; a blank line ends an event; an event without data is none). What reconnection needs
+ * (`id:`, `retry:`) is not kept: the stream of one request is read once. Pure and browser-safe.
+ * Written by ./event-stream-writer.
  *
  * @internal
  * @module
  */
+
+/** Is `contentType` (a response's `content-type`) an event stream, to read with {@link EventStream}? @internal */
+export const isEventStream = (contentType: string | null | undefined): boolean =>
+  typeof contentType === "string" && contentType.trimStart().toLowerCase().startsWith("text/event-stream");
 
 /** One event: its type (`message` when it names none) and its data, its lines joined with `\n`. @internal */
 export interface ServerEvent {

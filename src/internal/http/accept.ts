@@ -1,10 +1,13 @@
 /**
  * HTTP content negotiation, as much as the servers here need: whether an `Accept` header names a
- * media type itself. Shared by the event stream of `answerHttp` (./event-stream) and the
- * development server's inspector page (node/inspector-route.ts).
+ * media type itself. Shared by `answerHttp` (./answer: does the client ask for an event stream?)
+ * and the development server's inspector page (node/inspector-route.ts).
  *
  * @module
  */
+
+/** The media type of an event stream. */
+export const EVENT_STREAM = "text/event-stream";
 
 /**
  * Does `accept` name `type` itself (a `*\/*` or `text/*` does not: a client that did not ask gets
@@ -19,3 +22,9 @@ export const accepts = (accept: string | null | undefined, type: string): boolea
     return quality === undefined || Number(quality.trim().slice(2)) > 0;
   });
 };
+
+/**
+ * Does an `Accept` header ask for an event stream? It must name `text/event-stream` itself (a
+ * `*\/*` does not: a client that did not ask gets JSON, as before), with a quality above 0.
+ */
+export const acceptsEvents = (accept: string | null | undefined): boolean => accepts(accept, EVENT_STREAM);

@@ -1,6 +1,6 @@
 /**
- * Transport helpers: what to send, given dispatch's JSON text. No I/O here, and no `node:` module:
- * the transport (an HTTP framework, a fetch handler) reads the body and writes the answer.
+ * The JSON answer over HTTP: what to send, given dispatch's JSON text. No I/O here, and no `node:`
+ * module: the transport (an HTTP framework, a fetch handler) reads the body and writes the answer.
  *
  * Rules (JSON-RPC over HTTP, as the development server answers):
  * - Text to send is 200 with `Content-Type: application/json`, JSON-RPC errors included: the error
@@ -12,8 +12,8 @@
  * Over a transport without statuses (WebSocket, stdio, `postMessage`), "nothing to send" means
  * writing nothing: `if (text !== "") send(text)`.
  *
- * What `answerHttp` (./answer-http) answers is one of these, or, to a client that accepts
- * server-sent events, 202 or an event stream: {@link HttpStreamAnswer}.
+ * What `answerHttp` (./answer) answers is one of these, or, to a client that accepts
+ * server-sent events, 202 or an event stream: `HttpStreamAnswer` (./answer).
  *
  * @module
  */
@@ -68,24 +68,3 @@ const NO_CONTENT: HttpAnswer = Object.freeze({ status: 204, headers: Object.free
  */
 export const toHttp = (text: string): HttpAnswer =>
   text === "" ? NO_CONTENT : { status: 200, headers: { "Content-Type": "application/json" }, body: text };
-
-/**
- * What `answerHttp` answers: {@link HttpAnswer} (200 JSON, 204), 202 Accepted for a body of
- * notifications from a client that accepts events, or 200 with a server-sent-event stream. Every
- * form fits the Fetch API as is: `new Response(answer.body, answer)`.
- *
- * @since 5.0.10
- * @category transport
- */
-export type HttpStreamAnswer =
-  | HttpAnswer
-  | {
-      readonly status: 202;
-      readonly headers: { readonly [name: string]: never };
-      readonly body: null;
-    }
-  | {
-      readonly status: 200;
-      readonly headers: { readonly "Content-Type": "text/event-stream"; readonly "Cache-Control": "no-cache" };
-      readonly body: ReadableStream<Uint8Array>;
-    };
