@@ -32,6 +32,7 @@ export const entries = [
   "methods",
   "sentinels",
   "server",
+  "http",
   "transport",
   "pipeline",
   "client",

@@ -84,7 +84,7 @@ const MAX_INSPECTOR_GZIP_BYTES = 30 * 1024;
 const MAX_FILES = { index: 10, client: 10, connection: 10 };
 
 /** The entries that need no package: they load neither fp-ts nor io-ts (nor a `node:` module). */
-const NO_PACKAGE = ["codes", "sentinels", "transport", "types", "inspector"];
+const NO_PACKAGE = ["codes", "sentinels", "http", "transport", "types", "inspector"];
 
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
 

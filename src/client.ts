@@ -31,7 +31,7 @@ export {
   type UndeclaredError,
 } from "./internal/client/errors";
 export type { ParsedAnswer, Transport, TransportOptions } from "./internal/client/transport";
-export { http, type HttpOptions } from "./internal/client/transports/http";
+export { http, type HttpOptions, type HttpTransportOptions } from "./internal/client/transports/http";
 export { local } from "./internal/client/transports/local";
 export {
   client,

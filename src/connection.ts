@@ -4,14 +4,19 @@
  *
  * @example
  * // compile-only: it serves the process's own stdin and stdout, as a language server does
- * import { connect, contentLength, streams } from "rpcserver/connection";
- * const peer = connect(streams(process.stdin, process.stdout, contentLength()), { methods: {}, cancellation: "lsp" });
+ * import { byteChannel, connect, contentLength } from "rpcserver/connection";
+ * const peer = connect(byteChannel(process.stdin, process.stdout, contentLength()), { methods: {}, cancellation: "lsp" });
  *
  * @module
  */
 export { type Channel, type ChannelEvents } from "./internal/connection/channels/channel";
 export { messagePort, type PortLike } from "./internal/connection/channels/message-port";
-export { streams, type ReadableBytes, type WritableBytes } from "./internal/connection/channels/streams";
+export {
+  byteChannel,
+  streams,
+  type ReadableBytes,
+  type WritableBytes,
+} from "./internal/connection/channels/byte-channel";
 export { webSocket, type WebSocketLike } from "./internal/connection/channels/web-socket";
 export { type FrameEvents, type Framing } from "./internal/connection/framing/framing";
 export { contentLength } from "./internal/connection/framing/content-length";

@@ -80,7 +80,7 @@ export {
   type TypeOfSchema,
 } from "./internal/core/schema";
 export { toHttp, type HttpAnswer } from "./internal/http/json-answer";
-export { answerHttp, type HttpOptions, type HttpStreamAnswer } from "./internal/http/answer";
+export { answerHttp, type AnswerHttpOptions, type HttpOptions, type HttpStreamAnswer } from "./internal/http/answer";
 
 // Dispatch options, the default serializer, and stages.
 export type { JsonOptions, Options, ResponseOptions, Validator } from "./internal/core/options";

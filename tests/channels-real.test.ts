@@ -15,7 +15,7 @@ import {
   contentLength,
   messagePort,
   newlineDelimited,
-  streams,
+  byteChannel,
   webSocket,
   type Channel,
   type Framing,
@@ -140,11 +140,11 @@ describe.each(framings)("TCP sockets, %s", (_name, framing) => {
 
   test("a burst each way arrives whole and in order", async () => {
     const near = dial();
-    const nearChannel = streams(near, near, framing());
+    const nearChannel = byteChannel(near, near, framing());
     const nearSeen = receive(nearChannel);
     sendAll(nearChannel, burst); // before the socket has even connected
     const far = await bounded(accepted, "the connection");
-    const farChannel = streams(far, far, framing());
+    const farChannel = byteChannel(far, far, framing());
     const farSeen = receive(farChannel);
     sendAll(farChannel, burst);
     await Promise.all([nearSeen.until(burst.length), farSeen.until(burst.length)]);
@@ -156,7 +156,7 @@ describe.each(framings)("TCP sockets, %s", (_name, framing) => {
     const near = dial();
     const far = await bounded(accepted, "the connection");
     const read = counted(far);
-    const seen = receive(streams(far, far, framing()));
+    const seen = receive(byteChannel(far, far, framing()));
     await trickle((byte) => near.write(byte), read, framed(framing(), few));
     await seen.until(few.length);
     expect(seen.messages).toEqual(few);
@@ -181,7 +181,7 @@ describe.each(framings)("a child process's pipes, %s", (_name, framing) => {
   });
 
   test("a burst arrives whole and in order (through the child and back)", async () => {
-    const channel = streams(child.stdout, child.stdin, framing());
+    const channel = byteChannel(child.stdout, child.stdin, framing());
     const seen = receive(channel);
     sendAll(channel, burst);
     await seen.until(burst.length);
@@ -190,7 +190,7 @@ describe.each(framings)("a child process's pipes, %s", (_name, framing) => {
 
   test("messages written one byte at a time arrive whole and in order", async () => {
     const read = counted(child.stdout);
-    const seen = receive(streams(child.stdout, child.stdin, framing()));
+    const seen = receive(byteChannel(child.stdout, child.stdin, framing()));
     await trickle((byte) => child.stdin.write(byte), read, framed(framing(), few));
     await seen.until(few.length);
     expect(seen.messages).toEqual(few);

@@ -20,7 +20,7 @@ import {
   contentLength,
   messagePort,
   newlineDelimited,
-  streams,
+  byteChannel,
   webSocket,
   type Connection,
   type WebSocketLike,
@@ -85,12 +85,12 @@ test.each([
   const sockets: Socket[] = [];
   const listener = createServer((socket) => {
     sockets.push(socket);
-    connect(streams(socket, socket, framing()), { methods });
+    connect(byteChannel(socket, socket, framing()), { methods });
   });
   await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
   try {
     const socket = tcp((listener.address() as AddressInfo).port, "127.0.0.1");
-    const peer = connect(streams(socket, socket, framing()), { methods });
+    const peer = connect(byteChannel(socket, socket, framing()), { methods });
     const calc = client(api, peer.transport);
     expect(await Promise.all([calc.add(1, 1)(), calc.add(2, 2)(), calc.add(3, 3)()])).toEqual([
       E.right(2),
@@ -127,13 +127,13 @@ const closing = (
 /** What a socket's or pipe's error was, by its code. */
 const code = (error: unknown): unknown => (error as { code?: unknown } | null)?.code;
 
-describe("streams: a stream error at any time only closes the connection", () => {
+describe("byteChannel: a stream error at any time only closes the connection", () => {
   test("a TCP client resets while the server's connection is open: closed resolves with ECONNRESET", async () => {
     let accepted: Socket | undefined;
     let server: Connection | undefined;
     const [listener, port] = await listening((socket) => {
       accepted = socket;
-      server = connect(streams(socket, socket), { methods });
+      server = connect(byteChannel(socket, socket), { methods });
     });
     try {
       const socket = tcp(port, "127.0.0.1");
@@ -153,7 +153,7 @@ describe("streams: a stream error at any time only closes the connection", () =>
     let server: Connection | undefined;
     const [listener, port] = await listening((socket) => {
       accepted = socket;
-      server = connect(streams(socket, socket), { methods });
+      server = connect(byteChannel(socket, socket), { methods });
     });
     try {
       // Half-open, so that it does not answer the server's end with its own before it resets.
@@ -175,7 +175,7 @@ describe("streams: a stream error at any time only closes the connection", () =>
     const [listener, port] = await listening(() => undefined);
     await new Promise((resolve) => listener.close(resolve)); // nothing listens on `port` now
     const socket = tcp(port, "127.0.0.1");
-    const channel = streams(socket, socket);
+    const channel = byteChannel(socket, socket);
     await closing(socket, "the refused socket to close");
     const peer = connect(channel, { methods });
     expect(code(await bounded(peer.closed, "the close"))).toBe("ECONNREFUSED");
@@ -216,14 +216,14 @@ describe("streams: a stream error at any time only closes the connection", () =>
 
   test("a child process stops reading its stdin while the parent writes: the connection closes with EPIPE", async () => {
     const child = await deaf("start");
-    const peer = connect(streams(child.stdout, child.stdin), { methods });
+    const peer = connect(byteChannel(child.stdout, child.stdin), { methods });
     flood(peer);
     expect(code(await bounded(peer.closed, "the close"))).toBe("EPIPE");
   });
 
   test("a child's stdin fails after the connection closed, with writes still pending: no uncaught exception", async () => {
     const child = await deaf("SIGUSR2");
-    const peer = connect(streams(child.stdout, child.stdin), { methods });
+    const peer = connect(byteChannel(child.stdout, child.stdin), { methods });
     flood(peer);
     peer.close(new Error("done with the child"));
     await expect(peer.closed).resolves.toEqual(new Error("done with the child"));
@@ -238,7 +238,7 @@ describe("streams: a stream error at any time only closes the connection", () =>
       ["-e", "process.stdin.once('data', () => process.exit(0)); setInterval(() => {}, 1000)"],
       { stdio: ["pipe", "pipe", "inherit"] },
     );
-    const peer = connect(streams(child.stdout, child.stdin), { methods });
+    const peer = connect(byteChannel(child.stdout, child.stdin), { methods });
     flood(peer);
     // EPIPE, or the end of its stdout: whichever Node sees first.
     expect(await bounded(peer.closed, "the close")).toBeInstanceOf(Error);
@@ -253,7 +253,7 @@ describe("channels that are over before or without a close event", () => {
       const socket = tcp(port, "127.0.0.1");
       socket.destroy();
       await closing(socket, "the socket to close");
-      const peer = connect(streams(socket, socket), { methods });
+      const peer = connect(byteChannel(socket, socket), { methods });
       expect(await bounded(peer.closed, "the close")).toEqual(
         new Error("the stream was already closed when the channel started"),
       );
@@ -269,7 +269,7 @@ describe("channels that are over before or without a close event", () => {
     const child = spawn(process.execPath, ["-e", ""], { stdio: ["pipe", "pipe", "inherit"] });
     await bounded(once(child, "close"), "the child to exit");
     await closing(child.stdin, "the child's stdin to close"); // Node destroys it on exit
-    const peer = connect(streams(child.stdout, child.stdin), { methods });
+    const peer = connect(byteChannel(child.stdout, child.stdin), { methods });
     expect(await bounded(peer.closed, "the close")).toBeInstanceOf(Error);
   });
 

@@ -24,7 +24,7 @@ import {
   type Transport,
   type TransportError,
 } from "../src/client";
-import { connect, streams } from "../src/connection";
+import { connect, byteChannel } from "../src/connection";
 
 const api = contract({
   balance: { params: t.tuple([t.string]), result: t.number },
@@ -80,12 +80,12 @@ describe("ids are unique whatever wraps a transport (issue 21, item 6)", () => {
     const sockets: Socket[] = [];
     const listener = createServer((socket) => {
       sockets.push(socket);
-      connect(streams(socket, socket), { methods });
+      connect(byteChannel(socket, socket), { methods });
     });
     await new Promise<void>((resolve) => listener.listen(0, "127.0.0.1", resolve));
     try {
       const socket = tcp((listener.address() as AddressInfo).port, "127.0.0.1");
-      const peer = connect(streams(socket, socket));
+      const peer = connect(byteChannel(socket, socket));
       // A wrapper for headers or a log, as docs/contract.md suggests: it does not keep `nextId`.
       const sent: string[] = [];
       const logged: Transport = (body, options) => {

@@ -501,12 +501,12 @@ describe("what the hostile review found", () => {
 describe("channels, from the hostile review", () => {
   test("a framing's own limit is the max a -32002 reports", async () => {
     const { PassThrough } = await import("node:stream");
-    const { newlineDelimited, streams } = await import("../src/connection");
+    const { newlineDelimited, byteChannel } = await import("../src/connection");
     const input = new PassThrough();
     const output = new PassThrough();
     const written: string[] = [];
     output.on("data", (chunk: Buffer) => written.push(chunk.toString()));
-    const peer = connect(streams(input, output, newlineDelimited(100)));
+    const peer = connect(byteChannel(input, output, newlineDelimited(100)));
     input.write(`${request("x", ["y".repeat(200)], 1)}\n`);
     await until(() => written.length === 1);
     expect(JSON.parse(written.join(""))).toEqual({

@@ -20,7 +20,7 @@ import {
 } from "vscode-jsonrpc/node";
 import { contract, server } from "../src";
 import { client, withOptions } from "../src/client";
-import { connect, contentLength, streams, type Connection, type ConnectOptions } from "../src/connection";
+import { connect, contentLength, byteChannel, type Connection, type ConnectOptions } from "../src/connection";
 import { bounded, destroySocket, socketPair } from "./helpers/real-channels";
 
 jest.setTimeout(180_000);
@@ -77,7 +77,7 @@ const setup = async (options: ConnectOptions = {}): Promise<Setup> => {
           (ctx as { signal: AbortSignal }).signal.addEventListener("abort", () => (held.aborted += 1), { once: true });
         }),
     });
-  const peer = connect(streams(far, far, contentLength()), { ...options, methods: app.methods, context: {} });
+  const peer = connect(byteChannel(far, far, contentLength()), { ...options, methods: app.methods, context: {} });
   peerOf.peer = peer;
   let closed: unknown = undefined;
   void peer.closed.then((reason) => (closed = reason ?? "closed"));

@@ -143,6 +143,37 @@ test("subpaths.json lists every public name the built rpcserver/client exports",
   }
 });
 
+describe("the deprecated names (issue 33, item 10), as the built package exports them", () => {
+  /** What the Node that runs this file sees of each old name and its new one, through `loader`. */
+  const aliases = (loader: "import" | "require"): unknown => {
+    const load = loader === "import" ? "(s) => import(s)" : "async (s) => require(s)";
+    const script = `
+      const load = ${load};
+      const [http, transport, connection] = await Promise.all(["rpcserver/http", "rpcserver/transport", "rpcserver/connection"].map(load));
+      const names = (m) => Object.keys(m).filter((n) => n !== "__esModule" && n !== "default").sort();
+      console.log(JSON.stringify({
+        http: names(http),
+        transport: names(transport),
+        sameToHttp: transport.toHttp === http.toHttp,
+        sameChannel: connection.streams === connection.byteChannel,
+      }));`;
+    const args = loader === "import" ? ["--input-type=module", "-e", script] : ["-e", `(async () => {${script}})()`];
+    return JSON.parse(execFileSync(process.execPath, args, { cwd: here, encoding: "utf8" })) as unknown;
+  };
+
+  test.each(["import", "require"] as const)(
+    "%s: rpcserver/transport gives rpcserver/http's functions, and streams is byteChannel",
+    (loader) => {
+      expect(aliases(loader)).toEqual({
+        http: ["toHttp"],
+        transport: ["toHttp"],
+        sameToHttp: true,
+        sameChannel: true,
+      });
+    },
+  );
+});
+
 describe("rpcserver/client and rpcserver/connection reach no Node-only module (browsers, Deno, Bun, workers)", () => {
   /** The bare specifiers the module graph from `entry` imports, statically or dynamically. */
   const reached = (entry: string): string[] => {

@@ -15,7 +15,7 @@
 import * as E from "fp-ts/Either";
 import * as net from "node:net";
 import { Success, type Call } from "../src";
-import { connect as connectPeer, contentLength, streams } from "../src/connection";
+import { connect as connectPeer, contentLength, byteChannel } from "../src/connection";
 import { serveNats } from "../src/nats";
 import { serve } from "../src/server";
 import { connect, type TestConnection } from "./fixtures/nats.cjs";
@@ -152,7 +152,7 @@ describe("a connection with no context and a stage that passes a new request obj
     const copying = (call: Call) => E.right({ ...call, request: { ...call.request } });
     const server = net.createServer((socket) => {
       socket.on("error", () => undefined);
-      connectPeer(streams(socket, socket, contentLength()), { methods, cancellation: "lsp", stages: [copying] });
+      connectPeer(byteChannel(socket, socket, contentLength()), { methods, cancellation: "lsp", stages: [copying] });
     });
     await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
     const socket = net.connect((server.address() as net.AddressInfo).port, "127.0.0.1");

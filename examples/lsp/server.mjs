@@ -20,7 +20,7 @@ import { pipe } from "fp-ts/lib/function.js";
 import * as t from "io-ts";
 import { contract, server } from "rpcserver";
 import { client, notify, withOptions } from "rpcserver/client";
-import { connect, contentLength, streams } from "rpcserver/connection";
+import { connect, contentLength, byteChannel } from "rpcserver/connection";
 
 /** LSP's `ProgressToken`. */
 const ProgressToken = t.union([t.number, t.string]);
@@ -130,7 +130,7 @@ const app = server(lsp)
     },
   });
 
-const peer = connect(streams(process.stdin, process.stdout, contentLength()), {
+const peer = connect(byteChannel(process.stdin, process.stdout, contentLength()), {
   methods: app.methods,
   context: {},
   cancellation: "lsp",

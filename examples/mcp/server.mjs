@@ -13,10 +13,10 @@
  * mcp-stream-client.mjs). The same server in TypeScript, typed context and all:
  * examples/ts/mcp/server.ts.
  */
-import { connect, newlineDelimited, streams } from "rpcserver/connection";
+import { connect, newlineDelimited, byteChannel } from "rpcserver/connection";
 import { app } from "./app.mjs";
 
-const peer = connect(streams(process.stdin, process.stdout, newlineDelimited()), {
+const peer = connect(byteChannel(process.stdin, process.stdout, newlineDelimited()), {
   methods: app.methods,
   stages: app.stages,
   context: {},

@@ -14,7 +14,7 @@ import net from "node:net";
 import type { AddressInfo } from "node:net";
 import { answerHttp, contract, Success, timeout, type Result } from "../../src";
 import { client, local, open, withOptions } from "../../src/client";
-import { connect, streams, type Cancellation, type Connection } from "../../src/connection";
+import { connect, byteChannel, type Cancellation, type Connection } from "../../src/connection";
 import { MAX_STEPS } from "../../src/internal/core/turns";
 import { natsTransport, serveNats, type NatsService } from "../../src/nats";
 import { connect as natsConnect, type TestConnection } from "../fixtures/nats.cjs";
@@ -251,7 +251,7 @@ export const connectionWire = async (
     sockets.add(socket);
     socket.on("error", () => undefined);
     peers.add(
-      connect(streams(socket, socket, framingOf(framing)), { methods, cancellation, stages: stagesOf(timeoutMs) }),
+      connect(byteChannel(socket, socket, framingOf(framing)), { methods, cancellation, stages: stagesOf(timeoutMs) }),
     );
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));

@@ -20,7 +20,7 @@ import {
   contentLength,
   messagePort,
   newlineDelimited,
-  streams,
+  byteChannel,
   webSocket,
   type Channel,
   type Framing,
@@ -130,7 +130,7 @@ export const tcpPair = async (name: FramingName): Promise<RealPair> => {
   const [near, far] = sockets;
   return {
     kind: name === "newline" ? "tcp-newline" : "tcp-content-length",
-    channels: [streams(near, near, framingOf(name)), streams(far, far, framingOf(name))],
+    channels: [byteChannel(near, near, framingOf(name)), byteChannel(far, far, framingOf(name))],
     sockets,
     dispose: async () => {
       await Promise.all(sockets.map(destroySocket));
@@ -292,7 +292,7 @@ export const rawSocketEnd = async (name: FramingName): Promise<RawSocketEnd> => 
   const writer = rawWriter(name, { write: (bytes, done) => raw.write(bytes, done) });
   return {
     kind: name === "newline" ? "tcp-newline" : "tcp-content-length",
-    channel: streams(socket, socket, framingOf(name)),
+    channel: byteChannel(socket, socket, framingOf(name)),
     socket,
     raw,
     received,

@@ -1,6 +1,6 @@
 // The type matrix (issue 22): the PACKED package's types compiled in strict consumers by TypeScript
 // 5, 6 and 7 against @types/node 20, 22, 24 and the newest, under NodeNext and bundler resolution
-// (tests/package/types: esm.mts, cjs.cts and node-channels.mts, whose streams() lines @types/node 25
+// (tests/package/types: esm.mts, cjs.cts and node-channels.mts, whose byteChannel() lines @types/node 25
 // and later once refused), and the consumers without Node's types (portable.mts, portable.cts) under
 // each TypeScript. The compilers and Node's types are npm aliases in runtimes/package.json
 // (typescript-5, types-node-26...), installed by scripts/test-runtimes.mjs.
@@ -8,7 +8,7 @@
 // Declaration files are checked (skipLibCheck off) by TypeScript 7 everywhere, and by 5 and 6 against
 // the newest @types/node and without Node's types; TypeScript 5 and 6 skip them against @types/node
 // 20 to 24, where type-checking Node's own declarations is most of a 15-second compile and finds
-// nothing of ours (tests/package-types.test.ts checks them too). The consumers' own lines, streams() on
+// nothing of ours (tests/package-types.test.ts checks them too). The consumers' own lines, byteChannel() on
 // Node's streams included, are checked in every compile.
 //
 // Compiles two at a time (CI has two cores). Prints one line per compile and tsc's report for each

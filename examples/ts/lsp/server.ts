@@ -27,7 +27,7 @@ import * as TE from "fp-ts/lib/TaskEither.js";
 import * as t from "io-ts";
 import { contract, server } from "rpcserver";
 import { client, notify } from "rpcserver/client";
-import { connect, contentLength, streams, type ConnectionContext } from "rpcserver/connection";
+import { connect, contentLength, byteChannel, type ConnectionContext } from "rpcserver/connection";
 
 /** LSP's `ProgressToken`. */
 const ProgressToken = t.union([t.number, t.string]);
@@ -146,7 +146,7 @@ const app = server(lsp)
     },
   });
 
-const connection = connect(streams(process.stdin, process.stdout, contentLength()), {
+const connection = connect(byteChannel(process.stdin, process.stdout, contentLength()), {
   server: app,
   context: { state: { shuttingDown: false } },
   cancellation: "lsp",

@@ -19,7 +19,7 @@
 import * as E from "fp-ts/lib/Either.js";
 import * as t from "io-ts";
 import { contract, server, toJsonSchema, type JsonSchema } from "rpcserver";
-import { connect, newlineDelimited, streams, type ConnectionContext } from "rpcserver/connection";
+import { connect, newlineDelimited, byteChannel, type ConnectionContext } from "rpcserver/connection";
 
 /** What a tool reports while it runs: MCP's progress, sent as `notifications/progress` when the call asks for it. */
 const Progress = t.intersection([t.type({ progress: t.number }), t.partial({ total: t.number, message: t.string })]);
@@ -164,7 +164,7 @@ const app = server(mcp)
     },
   });
 
-const connection = connect(streams(process.stdin, process.stdout, newlineDelimited()), {
+const connection = connect(byteChannel(process.stdin, process.stdout, newlineDelimited()), {
   server: app,
   context: {},
   cancellation: "mcp",

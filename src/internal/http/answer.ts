@@ -5,7 +5,7 @@
  * Node writes it to its `res` (node/body-writer.ts).
  *
  * The wire, with `Accept: text/event-stream` (MCP's Streamable HTTP asks for it so; the call is
- * core/streamed-call.ts's, and this module its outlet):
+ * core/served-body.ts's, and this module its outlet):
  * - a body of notifications only: 202 Accepted, no body;
  * - the answer ready before any value: 200 `application/json`, exactly as without that `Accept`;
  * - once a first value is to be sent: 200 `text/event-stream`, one event per message (the values'
@@ -23,7 +23,7 @@ import type { DispatchContext, MethodsFor, TypedOptions } from "../core/dispatch
 import type { Methods } from "../core/methods";
 import type { JsonOptions } from "../core/options";
 import type { AnyStage } from "../core/stages";
-import { dispatchFollowing, dispatchStreamed, type Outlet, type StreamedCall } from "../core/streamed-call";
+import { dispatchFollowing, dispatchStreamed, type Outlet, type ServedBody } from "../core/served-body";
 import { acceptsEvents, EVENT_STREAM } from "./accept";
 import { EventQueue } from "./event-stream-writer";
 import { toHttp, type HttpAnswer } from "./json-answer";
@@ -33,13 +33,13 @@ import { toHttp, type HttpAnswer } from "./json-answer";
  * and two of the HTTP request's own.
  *
  * @example
- * import type { HttpOptions } from "rpcserver";
- * const options: HttpOptions = { accept: "text/event-stream, application/json", maxBatchSize: 100 };
+ * import type { AnswerHttpOptions } from "rpcserver";
+ * const options: AnswerHttpOptions = { accept: "text/event-stream, application/json", maxBatchSize: 100 };
  *
  * @since 5.0.10
  * @category transport
  */
-export interface HttpOptions extends JsonOptions {
+export interface AnswerHttpOptions extends JsonOptions {
   /**
    * The request's `Accept` header. When it names `text/event-stream`, values that methods stream
    * go out as server-sent events before the answer. Default: none (the answer is `toHttp`'s).
@@ -51,6 +51,22 @@ export interface HttpOptions extends JsonOptions {
    */
   readonly signal?: AbortSignal | undefined;
 }
+
+/**
+ * The options of {@link answerHttp}, under their old name.
+ *
+ * @deprecated Use {@link AnswerHttpOptions}; removed in 6.0. `rpcserver/client` has an `HttpOptions` too
+ * (the `http` transport's, now `HttpTransportOptions`): one name meant two things.
+ *
+ * @example
+ * import type { AnswerHttpOptions, HttpOptions } from "rpcserver";
+ * const options: HttpOptions = { maxBatchSize: 100 };
+ * const same: AnswerHttpOptions = options;
+ *
+ * @since 5.0.10
+ * @category transport
+ */
+export type HttpOptions = AnswerHttpOptions;
 
 /**
  * What `answerHttp` answers: {@link HttpAnswer} (200 JSON, 204), 202 Accepted for a body of
@@ -84,7 +100,7 @@ const EVENT_HEADERS = Object.freeze({ "Content-Type": EVENT_STREAM, "Cache-Contr
  */
 class HttpOutlet implements Outlet {
   private queue: EventQueue | undefined;
-  call: StreamedCall | undefined;
+  call: ServedBody | undefined;
 
   constructor(
     private readonly settle: (answer: HttpStreamAnswer) => void,
@@ -124,14 +140,17 @@ class HttpOutlet implements Outlet {
 }
 
 /** Without `text/event-stream` in `Accept`: `toHttp`'s answer, the handlers stopped when `signal` aborts. */
-const answerJson = (body: string | Uint8Array, methods: Methods | undefined, o: HttpOptions): Promise<HttpAnswer> =>
-  dispatchFollowing(body, methods, o).then(toHttp);
+const answerJson = (
+  body: string | Uint8Array,
+  methods: Methods | undefined,
+  o: AnswerHttpOptions,
+): Promise<HttpAnswer> => dispatchFollowing(body, methods, o).then(toHttp);
 
 /** With `text/event-stream` in `Accept`: the answer chosen lazily, the values as events. */
 const answerEvents = (
   body: string | Uint8Array,
   methods: Methods | undefined,
-  o: HttpOptions,
+  o: AnswerHttpOptions,
 ): Promise<HttpStreamAnswer> =>
   new Promise<HttpStreamAnswer>((settle, fail) => {
     const outlet = new HttpOutlet(settle, fail);
@@ -202,9 +221,9 @@ const answerEvents = (
 export const answerHttp = <C = NoContext, const S extends ReadonlyArray<AnyStage> = readonly []>(
   body: string | Uint8Array,
   methods?: MethodsFor<DispatchContext<WithSignal<NoInfer<C>>, NoInfer<S>>>,
-  options?: TypedOptions<HttpOptions, C, S, WithSignal<NoInfer<C>>>,
+  options?: TypedOptions<AnswerHttpOptions, C, S, WithSignal<NoInfer<C>>>,
 ): Promise<HttpStreamAnswer> => {
-  const o = (options ?? {}) as HttpOptions;
+  const o = (options ?? {}) as AnswerHttpOptions;
   const table = methods as Methods | undefined;
   return acceptsEvents(o.accept) ? answerEvents(body, table, o) : answerJson(body, table, o);
 };

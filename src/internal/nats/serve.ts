@@ -17,7 +17,7 @@ import type { JsonOptions } from "../core/options";
 import { ErrorResponse, toErrorDict } from "../core/response";
 import { serialize } from "../core/serializer";
 import type { AnyStage } from "../core/stages";
-import { dispatchStreamed, startCall, type StreamedCall } from "../core/streamed-call";
+import { dispatchStreamed, serveBody, type ServedBody } from "../core/served-body";
 import { VERSION } from "../core/version";
 import { openRpcDocument, withDiscovery } from "../documents/openrpc";
 import type { OpenRpcInfo } from "../documents/openrpc-types";
@@ -187,7 +187,7 @@ class Endpoint {
    * message follows (past ten listeners on one signal, Node prints a listener-leak warning on the
    * host's stderr for a service merely busy).
    */
-  private readonly inFlight = new Set<StreamedCall>();
+  private readonly inFlight = new Set<ServedBody>();
   private stopped = false;
 
   /** Aborts the signals of the messages in flight, and of every message taken from now on. */
@@ -209,7 +209,7 @@ class Endpoint {
     counts.messages += 1;
     counts.inFlight += 1;
     const started = performance.now();
-    let call: StreamedCall | undefined;
+    let call: ServedBody | undefined;
     let answered: Promise<void>;
     try {
       const taken = this.answer(message);
@@ -241,7 +241,7 @@ class Endpoint {
    * function that throws a `JsonRpcError` is answered with it, id null; anything else it throws
    * rejects (the services framework's error reply).
    */
-  private answer(message: NatsMessage): { readonly call?: StreamedCall | undefined; readonly answered: Promise<void> } {
+  private answer(message: NatsMessage): { readonly call?: ServedBody | undefined; readonly answered: Promise<void> } {
     const { o, context } = this;
     let options = o;
     if (context !== undefined) {
@@ -255,10 +255,10 @@ class Endpoint {
       }
     }
     if (!asksForValues(message)) {
-      const { call, answered } = startCall(message.data, this.methods, options, undefined);
+      const { call, answered } = serveBody(message.data, this.methods, options, undefined);
       return { call, answered: answered.then((text) => answer(message, text)) };
     }
-    let call: StreamedCall | undefined;
+    let call: ServedBody | undefined;
     const answered = new Promise<void>((done, fail) => {
       call = dispatchStreamed(
         message.data,

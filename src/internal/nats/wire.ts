@@ -13,7 +13,7 @@
  */
 import { headers as natsHeaders } from "@nats-io/nats-core";
 import { logSafely } from "../core/logger";
-import type { Outlet } from "../core/streamed-call";
+import type { Outlet } from "../core/served-body";
 import type { NatsConnection, NatsHeaders, NatsMessage } from "./shapes";
 
 /**

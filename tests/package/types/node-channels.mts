@@ -1,7 +1,7 @@
 // What a Node program does with rpcserver/connection's channels, compiled against the PACKED package
 // by the type matrix (tests/runtime/types-matrix.mjs): TypeScript 5, 6 and 7 against @types/node 20,
 // 22, 24 and the newest, under NodeNext and bundler resolution. No cast anywhere: `@types/node` 25
-// and later refused every streams() line below (issue 22), and a user's only way through was
+// and later refused every byteChannel() line below (issue 22), and a user's only way through was
 // `as unknown as`.
 import { spawn } from "node:child_process";
 import { connect as tcp, createServer, type Socket } from "node:net";
@@ -10,7 +10,14 @@ import * as E from "fp-ts/lib/Either.js";
 import * as t from "io-ts";
 import { contract, implement, server } from "rpcserver";
 import { client, local, type ClientError } from "rpcserver/client";
-import { connect, contentLength, messagePort, newlineDelimited, streams, type Connection } from "rpcserver/connection";
+import {
+  connect,
+  contentLength,
+  messagePort,
+  newlineDelimited,
+  byteChannel,
+  type Connection,
+} from "rpcserver/connection";
 
 /** One contract types the server, the client over local() and every connection below. */
 const api = contract({
@@ -23,20 +30,20 @@ const methods = implement(api, {
 });
 
 // A stdio server (MCP's, an LSP's): the first line of every such program.
-const stdio: Connection = connect(streams(process.stdin, process.stdout, contentLength()), { methods });
+const stdio: Connection = connect(byteChannel(process.stdin, process.stdout, contentLength()), { methods });
 
 // A child process's pipes, the parent's side of the same.
 const child = spawn(process.execPath, ["server.mjs"], { stdio: ["pipe", "pipe", "inherit"] });
-const toChild: Connection = connect(streams(child.stdout, child.stdin), { methods });
+const toChild: Connection = connect(byteChannel(child.stdout, child.stdin), { methods });
 const childCalc = client(api, toChild.transport);
 const sum: Promise<E.Either<ClientError, number>> = childCalc.add(1, 2)();
 
 // A net.Socket, both ends: the server's accepted sockets and a client's.
 const listening = createServer((socket: Socket) => {
-  connect(streams(socket, socket, newlineDelimited()), { methods });
+  connect(byteChannel(socket, socket, newlineDelimited()), { methods });
 }).listen(0);
 const socket: Socket = tcp(4000, "127.0.0.1");
-const overTcp = client(api, connect(streams(socket, socket)).transport);
+const overTcp = client(api, connect(byteChannel(socket, socket)).transport);
 const greeting: Promise<E.Either<ClientError, string>> = overTcp.greet({ name: "ann" })();
 // @ts-expect-error greet takes { name: string }
 overTcp.greet({ name: 1 });
@@ -55,9 +62,9 @@ const answered: Promise<string> = app.dispatch('{"jsonrpc":"2.0","method":"add",
   user: "ann",
 });
 
-// @ts-expect-error a readable alone is not a channel: streams() needs somewhere to write
-streams(process.stdin);
+// @ts-expect-error a readable alone is not a channel: byteChannel() needs somewhere to write
+byteChannel(process.stdin);
 // @ts-expect-error a string is not a stream
-streams("stdin", process.stdout);
+byteChannel("stdin", process.stdout);
 
 export { stdio, sum, listening, greeting, overPort, worker, inProcess, answered };

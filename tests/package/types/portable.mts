@@ -24,7 +24,7 @@ import { InvalidParams } from "rpcserver/result";
 import { ERROR_PARSE_ERROR } from "rpcserver/codes";
 import { globalMethods } from "rpcserver/methods";
 import { NODATA } from "rpcserver/sentinels";
-import { toHttp, type HttpAnswer } from "rpcserver/transport";
+import { toHttp, type HttpAnswer } from "rpcserver/http";
 import { environment, pipeline, Sync, toJson, type Env } from "rpcserver/pipeline";
 import type { CallArgsOf, ContractRefusal } from "rpcserver/types";
 

@@ -14,10 +14,14 @@ import { failure, redirect, tooLarge, type TransportError } from "../errors";
 /**
  * Options of the {@link http} transport.
  *
+ * @example
+ * import type { HttpTransportOptions } from "rpcserver/client";
+ * const options: HttpTransportOptions = { headers: { authorization: "Bearer t1" }, maxAnswerBytes: 1024 * 1024 };
+ *
  * @since 5.0.10
  * @category client
  */
-export interface HttpOptions {
+export interface HttpTransportOptions {
   /**
    * Headers for each request, or a function giving them at each request (for a token that
    * expires). One named as a default (`content-type` and `accept`, both `application/json`)
@@ -40,6 +44,22 @@ export interface HttpOptions {
    */
   readonly maxAnswerBytes?: number;
 }
+
+/**
+ * Options of the {@link http} transport, under their old name.
+ *
+ * @deprecated Use {@link HttpTransportOptions}; removed in 6.0. The main entry has an `HttpOptions` too
+ * (`answerHttp`'s, now `AnswerHttpOptions`): one name meant two things.
+ *
+ * @example
+ * import type { HttpOptions, HttpTransportOptions } from "rpcserver/client";
+ * const options: HttpOptions = { maxAnswerBytes: 1024 * 1024 };
+ * const same: HttpTransportOptions = options;
+ *
+ * @since 5.0.10
+ * @category client
+ */
+export type HttpOptions = HttpTransportOptions;
 
 /**
  * The body of a response that is an event stream, to read as it arrives; `undefined` for any other.
@@ -161,7 +181,7 @@ const bodyText = async (response: Response, limit: number): Promise<string | typ
  * @since 5.0.10
  * @category client
  */
-export const http = (url: string | URL, options: HttpOptions = {}): Transport => {
+export const http = (url: string | URL, options: HttpTransportOptions = {}): Transport => {
   const limit = answerLimit("http", options.maxAnswerBytes);
   return (body, transportOptions) => async () => {
     const { signal, onValue } = transportOptions;

@@ -9,7 +9,7 @@
  * workers).
  *
  * This file holds the interface and what a channel reports; each channel is in a file of its own
- * (./streams, ./web-socket, ./message-port).
+ * (./byte-channel, ./web-socket, ./message-port).
  *
  * @module
  */

@@ -12,7 +12,7 @@ import { InvalidParams } from "rpcserver/result";
 import { ERROR_METHOD_NOT_FOUND } from "rpcserver/codes";
 import { globalMethods } from "rpcserver/methods";
 import { NODATA } from "rpcserver/sentinels";
-import { toHttp } from "rpcserver/transport";
+import { toHttp } from "rpcserver/http";
 import { environment, pipeline, serialize, Sync } from "rpcserver/pipeline";
 import { inspectorPage, INSPECTOR_HEADERS } from "rpcserver/inspector";
 import { api } from "./contract.js";

@@ -1,6 +1,6 @@
 /**
  * One body whose methods may stream values, answered on a wire that can carry them: an HTTP event
- * stream (http/answer.ts) or NATS messages (internal/nats). {@link StreamedCall} holds the body's
+ * stream (http/answer.ts) or NATS messages (internal/nats). {@link ServedBody} holds the body's
  * state (each request's tokens and how far it got, the handlers' signal) and hands each message to
  * the wire's {@link Outlet}; {@link streamStage} is the first stage of its dispatch, which gives
  * each request its sink and makes each response what the wire wants; {@link dispatchStreamed} runs
@@ -37,7 +37,7 @@ import { isNotification, owned, type AnyStage, type Around, type Handler } from 
 import { endStream, streamTo } from "./stream";
 
 /**
- * Where a streamed call's messages go, in order: the values' notifications, then the answer. The
+ * Where a served body's messages go, in order: the values' notifications, then the answer. The
  * wire decides what each becomes (an HTTP event, a NATS message) and when a value is taken.
  */
 export interface Outlet {
@@ -49,11 +49,11 @@ export interface Outlet {
   finish(text: string): void;
   /** Dispatch itself failed (a bad option). */
   failed(thrown: unknown): void;
-  /** The call is stopped (its client went away): a stream the wire opened ends, quietly (a client leaving is normal). */
+  /** The body is stopped (its client went away): a stream the wire opened ends, quietly (a client leaving is normal). */
   stop(): void;
 }
 
-/** One request of the call that can stream: where its values go, and how far it got. */
+/** One request of the body that can stream: where its values go, and how far it got. */
 interface Streamed extends HttpTokens {
   readonly method: string;
   sent: number;
@@ -63,20 +63,20 @@ interface Streamed extends HttpTokens {
   done: boolean;
 }
 
-/** What the context of the call's dispatch holds: this call, and the context its methods get. */
+/** What the context of the body's dispatch holds: the body served, and the context its methods get. */
 export interface Envelope {
-  readonly call: StreamedCall;
+  readonly served: ServedBody;
   readonly context: unknown;
 }
 
 /**
  * One body answered on a wire: on one that carries values (an outlet), each request's sink, fed to
  * the wire's outlet; on one that carries none, the values are dropped. Each request under way has
- * its abort, which its plain-object context hands its method as `signal`; stopped, the call aborts
+ * its abort, which its plain-object context hands its method as `signal`; stopped, the body aborts
  * them and ends their streams, so that a streaming method stops at its next yield whatever its
  * context.
  */
-export class StreamedCall {
+export class ServedBody {
   private stopped = false;
   /** The requests under way, each with its abort: `stop` reaches them. */
   private readonly live = new Map<Request, RequestAbort>();
@@ -88,7 +88,7 @@ export class StreamedCall {
 
   /**
    * A request starts: the context its method gets (a plain object gains the request's `signal`),
-   * the request kept until it ends. One that starts once the call is stopped starts aborted, its
+   * the request kept until it ends. One that starts once the body is stopped starts aborted, its
    * stream ended before its method runs.
    */
   enter(request: Request, context: unknown): unknown {
@@ -165,12 +165,12 @@ export class StreamedCall {
 }
 
 const isEnvelope = (context: unknown): context is Envelope =>
-  typeof context === "object" && context !== null && (context as Partial<Envelope>).call instanceof StreamedCall;
+  typeof context === "object" && context !== null && (context as Partial<Envelope>).served instanceof ServedBody;
 
 let stage: Around | undefined;
 
 /**
- * The first stage of a streamed call: each request gets its sink and the methods' own context, and
+ * The first stage of a served body: each request gets its sink and the methods' own context, and
  * its response is made what the wire wants (LSP's emptied result) once it is settled. Made once on
  * first use: a module-level call would keep this module in bundles that never use it.
  */
@@ -183,7 +183,7 @@ export const streamStage = (): Around =>
       (next: Handler<F>): Handler<F> =>
       (handled) => {
         if (!isEnvelope(handled.context)) return next(handled);
-        const { call } = handled.context;
+        const { served: call } = handled.context;
         const { request } = handled;
         const context = call.enter(request, handled.context.context);
         const streamed = call.open(request);
@@ -209,7 +209,7 @@ export const streamStage = (): Around =>
       },
   }));
 
-/** The stages of a streamed call: this module's first. A `stages` that is not an array is left to dispatch to refuse. */
+/** The stages of a served body: this module's first. A `stages` that is not an array is left to dispatch to refuse. */
 const withStreamStage = (stages: unknown): unknown =>
   stages === undefined ? [streamStage()] : Array.isArray(stages) ? [streamStage(), ...(stages as AnyStage[])] : stages;
 
@@ -223,15 +223,15 @@ let dispatch: ((body: unknown, methods: Methods | undefined, o: DispatchOptions)
  * when its reader cancels or it is stopping, and its answer. The listener on `signal` is let go
  * once answered, so that a long-lived one (a caller's) keeps none.
  */
-export const startCall = (
+export const serveBody = (
   body: string | Uint8Array,
   methods: Methods | undefined,
   o: JsonOptions & { readonly signal?: AbortSignal | undefined },
   outlet: Outlet | undefined,
-): { readonly call: StreamedCall; readonly answered: Promise<string> } => {
-  const call = new StreamedCall(o.serializer ?? serialize, outlet);
+): { readonly call: ServedBody; readonly answered: Promise<string> } => {
+  const call = new ServedBody(o.serializer ?? serialize, outlet);
   const release = follow(o.signal, () => call.stop());
-  const envelope: Envelope = { call, context: o.context === undefined ? NOCONTEXT : o.context };
+  const envelope: Envelope = { served: call, context: o.context === undefined ? NOCONTEXT : o.context };
   const answered = (dispatch ??= promised(dispatcher(Async, toJson)))(
     body,
     methods,
@@ -251,10 +251,10 @@ export const dispatchFollowing = (
   body: string | Uint8Array,
   methods: Methods | undefined,
   o: JsonOptions & { readonly signal?: AbortSignal | undefined },
-): Promise<string> => startCall(body, methods, o, undefined).answered;
+): Promise<string> => serveBody(body, methods, o, undefined).answered;
 
 /**
- * Dispatches `body` with its values sent through `outlet` before its answer: {@link startCall},
+ * Dispatches `body` with its values sent through `outlet` before its answer: {@link serveBody},
  * its answer handed to the outlet. Returns the call, which the wire stops when its reader cancels.
  */
 export const dispatchStreamed = (
@@ -262,8 +262,8 @@ export const dispatchStreamed = (
   methods: Methods | undefined,
   o: JsonOptions & { readonly signal?: AbortSignal | undefined },
   outlet: Outlet,
-): StreamedCall => {
-  const { call, answered } = startCall(body, methods, o, outlet);
+): ServedBody => {
+  const { call, answered } = serveBody(body, methods, o, outlet);
   answered.then(
     (text) => outlet.finish(text),
     (thrown: unknown) => outlet.failed(thrown),

@@ -131,13 +131,13 @@ const listen = (
  * ends the channel with that error as the reason: it never becomes an uncaught exception.
  *
  * @example
- * import { contentLength, streams } from "rpcserver/connection";
- * const channel = streams(process.stdin, process.stdout, contentLength());
+ * import { byteChannel, contentLength } from "rpcserver/connection";
+ * const channel = byteChannel(process.stdin, process.stdout, contentLength());
  *
  * @since 5.0.10
  * @category connection
  */
-export const streams = (
+export const byteChannel = (
   readable: ReadableBytes,
   writable: WritableBytes,
   framing: Framing = newlineDelimited(),
@@ -180,3 +180,18 @@ export const streams = (
     },
   };
 };
+
+/**
+ * {@link byteChannel} under its old name: the same function.
+ *
+ * @deprecated Use {@link byteChannel}; removed in 6.0. "Stream" is a call's values everywhere else
+ * in rpcserver (`RpcStream`, a method's `stream`), and this is a channel over bytes.
+ *
+ * @example
+ * import { byteChannel, streams } from "rpcserver/connection";
+ * streams === byteChannel; // true
+ *
+ * @since 5.0.10
+ * @category connection
+ */
+export const streams = byteChannel;
