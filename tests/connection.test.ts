@@ -6,7 +6,7 @@ import * as E from "fp-ts/Either";
 import { pipe } from "fp-ts/function";
 import * as t from "io-ts";
 import { getEventListeners } from "node:events";
-import { contract, Error as RpcError, server, Success } from "../src";
+import { asyncDispatch, contract, Error as RpcError, server, Success } from "../src";
 import { client, notify, withOptions } from "../src/client";
 import { connect, type Connection } from "../src/connection";
 import { lone, pair, settle } from "./helpers/channels";
@@ -84,6 +84,26 @@ describe("serving", () => {
     await settle(5);
     const got = answers(end.sent) as Array<{ error?: { code: number }; result?: unknown }>;
     expect(got.map((a) => a.error?.code ?? a.result)).toEqual([-32700, -32600, 2]);
+  });
+
+  test("JSON that is no request (a number, a string, null, an empty or scalar batch) is answered as asyncDispatch answers its text, served at once or after waiting", async () => {
+    const messages = ["5", '"add"', "null", "true", "[]", "[1,2]", `[null,${request("add", [1, 1], 1)}]`, "{not json"];
+    const expected = await Promise.all(messages.map((text) => asyncDispatch(text, app.methods, { context: {} })));
+    expect(expected.every((answer) => answer !== "")).toBe(true);
+    // At once: each handed to the pipeline as the value the connection parsed to route it.
+    const now = lone();
+    connect(now, serving);
+    for (const text of messages) now.inject(text);
+    await until(() => now.sent.length === messages.length);
+    expect(now.sent).toEqual(expected);
+    // After waiting for the one slot a slow request holds: kept as text meanwhile, and parsed then.
+    const later = lone();
+    const peer = connect(later, { ...serving, maxInFlight: 1 });
+    later.inject(request("sleep", [20], "slow"));
+    for (const text of messages) later.inject(text);
+    expect(peer.load().incoming).toBe(messages.length + 1);
+    await until(() => later.sent.length === messages.length + 1);
+    expect(later.sent.slice(1)).toEqual(expected);
   });
 
   test("a message over maxMessageLength is answered -32002 and skipped; the connection goes on", async () => {

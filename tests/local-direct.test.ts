@@ -9,7 +9,7 @@ import * as E from "fp-ts/Either";
 import * as t from "io-ts";
 import { DateFromISOString } from "io-ts-types";
 import { contract, implement, Error as RpcError, Success, type Methods } from "../src";
-import { DIRECT } from "../src/internal/client/transport";
+import { DIRECT, NEVER, type Direct } from "../src/internal/client/transport";
 import { batch, client, local, notify, withOptions, type Transport } from "../src/client";
 import type { JsonOptions } from "../src/internal/core/options";
 import { observe, timeout } from "../src/pipeline";
@@ -179,6 +179,29 @@ test("the direct path writes and parses no JSON text for plain values", async ()
   } finally {
     parse.mockRestore();
     stringify.mockRestore();
+  }
+});
+
+test("a request value that is no request object is answered as its text is (-32600), plain or stoppable", async () => {
+  const transport = local(methods);
+  const direct = (transport as unknown as { readonly [DIRECT]: Direct })[DIRECT];
+  for (const body of [
+    "5",
+    '"echo"',
+    "null",
+    "true",
+    "[]",
+    "[1,2]",
+    '[null,{"jsonrpc":"2.0","method":"echo","id":1}]',
+  ]) {
+    const text = await transport(body, { signal: NEVER })();
+    // local's text path answers text: the direct path, the values that text parses to.
+    const expected = E.map((answer: unknown) =>
+      answer === "" ? "" : { json: JSON.parse(answer as string) as unknown },
+    )(text);
+    expect(await direct(JSON.parse(body), { signal: NEVER })).toStrictEqual(expected);
+    // A call that can be stopped goes the streamed way.
+    expect(await direct(JSON.parse(body), { signal: new AbortController().signal, ids: [] })).toStrictEqual(expected);
   }
 });
 

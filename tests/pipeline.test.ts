@@ -35,14 +35,17 @@ import {
   resolve,
   serialize,
   Sync,
+  toJson,
   toObjects,
   toResponses,
   toTaskEither,
   validate,
   type Answer,
+  type Call,
   type Env,
   type Invocation,
 } from "../src/pipeline";
+import { parsedDispatcher } from "../src/internal/core/pipeline/dispatcher";
 import { jsonParseMessage, recordLogs } from "./support";
 
 let logs: ReturnType<typeof recordLogs>;
@@ -632,6 +635,68 @@ describe("the composition", () => {
         },
       ),
       { seed: 20240501, numRuns: 200 },
+    );
+  });
+});
+
+// -------------------------------------------------------------------------------------------------
+
+describe("a body already parsed (parsedDispatcher: a connection's messages, local's direct path)", () => {
+  const syncParsed = parsedDispatcher(Sync, toJson);
+  const asyncParsed = parsedDispatcher(Async, toJson);
+  // JSON that is no request object: each answered as its text is (-32600, or a batch of them).
+  const values: ReadonlyArray<readonly [string, string]> = [
+    ...bodies.filter(([name]) => name !== "a parse error"),
+    ["a number", "5"],
+    ["a string", '"ping"'],
+    ["null", "null"],
+    ["true", "true"],
+    ["a batch of a scalar and a request", '[null,{"jsonrpc":"2.0","method":"ping","id":1}]'],
+    ["a batch holding a batch", '[[{"jsonrpc":"2.0","method":"ping","id":1}]]'],
+  ];
+
+  test.each(values)("its value is answered as its text is, sync and async: %s", async (_name, body) => {
+    expect(syncParsed(JSON.parse(body), methods, undefined)).toBe(dispatch(body, methods));
+    expect(await asyncParsed(JSON.parse(body), asyncMethods, undefined)).toBe(await asyncDispatch(body, asyncMethods));
+  });
+
+  test.each(values)("with stages and a batch limit, as its text is: %s", async (_name, body) => {
+    const options = { maxBatchSize: 3, stages: [(c: Call) => E.right(c)], debug: true };
+    expect(syncParsed(JSON.parse(body), methods, options)).toBe(dispatch(body, methods, options));
+    expect(await asyncParsed(JSON.parse(body), asyncMethods, options)).toBe(
+      await asyncDispatch(body, asyncMethods, options),
+    );
+  });
+
+  test("the deserializer is not called: the value is the request", () => {
+    const deserializer = jest.fn(() => ({ jsonrpc: "2.0", method: "add", params: [0, 0], id: 9 }));
+    const value = { jsonrpc: "2.0", method: "add", params: [2, 3], id: 1 };
+    expect(syncParsed(value, methods, { deserializer })).toBe('{"jsonrpc":"2.0","result":5,"id":1}');
+    expect(deserializer).not.toHaveBeenCalled();
+  });
+
+  test("property: any JSON value is answered as its text is", async () => {
+    const member = fc.oneof(
+      fc.jsonValue({ maxDepth: 3 }),
+      fc.record(
+        {
+          jsonrpc: fc.constantFrom("2.0", "1.0"),
+          method: fc.constantFrom("ping", "add", "echo", "nope", "fail", "boom"),
+          params: fc.oneof(fc.array(fc.integer(), { maxLength: 3 }), fc.jsonValue({ maxDepth: 2 })),
+          id: fc.oneof(fc.integer(), fc.string(), fc.constant(null)),
+        },
+        { requiredKeys: ["method"] },
+      ),
+    );
+    await fc.assert(
+      fc.asyncProperty(fc.oneof(member, fc.array(member, { maxLength: 5 })), async (value) => {
+        const body = JSON.stringify(value);
+        expect(syncParsed(JSON.parse(body), methods, undefined)).toBe(dispatch(body, methods));
+        expect(await asyncParsed(JSON.parse(body), asyncMethods, undefined)).toBe(
+          await asyncDispatch(body, asyncMethods),
+        );
+      }),
+      { seed: 20261129, numRuns: 300 },
     );
   });
 });

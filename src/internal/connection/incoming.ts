@@ -12,8 +12,8 @@ import { ERROR_REQUEST_CANCELLED } from "../core/codes";
 import { Async } from "../core/effect";
 import { isPlainObject } from "../core/guards";
 import { logSafely } from "../core/logger";
-import { environment, type Env, type JsonOptions } from "../core/options";
-import { dispatcher } from "../core/pipeline/dispatcher";
+import { environment, type Env } from "../core/options";
+import { dispatcher, parsedDispatcher } from "../core/pipeline/dispatcher";
 import type { Answer } from "../core/pipeline/compose";
 import type { Id } from "../core/request";
 import { ErrorResponse, type Response } from "../core/response";
@@ -132,42 +132,39 @@ const written =
 
 /**
  * Builds the connection's pipeline into `state`: its options (the connection's stage first, then
- * the server's and the given ones) and the dispatch that writes its answers. `progress` is what the
- * connection's stage does for requests with a progress token. The options are
- * checked now, so that a bad one is the caller's exception rather than every message's failure.
+ * the server's and the given ones) and the dispatch that writes its answers, of a message already
+ * parsed and of one kept as text. `progress` is what the connection's stage does for requests with
+ * a progress token. The options are checked now, so that a bad one is the caller's exception
+ * rather than every message's failure.
  */
 export const preparePipeline = (state: PeerState, settings: Settings, progress: ProgressHooks): void => {
   const { app, stages, maxBatchSize, context, rest } = settings;
-  const base: JsonOptions = {
+  state.options = {
     ...rest,
+    // Messages are JSON: a `deserializer` (refused by the options' type) is not called.
+    deserializer: undefined,
     maxBatchSize,
     context,
     stages: [trackingStage(state, progress), ...(app?.stages ?? []), ...stages],
   };
-  // The value `receiver` parsed, handed on once (see `PeerState.current`).
-  state.options = {
-    ...base,
-    deserializer: (text) => {
-      const value = state.current;
-      state.current = UNPARSED;
-      return value === UNPARSED ? (JSON.parse(text) as unknown) : value;
-    },
-  };
   state.env = environment(state.methods, state.options, true);
-  state.dispatch = dispatcher(Async, written(state.silenced));
+  const output = written(state.silenced);
+  state.dispatch = parsedDispatcher(Async, output);
+  state.dispatchText = dispatcher(Async, output);
 };
 
-/** Runs one message (its text, and its value or `UNPARSED`) through the pipeline: its answer, as text ("" for none). */
+/**
+ * Runs one message through the pipeline: its value as `receiver` parsed it, or for `UNPARSED` (a
+ * message that waited, or that is not JSON: -32700) its text. Its answer, as text ("" for none).
+ */
 export const run = (state: PeerState, text: string, parsed: unknown): string | Promise<string> => {
-  state.current = parsed;
-  let answer: string | Promise<string>;
   try {
-    answer = state.dispatch(text, state.methods, state.options);
+    return parsed === UNPARSED
+      ? state.dispatchText(text, state.methods, state.options)
+      : state.dispatch(parsed, state.methods, state.options);
   } catch (thrown) {
     // Dispatch throws only for a bad option, which `environment` refused already: still, the slot is freed.
     logSafely("rpcserver: a connection could not answer a message", thrown);
-    answer = "";
+    return "";
   }
-  state.current = UNPARSED;
-  return answer;
 };

@@ -19,7 +19,7 @@ import type { RequestAbort } from "../core/signal";
 import type { Channel } from "./channels/channel";
 import { dialectOf, type Dialect } from "./dialect";
 import { Fifo } from "./fifo";
-import { UNPARSED, type Json } from "./messages";
+import type { Json } from "./messages";
 import type { Connection, Settings } from "./options";
 
 /** An outgoing message awaiting its answers: one call, or a batch. */
@@ -181,15 +181,12 @@ export interface PeerState {
 
   // The pipeline every incoming message goes through.
   readonly methods: Methods;
-  /**
-   * A message `receiver` has parsed (to route it) is handed to the pipeline as it is, through one
-   * options object (the pipeline prepares each options object once): dispatch calls the
-   * deserializer before it returns, so the value is set just before the call and cleared after.
-   */
-  current: unknown;
   options: JsonOptions;
   env: Env;
-  dispatch: (request: unknown, methods: Methods | undefined, options: JsonOptions) => Later<string>;
+  /** Runs a message `receiver` has parsed (to route it) as that value: it is not parsed again. */
+  dispatch: (value: unknown, methods: Methods | undefined, options: JsonOptions) => Later<string>;
+  /** Runs a message kept as its text: one that waited for a slot, or one that is not JSON (-32700). */
+  dispatchText: (text: string, methods: Methods | undefined, options: JsonOptions) => Later<string>;
 
   // Flow control.
   /** Whether `admit` is running (it loops; it does not recurse). */
@@ -250,10 +247,10 @@ export const createState = (channel: Channel, settings: Settings): PeerState => 
     precancelled: new Set<Id>(),
     held: new Set<Progress>(),
     methods: settings.methods,
-    current: UNPARSED,
     options: unset as JsonOptions,
     env: unset as Env,
     dispatch: unset as PeerState["dispatch"],
+    dispatchText: unset as PeerState["dispatchText"],
     admitting: false,
     paused: false,
     progressed: false,

@@ -68,10 +68,9 @@ export class LocalStreams {
   };
 
   /** The options of a streamed call: `options` with the stage first (a new object, equal member by member). */
-  options(options: JsonOptions | undefined, deserializer?: JsonOptions["deserializer"]): JsonOptions {
+  options(options: JsonOptions | undefined): JsonOptions {
     const stages: AnyStage[] = [this.stage, ...(options?.stages ?? [])];
-    const out: JsonOptions = { ...options, stages };
-    return deserializer === undefined ? out : { ...out, deserializer };
+    return { ...options, stages };
   }
 
   /**

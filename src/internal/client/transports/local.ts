@@ -10,7 +10,7 @@ import { asyncDispatch } from "../../core/async-dispatch";
 import type { Methods } from "../../core/methods";
 import type { Env, JsonOptions } from "../../core/options";
 import { Async } from "../../core/effect";
-import { dispatcher } from "../../core/pipeline/dispatcher";
+import { parsedDispatcher } from "../../core/pipeline/dispatcher";
 import type { Answer } from "../../core/pipeline/compose";
 import { toDict, type Response as RpcResponse } from "../../core/response";
 import { writeResponse } from "../../core/serializer";
@@ -18,12 +18,6 @@ import { jsonCopy, NOT_PLAIN } from "../json-copy";
 import { DIRECT, NEVER, type Direct, type ParsedAnswer, type Transport } from "../transport";
 import { LocalStreams } from "./local-streams";
 import { aborted, network } from "../errors";
-
-/** The deserializer of `local`'s direct path: the request is a value already. */
-const given = (request: unknown): unknown => request;
-
-/** The options of `local`'s direct path when it was given none. */
-const GIVEN: JsonOptions = { deserializer: given };
 
 /**
  * `local`'s answer as values: what `JSON.parse` would make of the answer's text, without the text.
@@ -98,10 +92,10 @@ export const local = (methods: Methods, options?: JsonOptions): Transport => {
     if (onValue === undefined && signal === NEVER) return dispatchText(body, options);
     return streams.run(transportOptions, () => dispatchText(body, streams.options(options)));
   };
-  // Dispatchers of this transport's own: each keeps its composition while the options stay the
-  // same (streamed calls have one stage more, so they have their own).
-  const run = dispatcher(Async, asValues);
-  const runStreamed = dispatcher(Async, asValues);
+  // Dispatchers of the request as a value, this transport's own: each keeps its composition while
+  // the options stay the same (streamed calls have one stage more, so they have their own).
+  const run = parsedDispatcher(Async, asValues);
+  const runStreamed = parsedDispatcher(Async, asValues);
   const direct: Direct = (request, transportOptions) => {
     const { signal, onValue } = transportOptions;
     if (signal.aborted) return E.left(aborted(signal.reason));
@@ -115,8 +109,8 @@ export const local = (methods: Methods, options?: JsonOptions): Transport => {
       // plain: its method, a generator that never waits included, must stop when the call does.
       const answer =
         onValue === undefined && signal === NEVER
-          ? run(request, methods, options === undefined ? GIVEN : { ...options, deserializer: given })
-          : streams.run(transportOptions, () => runStreamed(request, methods, streams.options(options, given)));
+          ? run(request, methods, options)
+          : streams.run(transportOptions, () => runStreamed(request, methods, streams.options(options)));
       return answer instanceof Promise
         ? answer.then(E.right, (cause: unknown) => E.left(network(cause)))
         : E.right(answer);

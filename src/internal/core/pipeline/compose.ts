@@ -1,7 +1,8 @@
 /**
  * The request pipeline as fp-ts values: parse -> validate -> (your stages) -> resolve -> call ->
  * output, written once and run by sync and async dispatch alike. This file holds the composition
- * ({@link pipeline}, `compose`); each stage has a file of its own beside it.
+ * ({@link pipeline}, `compose`, and `composeParsed` for a body already parsed); each stage has a
+ * file of its own beside it.
  *
  * Design. Each stage is a Reader of the dispatch environment ({@link Env}) giving a Kleisli arrow:
  * `parse(env): (body) => Either<ErrorResponse, unknown>`, and so on. A Left is already the answer
@@ -126,6 +127,24 @@ export const compose = <F extends URIS>(
   F: Effect<F>,
   env: Env,
 ): ((body: unknown, context: unknown) => Kind<F, Answer>) => {
+  const dispatchParsed = composeParsed(F, env);
+  const read = parse(env);
+  return (body, context) => {
+    const parsed = read(body);
+    return E.isLeft(parsed) ? F.of<Answer>(parsed) : dispatchParsed(parsed.right, context);
+  };
+};
+
+/**
+ * {@link compose} after the parse: a value that is already parsed (by a connection that read it
+ * to route it, by `local`'s direct path, which hands the request over as a value) run as a request
+ * body whose text parsed to it. The `deserializer` option is not called; everything else is the
+ * same (a batch, -32600 for what is not a request object, the stages, the answers).
+ */
+export const composeParsed = <F extends URIS>(
+  F: Effect<F>,
+  env: Env,
+): ((value: unknown, context: unknown) => Kind<F, Answer>) => {
   const run = runRequest(F, env);
   const decode = validating(env);
 
@@ -161,13 +180,8 @@ export const compose = <F extends URIS>(
     return F.map(F.all(outcomes), collect);
   };
 
-  const read = parse(env);
-  return (body, context) => {
-    const parsed = read(body);
-    if (E.isLeft(parsed)) return F.of<Answer>(parsed);
-    const value = parsed.right;
-    return Array.isArray(value) ? batch(value, context) : widen<F, Response | undefined, Answer>(one(value, context));
-  };
+  return (value, context) =>
+    Array.isArray(value) ? batch(value, context) : widen<F, Response | undefined, Answer>(one(value, context));
 };
 
 /**

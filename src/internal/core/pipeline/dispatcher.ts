@@ -1,7 +1,8 @@
 /**
  * The dispatch functions' front end: {@link dispatcher} makes one of the pipeline in an effect and
  * an output stage, and keeps the last pipeline it composed (the cache of built pipelines), reused
- * while a call's methods and options, the context aside, stay the same.
+ * while a call's methods and options, the context aside, stay the same. {@link parsedDispatcher}
+ * is the same for a request body already parsed (a connection's message, `local`'s direct path).
  *
  * @module
  */
@@ -10,7 +11,7 @@ import type { Effect } from "../effect";
 import { globalMethods, type Methods } from "../methods";
 import { environment, type Env } from "../options";
 import { NOCONTEXT } from "../sentinels";
-import { compose, type Answer, type DispatchOptions } from "./compose";
+import { compose, composeParsed, type Answer, type DispatchOptions } from "./compose";
 import { serverError } from "./failures";
 
 /** The options a compiled pipeline was built from (all but the context, which each call passes), and its methods. */
@@ -68,6 +69,29 @@ const sameBuild = ({ methods: table, options: b }: Built, methods: Methods, o: D
   o.postProcess === b.postProcess &&
   sameStages(b.stages, o.stages);
 
+/** A composition of the pipeline: from its text ({@link compose}) or from its value ({@link composeParsed}). */
+type Composer = <F extends URIS>(F: Effect<F>, env: Env) => (input: unknown, context: unknown) => Kind<F, Answer>;
+
+/** A dispatch function of `composer`'s pipeline, keeping the last one it composed (see {@link dispatcher}). */
+const cached = <F extends URIS, O>(composer: Composer, F: Effect<F>, output: (env: Env) => (answer: Answer) => O) => {
+  let built: Built | undefined;
+  let run: ((body: unknown, context: unknown) => Kind<F, O>) | undefined;
+  return (request: unknown, methods: Methods | undefined, options: DispatchOptions | undefined): Kind<F, O> => {
+    const table = methods ?? globalMethods;
+    const o = options ?? NO_OPTIONS;
+    const context = options === undefined || o.context === undefined ? NOCONTEXT : o.context;
+    if (run === undefined || built === undefined || !sameBuild(built, table, o)) {
+      const env = environment(methods, options, F.concurrent);
+      const composed = composer(F, env);
+      const out = output(env);
+      const failed = (thrown: unknown): O => out(serverError(env, thrown));
+      run = (body, ctx) => F.attempt(composed, body, ctx, out, failed);
+      built = builtFrom(table, o);
+    }
+    return run(request, context);
+  };
+};
+
 /**
  * A dispatch function made of the pipeline in effect `F` and an output stage: the six dispatch
  * functions are `dispatcher(Sync | Async, toJson | () => toSerializable | toResponses)`, and a front end of
@@ -91,21 +115,16 @@ const sameBuild = ({ methods: table, options: b }: Built, methods: Methods, o: D
  * @since 5.0.10
  * @category pipeline
  */
-export const dispatcher = <F extends URIS, O>(F: Effect<F>, output: (env: Env) => (answer: Answer) => O) => {
-  let built: Built | undefined;
-  let run: ((body: unknown, context: unknown) => Kind<F, O>) | undefined;
-  return (request: unknown, methods: Methods | undefined, options: DispatchOptions | undefined): Kind<F, O> => {
-    const table = methods ?? globalMethods;
-    const o = options ?? NO_OPTIONS;
-    const context = options === undefined || o.context === undefined ? NOCONTEXT : o.context;
-    if (run === undefined || built === undefined || !sameBuild(built, table, o)) {
-      const env = environment(methods, options, F.concurrent);
-      const composed = compose(F, env);
-      const out = output(env);
-      const failed = (thrown: unknown): O => out(serverError(env, thrown));
-      run = (body, ctx) => F.attempt(composed, body, ctx, out, failed);
-      built = builtFrom(table, o);
-    }
-    return run(request, context);
-  };
-};
+export const dispatcher = <F extends URIS, O>(F: Effect<F>, output: (env: Env) => (answer: Answer) => O) =>
+  cached(compose, F, output);
+
+/**
+ * {@link dispatcher} for a request body already parsed: the value its text parsed to, run as that
+ * text would be but for the parse (the `deserializer` option is not called). One entry for every
+ * part that parsed a message before dispatching it: a connection reads each message to route it,
+ * and `local`'s direct path hands the request over as a value.
+ *
+ * @internal
+ */
+export const parsedDispatcher = <F extends URIS, O>(F: Effect<F>, output: (env: Env) => (answer: Answer) => O) =>
+  cached(composeParsed, F, output);
