@@ -92,7 +92,7 @@ export class ServedBody {
    * stream ended before its method runs.
    */
   enter(request: Request, context: unknown): unknown {
-    const abort = new RequestAbort();
+    const abort = new RequestAbort(request);
     if (this.stopped) {
       abort.abort(requestCancelled());
       endStream(request, requestCancelled());
