@@ -7,11 +7,23 @@
  * timed out), and every request of the inner body shared that one signal. A stage now reaches the
  * abort of the request it handles only.
  */
+import { getEventListeners } from "node:events";
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
-import { answerHttp, asyncDispatch, Success, timeout, type Result } from "../src";
+import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
+import { answerHttp, asyncDispatch, Success, timeout, type AnyStage, type Around, type Result } from "../src";
+import { bounded } from "./helpers/real-channels";
 
 type Ctx = { readonly signal: AbortSignal };
+
+/** A stage of the user's own that passes on a copy of the context (`{ ...ctx, user }`). */
+const copying: Around = {
+  _tag: "Around",
+  asyncOnly: false,
+  around: () => (next) => (call) =>
+    next({ request: call.request, context: { ...(call.context as object), user: "u" } }),
+};
 
 const serve = async (
   methods: Record<string, (ctx: Ctx) => Promise<Result>>,
@@ -82,5 +94,133 @@ describe("a method that dispatches with its own context", () => {
     } finally {
       server.close();
     }
+  });
+});
+
+/**
+ * A batch of 1,000 on a real socket whose client goes away mid-way: a third of the methods wait on
+ * their signal, a third answer at once, a third read their signal only once the client has gone
+ * (the signal is made then: it must start aborted, with the reason the client's going gave). Every
+ * signal read aborts with -32800, every `finally` runs, each request has a signal of its own, and
+ * the signal the wire followed keeps no listener.
+ */
+describe("a batch of 1,000 whose HTTP client goes away mid-way", () => {
+  const N = 1000;
+
+  const run = async (events: boolean, stages: readonly AnyStage[]): Promise<void> => {
+    let started = 0;
+    let finished = 0;
+    const signals = new Set<AbortSignal>();
+    const reasons: unknown[] = [];
+    let allStarted = (): void => undefined;
+    const everyoneStarted = new Promise<void>((resolve) => (allStarted = resolve));
+    let gone: AbortSignal | undefined;
+    let clientGone = (): void => undefined;
+    const wentAway = new Promise<void>((resolve) => (clientGone = resolve));
+    const start = (): void => {
+      started += 1;
+      if (started === N) allStarted();
+    };
+    const methods = {
+      hold: (ctx: Ctx): Promise<Result> => {
+        const signal = ctx.signal;
+        signals.add(signal);
+        return new Promise<Result>((resolve) => {
+          signal.addEventListener("abort", () => {
+            reasons.push(signal.reason);
+            resolve(Success("stopped"));
+          });
+          start();
+        }).finally(() => (finished += 1));
+      },
+      quick: (): Result => {
+        start();
+        finished += 1;
+        return Success("quick");
+      },
+      late: async (ctx: Ctx): Promise<Result> => {
+        try {
+          start();
+          await wentAway;
+          const signal = ctx.signal;
+          signals.add(signal);
+          expect(signal.aborted).toBe(true);
+          reasons.push(signal.reason);
+          return Success("late");
+        } finally {
+          finished += 1;
+        }
+      },
+    };
+    const server = http.createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (chunk: Buffer) => chunks.push(chunk));
+      req.on("end", () => {
+        const controller = new AbortController();
+        gone = controller.signal;
+        res.once("close", () => {
+          controller.abort();
+          clientGone();
+        });
+        void answerHttp(Buffer.concat(chunks), methods, {
+          context: {},
+          stages,
+          accept: req.headers.accept,
+          signal: controller.signal,
+        } as never).then(async (answer) => {
+          if (res.destroyed) return;
+          res.writeHead(answer.status, answer.headers);
+          if (typeof answer.body === "string" || answer.body === null) res.end(answer.body ?? undefined);
+          else await pipeline(Readable.fromWeb(answer.body as never), res).catch(() => undefined);
+        });
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const names = ["hold", "quick", "late"] as const;
+      const body = JSON.stringify(
+        Array.from({ length: N }, (_, i) => ({ jsonrpc: "2.0", method: names[i % 3], id: i })),
+      );
+      const request = http.request({
+        host: "127.0.0.1",
+        port: (server.address() as AddressInfo).port,
+        method: "POST",
+        agent: false,
+        headers: { "Content-Type": "application/json", Accept: events ? "text/event-stream" : "application/json" },
+      });
+      request.on("error", () => undefined);
+      request.end(body);
+      await bounded(everyoneStarted, "every method to start");
+      request.destroy();
+      await bounded(wentAway, "the server to see the client go");
+      await bounded(
+        (async () => {
+          while (finished < N) await new Promise((resolve) => setImmediate(resolve));
+        })(),
+        "every finally to run",
+      );
+      const held = Math.ceil(N / 3);
+      const late = Math.floor(N / 3);
+      expect(signals.size).toBe(held + late);
+      expect(reasons).toHaveLength(held + late);
+      for (const reason of reasons) expect(reason).toMatchObject({ code: -32800 });
+      expect(getEventListeners(gone as AbortSignal, "abort")).toHaveLength(0);
+    } finally {
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
+  };
+
+  test.each([
+    ["JSON", false, []],
+    ["JSON, timeout(60000)", false, [timeout(60000)]],
+    ["event stream", true, []],
+    [
+      "event stream, two timeouts around a stage that copies the context",
+      true,
+      [timeout(60000), copying, timeout(30000)],
+    ],
+  ] as const)("%s", async (_, events, stages) => {
+    await run(events, stages as readonly AnyStage[]);
   });
 });
