@@ -13,6 +13,9 @@ import type { AddressInfo } from "node:net";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { answerHttp, asyncDispatch, Success, timeout, type AnyStage, type Around, type Result } from "../src";
+import { serveNats, type NatsService } from "../src/nats";
+import { connect as natsConnect, type TestConnection } from "./fixtures/nats.cjs";
+import { startNatsServer, type NatsServer } from "./fixtures/nats-server.cjs";
 import { bounded } from "./helpers/real-channels";
 
 type Ctx = { readonly signal: AbortSignal };
@@ -223,4 +226,64 @@ describe("a batch of 1,000 whose HTTP client goes away mid-way", () => {
   ] as const)("%s", async (_, events, stages) => {
     await run(events, stages as readonly AnyStage[]);
   });
+});
+
+/**
+ * NATS: a message the service takes once `stop()` was called (a burst already on its way) starts
+ * aborted: its method's signal is aborted when the method starts. It used to be dispatched first and
+ * stopped after, so that the method ran its first steps (all of a synchronous one) with a signal
+ * not yet aborted.
+ */
+describe("serveNats: stop() while a burst arrives, on a real nats-server", () => {
+  let nats: NatsServer;
+  let serving: TestConnection;
+  let calling: TestConnection;
+
+  beforeAll(async () => {
+    nats = await startNatsServer();
+    [serving, calling] = await Promise.all([natsConnect(nats.url), natsConnect(nats.url)]);
+  });
+
+  afterAll(async () => {
+    await Promise.all([serving.close(), calling.close()]);
+    await nats.stop();
+  });
+
+  test("each message taken after stop() starts aborted, with -32800", async () => {
+    const BURST = 100;
+    const running: { service?: NatsService } = {};
+    let stopping: Promise<void> | undefined;
+    const taken: { readonly afterStop: boolean; readonly aborted: boolean; readonly reason: unknown }[] = [];
+    const methods = {
+      first: (): Result => {
+        stopping = running.service?.stop();
+        return Success("first");
+      },
+      probe: (ctx: Ctx): Result => {
+        taken.push({ afterStop: stopping !== undefined, aborted: ctx.signal.aborted, reason: ctx.signal.reason });
+        return Success("probe");
+      },
+    };
+    running.service = await serveNats(
+      serving,
+      methods as never,
+      {
+        name: "burst",
+        version: "1.0.0",
+        subject: "rpc.burst",
+        context: () => ({}),
+      } as never,
+    );
+    const call = (method: string, id: number): Promise<unknown> =>
+      calling.request("rpc.burst", JSON.stringify({ jsonrpc: "2.0", method, id }), { timeout: 5_000 });
+    const sent = [call("first", 0), ...Array.from({ length: BURST }, (_, i) => call("probe", i + 1))];
+    await calling.flush();
+    await Promise.allSettled(sent);
+    await bounded(stopping ?? Promise.reject(new Error("not stopped")), "stop() to resolve");
+    const afterStop = taken.filter((message) => message.afterStop);
+    expect(afterStop.length).toBeGreaterThan(0);
+    for (const message of afterStop) {
+      expect(message).toEqual({ afterStop: true, aborted: true, reason: expect.objectContaining({ code: -32800 }) });
+    }
+  }, 20_000);
 });
