@@ -287,3 +287,44 @@ describe("serveNats: stop() while a burst arrives, on a real nats-server", () =>
     }
   }, 20_000);
 });
+
+/**
+ * An event stream whose client cancels after the body is answered (its last event still unread):
+ * the requests are over, and none of their signals aborts then. A notification of the batch (which
+ * has no sink, so was kept until the body ended) used to be aborted by that late cancel.
+ */
+test("an event stream cancelled after its body is answered aborts no request's signal", async () => {
+  let notificationSignal: AbortSignal | undefined;
+  let answered = false;
+  const methods = {
+    background: (ctx: Ctx): Result => {
+      notificationSignal = ctx.signal;
+      return Success(null);
+    },
+    values: async function* () {
+      yield 1;
+      return Success("done");
+    },
+  };
+  const answer = await answerHttp(
+    '[{"jsonrpc":"2.0","method":"background"},{"jsonrpc":"2.0","method":"values","id":1}]',
+    methods as never,
+    {
+      context: {},
+      accept: "text/event-stream",
+      serializer: (value: unknown) => {
+        // The batch's one response (the value's notification has a method).
+        if (typeof value === "object" && value !== null && "id" in value && !("method" in value)) answered = true;
+        return JSON.stringify(value);
+      },
+    },
+  );
+  const body = answer.body as ReadableStream<Uint8Array>;
+  const reader = body.getReader();
+  await reader.read(); // the value's event
+  // The answer is written, then handed to the stream within the microtasks that follow.
+  while (!answered) await new Promise((resolve) => setImmediate(resolve));
+  await new Promise((resolve) => setImmediate(resolve));
+  await reader.cancel();
+  expect(notificationSignal?.aborted).toBe(false);
+});

@@ -150,6 +150,15 @@ export class ServedBody {
     return streamed?.empties === true ? emptied(streamed, streamed.sent, response) : response;
   }
 
+  /**
+   * The body is answered: every request is over, and a stop after (an event stream's reader
+   * cancelling before it read the last event) aborts none of them (a notification's, which has no
+   * sink to end it, was kept until now).
+   */
+  answered(): void {
+    this.live.clear();
+  }
+
   /** The client has gone: the handlers' signals abort, their streams end, their sinks refuse, and the wire's stream ends. */
   stop(): void {
     if (this.stopped) return;
@@ -237,7 +246,11 @@ export const serveBody = (
     methods,
     dispatchOptions(o, envelope, withStreamStage(o.stages)),
   );
-  answered.then(release, release);
+  const over = (): void => {
+    release();
+    call.answered();
+  };
+  answered.then(over, over);
   return { call, answered };
 };
 
