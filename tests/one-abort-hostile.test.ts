@@ -1,11 +1,15 @@
 /**
- * Hostile tests of "one abort per request" (issue 33, item 1), on real sockets.
+ * Hostile tests of "one abort per request" (issue 33, item 1), on real sockets and a real
+ * nats-server where the wire is the point. Each block says what it attacks; three found defects:
  *
- * A method that dispatches a body of its own handing on its context (a proxy, a batch of sub-calls)
- * passes its request's signal along: a `timeout` stage in that inner dispatch found the outer
- * request's abort through it and aborted it (the outer method's signal aborted when the inner call
- * timed out), and every request of the inner body shared that one signal. A stage now reaches the
- * abort of the request it handles only.
+ * - A method that dispatches a body of its own handing on its context (a proxy, a batch of
+ *   sub-calls) passes its request's signal along: a `timeout` stage in that inner dispatch found the
+ *   outer request's abort through it and aborted it (the outer method's signal aborted when the
+ *   inner call timed out), and every request of the inner body shared that one signal. A stage now
+ *   reaches the abort of the request it handles only.
+ * - serveNats: a message taken once `stop()` was called ran its methods before its call was stopped.
+ * - An event stream cancelled after its body was answered aborted the signal of the batch's
+ *   notifications.
  */
 import { getEventListeners } from "node:events";
 import * as http from "node:http";
@@ -327,4 +331,82 @@ test("an event stream cancelled after its body is answered aborts no request's s
   await new Promise((resolve) => setImmediate(resolve));
   await reader.cancel();
   expect(notificationSignal?.aborted).toBe(false);
+});
+
+/**
+ * Abort listeners that throw, on each path an abort takes (the client going away, with and without
+ * a `timeout` on the wire's abort; the deadline of the inner of two timeouts): each listener runs
+ * once, in its turn, what they throw is logged, and the batch is answered.
+ */
+describe("abort listeners that throw", () => {
+  const listening = (calls: string[], settle?: (result: Result) => void) => (ctx: Ctx) => {
+    const signal = ctx.signal;
+    signal.onabort = () => {
+      calls.push("onabort");
+      throw new Error("onabort throws");
+    };
+    signal.addEventListener("abort", () => {
+      calls.push("first");
+      throw new Error("the first listener throws");
+    });
+    AbortSignal.any([signal]).addEventListener("abort", () => calls.push("derived"));
+    signal.addEventListener("abort", () => {
+      calls.push("last");
+      settle?.(Success("stopped"));
+    });
+  };
+
+  test.each([
+    ["no stage", []],
+    ["timeout(60000)", [timeout(60000)]],
+  ] as const)("the client going away, %s", async (_, stages) => {
+    const calls: string[] = [];
+    const gone = new AbortController();
+    let started = 0;
+    let allStarted = (): void => undefined;
+    const waiting = new Promise<void>((resolve) => (allStarted = resolve));
+    const methods = {
+      m: (ctx: Ctx): Promise<Result> =>
+        new Promise((resolve) => {
+          listening(calls, resolve)(ctx);
+          if (++started === 2) allStarted();
+        }),
+    };
+    const answered = answerHttp(
+      '[{"jsonrpc":"2.0","method":"m","id":1},{"jsonrpc":"2.0","method":"m","id":2}]',
+      methods,
+      {
+        context: {},
+        signal: gone.signal,
+        stages: stages as readonly AnyStage[],
+      } as never,
+    );
+    await waiting;
+    gone.abort();
+    const answer = await answered;
+    expect(JSON.parse(answer.body as string)).toEqual([
+      { jsonrpc: "2.0", result: "stopped", id: 1 },
+      { jsonrpc: "2.0", result: "stopped", id: 2 },
+    ]);
+    expect(calls.filter((call) => call === "first")).toHaveLength(2);
+    expect(calls.filter((call) => call === "onabort")).toHaveLength(2);
+    expect(calls.filter((call) => call === "last")).toHaveLength(2);
+    expect(calls.filter((call) => call === "derived")).toHaveLength(2);
+  });
+
+  test("the inner deadline of two timeouts", async () => {
+    const calls: string[] = [];
+    const methods = {
+      m: (ctx: Ctx): Promise<Result> => {
+        listening(calls)(ctx);
+        return new Promise<Result>(() => undefined);
+      },
+    };
+    const answer = await answerHttp('{"jsonrpc":"2.0","method":"m","id":1}', methods, {
+      context: {},
+      stages: [timeout(60000), timeout(5)],
+    } as never);
+    expect(JSON.parse(answer.body as string)).toMatchObject({ error: { code: -32001, data: { timeoutMs: 5 } }, id: 1 });
+    expect(calls.filter((call) => call !== "derived")).toEqual(["onabort", "first", "last"]);
+  });
 });
