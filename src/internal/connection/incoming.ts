@@ -69,7 +69,7 @@ const trackingStage = (state: PeerState, progress: ProgressHooks): Around =>
         if (state.precancelled.size > 0 && isId(request.id) && state.precancelled.delete(request.id)) {
           return cancelledInBatch(request.id) as Kind<F, Response>;
         }
-        const entry: Serving = { request, abort: new RequestAbort() };
+        const entry: Serving = { request, abort: new RequestAbort(request) };
         // Made before the request is registered: a context getter that throws must leave nothing behind.
         const context = withPeer(call.context, state.connection, entry);
         const id = request.id;

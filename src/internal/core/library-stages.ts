@@ -14,7 +14,7 @@ import { JsonRpcError } from "./exceptions";
 import { isPlainObject, isThenable } from "./guards";
 import { logSafely } from "./logger";
 import { follow, RequestAbort, requestAbortOf, signalIn, withRequestAbort } from "./signal";
-import type { Id } from "./request";
+import type { Id, Request } from "./request";
 import { ErrorResponse, type Response } from "./response";
 import { idOf, owned, type Around, type Handler } from "./stages";
 import { endStream } from "./stream";
@@ -27,18 +27,19 @@ const letGo = (): void => undefined;
  * The abort a `timeout` reaches, and the context its method gets. A context a wire made for the
  * request (a connection's, `answerHttp`'s, NATS', an outer `timeout`'s) carries the request's one
  * abort: the method keeps that context and signal, which the timer aborts too. Any other (the
- * caller's own, with or without a `signal`) gets an abort of this stage's, which follows the signal
- * the context carries; a plain-object context gains its `signal` (or `options.context` places it).
+ * caller's own, with or without a `signal`; another request's, which a method handed on to a
+ * dispatch of its own) gets an abort of this stage's, which follows the signal the context carries; a plain-object context gains its `signal` (or `options.context` places it).
  */
 const abortFor = (
+  request: Request,
   context: unknown,
   place: ((context: unknown, signal: AbortSignal) => unknown) | undefined,
 ): { readonly abort: RequestAbort; readonly context: unknown; readonly release: () => void } => {
-  const owner = requestAbortOf(context);
+  const owner = requestAbortOf(context, request);
   if (owner !== undefined) {
     return { abort: owner, context: place === undefined ? context : place(context, owner.signal), release: letGo };
   }
-  const abort = new RequestAbort();
+  const abort = new RequestAbort(request);
   const outer = signalIn(context);
   const release = follow(outer, () => abort.abort(outer?.reason));
   try {
@@ -142,7 +143,7 @@ export function timeout(ms: number, options: TimeoutOptions = {}): Around {
         const id = idOf(request);
         // Every source of abort (a cancel, a disconnect, the caller's signal, an outer `timeout`) and
         // this timer reach one abort: the method sees one signal.
-        const { abort, context, release } = abortFor(call.context, place);
+        const { abort, context, release } = abortFor(request, call.context, place);
         let outcome: Kind<F, Response>;
         try {
           outcome = next({ request, context });

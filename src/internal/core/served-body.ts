@@ -92,7 +92,7 @@ export class ServedBody {
    * stream ended before its method runs.
    */
   enter(request: Request, context: unknown): unknown {
-    const abort = new RequestAbort();
+    const abort = new RequestAbort(request);
     if (this.stopped) {
       abort.abort(requestCancelled());
       endStream(request, requestCancelled());
@@ -148,6 +148,15 @@ export class ServedBody {
   close(request: Request, streamed: Streamed | undefined, response: Response): Response {
     this.ended(request, streamed);
     return streamed?.empties === true ? emptied(streamed, streamed.sent, response) : response;
+  }
+
+  /**
+   * The body is answered: every request is over, and a stop after (an event stream's reader
+   * cancelling before it read the last event) aborts none of them (a notification's, which has no
+   * sink to end it, was kept until now).
+   */
+  answered(): void {
+    this.live.clear();
   }
 
   /** The client has gone: the handlers' signals abort, their streams end, their sinks refuse, and the wire's stream ends. */
@@ -237,7 +246,11 @@ export const serveBody = (
     methods,
     dispatchOptions(o, envelope, withStreamStage(o.stages)),
   );
-  answered.then(release, release);
+  const over = (): void => {
+    release();
+    call.answered();
+  };
+  answered.then(over, over);
   return { call, answered };
 };
 

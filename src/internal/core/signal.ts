@@ -199,6 +199,14 @@ export class RequestAbort {
   private controller: AbortController | undefined;
   private why: unknown = RUNNING;
 
+  /**
+   * `request`: the request it is the abort of (its object, as the stages pass it on). A stage finds
+   * it only for that request: a context handed to another dispatch (a method that dispatches a body
+   * of its own with its context) carries it too, and a `timeout` there must not abort the outer
+   * request, nor share one signal among the inner body's requests.
+   */
+  constructor(readonly request: object) {}
+
   /** The request's signal, made on first read. */
   get signal(): AbortSignal {
     if (this.controller === undefined) {
@@ -231,11 +239,12 @@ export const withRequestAbort = <T extends object>(context: T, abort: RequestAbo
   Object.defineProperty(context, "signal", { get: () => abort.signal, enumerable: true, configurable: true });
 
 /**
- * The request's abort whose signal a context carries (a wire's, a `timeout`'s, in the context it
- * made or in a copy of it); none for any other signal (the caller's own), or none. Reading the
- * signal makes it: a stage that asks (`timeout`) has the request's controller made then.
+ * The abort of `request` whose signal a context carries (a wire's, a `timeout`'s, in the context it
+ * made or in a copy of it); none for any other signal (the caller's own, another request's: an
+ * outer request's context handed to a dispatch of its own), or none. Reading the signal makes it: a
+ * stage that asks (`timeout`) has the request's controller made then.
  */
-export const requestAbortOf = (context: unknown): RequestAbort | undefined => {
-  const signal = signalIn(context) as Owned | undefined;
-  return signal?.[OWNER];
+export const requestAbortOf = (context: unknown, request: object): RequestAbort | undefined => {
+  const owner = (signalIn(context) as Owned | undefined)?.[OWNER];
+  return owner?.request === request ? owner : undefined;
 };

@@ -166,6 +166,10 @@ class Counts {
   }
 }
 
+/** Aborted: what a message taken once the service stopped follows (made once, on first need). */
+let stopped: AbortSignal | undefined;
+const stoppedAlready = (): AbortSignal => (stopped ??= AbortSignal.abort());
+
 /**
  * The JSON-RPC endpoint: what answering a message takes (the table, dispatch's options, the
  * context function), and the counts of what it took. `handle` is the services framework's handler.
@@ -215,7 +219,7 @@ class Endpoint {
       const taken = this.answer(message);
       call = taken.call;
       answered = taken.answered;
-      // Taken once the service stopped (a message already on its way): stopped at once.
+      // Stopped while its dispatch started (a method that stops the service).
       if (this.stopped) call?.stop();
       else if (call !== undefined) this.inFlight.add(call);
     } catch (thrown) {
@@ -243,10 +247,14 @@ class Endpoint {
    */
   private answer(message: NatsMessage): { readonly call?: ServedBody | undefined; readonly answered: Promise<void> } {
     const { o, context } = this;
-    let options = o;
+    // Taken once the service stopped (a message already on its way): its call is stopped before its
+    // methods run (dispatch starts them before this returns), so that they start aborted.
+    let options: JsonOptions & { readonly signal?: AbortSignal } = this.stopped
+      ? { ...o, signal: stoppedAlready() }
+      : o;
     if (context !== undefined) {
       try {
-        options = { ...o, context: context(message) };
+        options = { ...options, context: context(message) };
       } catch (thrown) {
         if (!isJsonRpcError(thrown)) throw thrown;
         const write = o.serializer ?? serialize;
