@@ -28,7 +28,8 @@ const letGo = (): void => undefined;
  * request (a connection's, `answerHttp`'s, NATS', an outer `timeout`'s) carries the request's one
  * abort: the method keeps that context and signal, which the timer aborts too. Any other (the
  * caller's own, with or without a `signal`; another request's, which a method handed on to a
- * dispatch of its own) gets an abort of this stage's, which follows the signal the context carries; a plain-object context gains its `signal` (or `options.context` places it).
+ * dispatch of its own) gets an abort of this stage's, which follows the signal the context
+ * carries; a plain-object context gains its `signal` (or `options.context` places it).
  */
 const abortFor = (
   request: Request,

@@ -192,26 +192,26 @@ export const streamStage = (): Around =>
       (next: Handler<F>): Handler<F> =>
       (handled) => {
         if (!isEnvelope(handled.context)) return next(handled);
-        const { served: call } = handled.context;
+        const { served } = handled.context;
         const { request } = handled;
-        const context = call.enter(request, handled.context.context);
-        const streamed = call.open(request);
-        // Without a sink, nothing is owed at its end: the request stays under way until the call
+        const context = served.enter(request, handled.context.context);
+        const streamed = served.open(request);
+        // Without a sink, nothing is owed at its end: the request stays under way until the body
         // is answered (a stop then aborts a signal its method let go of), with no extra turn.
         if (streamed === undefined) return next({ request, context });
         let outcome: Kind<F, Response>;
         try {
           outcome = next({ request, context });
         } catch (thrown) {
-          call.ended(request, streamed);
+          served.ended(request, streamed);
           throw thrown;
         }
         if (!(outcome instanceof Promise))
-          return call.close(request, streamed, outcome as Response) as Kind<F, Response>;
+          return served.close(request, streamed, outcome as Response) as Kind<F, Response>;
         return outcome.then(
-          (response: Response) => call.close(request, streamed, response),
+          (response: Response) => served.close(request, streamed, response),
           (thrown: unknown) => {
-            call.ended(request, streamed);
+            served.ended(request, streamed);
             throw thrown;
           },
         ) as Kind<F, Response>;
