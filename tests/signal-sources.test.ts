@@ -461,6 +461,56 @@ describe("with stages: [timeout(60000)], every source of abort reaches the metho
     expect([seen[0]?.aborted, seen[1]?.aborted]).toEqual([true, false]);
   });
 
+  test("a timeout that makes the signal the context: a timeout after it aborts that same signal", async () => {
+    const seen: unknown[] = [];
+    const methods = {
+      hold: (signal: AbortSignal) => {
+        seen.push(signal);
+        return new Promise<Result<boolean>>((resolve) =>
+          signal.addEventListener("abort", () => resolve(Success(signal.aborted)), { once: true }),
+        );
+      },
+    };
+    const record = ((c: Call) => {
+      seen.push(c.context);
+      return E.right(c);
+    }) as AnyStage;
+    const answer = await answerHttp(
+      call("hold", 1),
+      methods as never,
+      {
+        context: {},
+        stages: [timeout(FAR, { context: (_context, signal) => signal }), record, timeout(NEAR)],
+        accept: "application/json",
+      } as never,
+    );
+    expect(JSON.parse(answer.body as string)).toMatchObject({ error: { code: -32001, data: { timeoutMs: NEAR } } });
+    expect(seen).toHaveLength(2);
+    expect(seen[0]).toBeInstanceOf(AbortSignal);
+    expect(seen[1]).toBe(seen[0]);
+  });
+
+  test("a wire's context shows its members and `signal` only, as a plain object would", async () => {
+    const contexts: unknown[] = [];
+    const methods = { see: (ctx: object) => (contexts.push(ctx), Success(Object.keys(ctx))) };
+    const answer = await answerHttp(
+      call("see", 1),
+      methods as never,
+      {
+        context: { user: "ann" },
+        stages: [timeout(FAR)],
+        accept: "application/json",
+      } as never,
+    );
+    expect(JSON.parse(answer.body as string)).toMatchObject({ result: ["user", "signal"] });
+    expect(contexts[0]).toStrictEqual({ user: "ann", signal: expect.any(AbortSignal) });
+    expect(
+      Object.getOwnPropertySymbols(contexts[0]).filter(
+        (s) => Object.getOwnPropertyDescriptor(contexts[0], s)?.enumerable,
+      ),
+    ).toEqual([]);
+  });
+
   test("a request that settles leaves no listener on the signal it followed", async () => {
     const caller = new AbortController();
     const quick = { quick: () => Promise.resolve(Success(1)), now: () => Success(2) };

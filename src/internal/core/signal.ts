@@ -181,11 +181,13 @@ export const signalIn = (context: unknown): AbortSignal | undefined => {
 };
 
 /**
- * A request's signal holds its abort, where a stage finds it: a member of the signal rather than a
- * `WeakMap` entry, which costs every request in the collector more than the member does.
+ * Where a stage finds a request's abort: a member of the context the wire made, not enumerable (a
+ * context compared or logged shows `signal` only), whose getter is one function for all contexts
+ * (a getter made per request gave each context a shape of its own, and reading `signal` cost twice
+ * as much); and a member of the signal once made, which a copy of the context holds instead.
  */
-const OWNER: unique symbol = Symbol("rpcserver.requestAbort");
-type Owned = AbortSignal & { [OWNER]?: RequestAbort };
+const ABORT: unique symbol = Symbol("rpcserver.requestAbort");
+type Carrier = { [ABORT]?: RequestAbort };
 
 /** No reason yet: the request is not aborted. */
 const RUNNING: unique symbol = Symbol("running");
@@ -211,7 +213,9 @@ export class RequestAbort {
   get signal(): AbortSignal {
     if (this.controller === undefined) {
       this.controller = signalController();
-      (this.controller.signal as Owned)[OWNER] = this;
+      // A copy of the context (a stage's `{ ...ctx, user }`) holds the signal, not the abort: the
+      // signal leads to it.
+      (this.controller.signal as AbortSignal & Carrier)[ABORT] = this;
       // Nobody listens yet: nothing to guard.
       if (this.why !== RUNNING) this.controller.abort(this.why);
     }
@@ -231,20 +235,35 @@ export class RequestAbort {
   }
 }
 
-/**
- * `context` (a new object the caller made for one request) gains `signal`, its request's: a getter,
- * so that the controller is made only when read. Enumerable: a spread of the context copies it.
- */
-export const withRequestAbort = <T extends object>(context: T, abort: RequestAbort): T =>
-  Object.defineProperty(context, "signal", { get: () => abort.signal, enumerable: true, configurable: true });
+/** Every context's `signal` getter: one function, so that the contexts share their shape. */
+function requestSignal(this: Carrier): AbortSignal | undefined {
+  return this[ABORT]?.signal;
+}
 
 /**
- * The abort of `request` whose signal a context carries (a wire's, a `timeout`'s, in the context it
- * made or in a copy of it); none for any other signal (the caller's own, another request's: an
- * outer request's context handed to a dispatch of its own), or none. Reading the signal makes it: a
- * stage that asks (`timeout`) has the request's controller made then.
+ * `context` (a new object the caller made for one request) gains `signal`, its request's: a getter,
+ * so that the controller is made only when read. Enumerable: a spread of the context copies the
+ * signal (made then), which leads to its abort.
+ */
+export const withRequestAbort = <T extends object>(context: T, abort: RequestAbort): T =>
+  Object.defineProperty(Object.defineProperty(context, ABORT, { value: abort }), "signal", {
+    get: requestSignal,
+    enumerable: true,
+    configurable: true,
+  });
+
+/**
+ * The abort of `request` that a context carries (a wire's, a `timeout`'s: in the context it made, a
+ * copy of it, or the signal as the context), without making its signal; none for any other (the caller's own
+ * signal, another request's: an outer request's context handed to a dispatch of its own), or none.
  */
 export const requestAbortOf = (context: unknown, request: object): RequestAbort | undefined => {
-  const owner = (signalIn(context) as Owned | undefined)?.[OWNER];
-  return owner?.request === request ? owner : undefined;
+  if (!isObject(context)) return undefined;
+  try {
+    const owner = (context as Carrier)[ABORT] ?? (signalIn(context) as Carrier | undefined)?.[ABORT];
+    return owner?.request === request ? owner : undefined;
+  } catch {
+    // A proxy of the user's own making that throws carries none: the stage that asks is total.
+    return undefined;
+  }
 };
