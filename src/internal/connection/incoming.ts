@@ -55,7 +55,7 @@ const cancelledInBatch = (id: Id): Response => ({
 
 /**
  * The first stage: registers each request, hands its signal on, answers a cancellation, and gives
- * a request with a progress token its sink (core/served-body.ts's, on the connection's wire, ./outlet).
+ * a request with a progress token its sink (core/streamed.ts's, on the connection's wire: ./outlet).
  */
 const trackingStage = (state: PeerState): Around =>
   owned({

@@ -74,7 +74,7 @@ export interface Serving {
   /** Its one abort, which a cancel and the connection closing reach, and a `timeout` stage too. */
   readonly abort: RequestAbort;
   cancel?: (response: Response) => void;
-  /** Its sink, for a request that carries a progress token (core/served-body.ts). */
+  /** Its sink, for a request that carries a progress token (core/streamed.ts). */
   streamed?: Streamed;
 }
 
