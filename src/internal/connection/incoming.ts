@@ -31,9 +31,10 @@ import type { PeerState, Serving } from "./state";
 /** Cancels a request being served: its signal (if it has one yet) aborts, its listeners guarded. */
 export const abortServing = (entry: Serving, reason: unknown): void => {
   entry.abort.abort(reason);
-  // A method streaming values stops: its sink refuses, and a wait for the channel to drain fails.
+  // A method streaming values stops: its sink refuses.
   entry.streamed?.cancel();
-  // With or without a token: its generator is stopped at its next yield, its answer going nowhere.
+  // With or without a token: its generator is stopped at its next yield (at once if it waits for
+  // the channel to drain), its answer going nowhere.
   if (entry.request !== undefined) endStream(entry.request, requestCancelled());
 };
 

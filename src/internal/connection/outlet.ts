@@ -5,8 +5,8 @@
  * connection's serializer. Back-pressure is the outlet's wait: a value sent while the channel is
  * full waits until it drains (./flow-control's `drain` resumes every such wait at once), so that a
  * method producing values faster than the other side reads them is paused, one value ahead at
- * most; a cancel or the close fails the wait (`Streamed.cancel`, from ./incoming's
- * `abortServing`), which stops the method.
+ * most. A cancel or the close (./incoming's `abortServing`) makes the sink refuse and ends the
+ * request's stream, which stops a method waiting here at once.
  *
  * @module
  */

@@ -46,8 +46,9 @@ export interface Wire {
 
 /**
  * One request's values on a wire: its sink, each value's notification handed to the wire's outlet
- * (and waited for while the wire has not taken it), LSP's work-done `begin` with the first value
- * and `end` once the request is done, and its response as the wire wants it (LSP's emptied result).
+ * (its method waits at its yield while the wire has not taken it: the outlet's wait is the sink's),
+ * LSP's work-done `begin` with the first value and `end` once the request is done, and its response
+ * as the wire wants it (LSP's emptied result).
  */
 export class Streamed {
   private sent = 0;
@@ -55,8 +56,6 @@ export class Streamed {
   private begun = false;
   /** Why its sink refuses: the request cancelled (-32800), or its response made. */
   private refused: "cancelled" | "answered" | undefined;
-  /** Fails its wait for the wire to take a value: a cancel ends it. */
-  private waiting: ((reason: unknown) => void) | undefined;
 
   private constructor(
     private readonly wire: Wire,
@@ -89,12 +88,7 @@ export class Streamed {
       this.begun = true;
       this.workDone(workDoneBegin(this.method));
     }
-    const taken = this.wire.outlet?.value(text);
-    if (taken === undefined) return undefined;
-    return new Promise<void>((resume, fail) => {
-      this.waiting = fail;
-      taken.then(resume, fail);
-    });
+    return this.wire.outlet?.value(text);
   }
 
   /** LSP's work-done begin or end: sent as it comes (one its serializer cannot write is left out). */
@@ -103,12 +97,13 @@ export class Streamed {
     if (text !== undefined) this.wire.outlet?.message(text);
   }
 
-  /** The request is cancelled (or its connection closed): its sink refuses from now on, and a wait for the wire fails. */
+  /**
+   * The request is cancelled (or its connection closed): its sink refuses from now on. A wait for
+   * the wire is left as it is: whoever cancels ends the request's stream too (`endStream`), which
+   * stops its method at once even while it waits at a yield for its sink.
+   */
   cancel(): void {
     this.refused ??= "cancelled";
-    const waiting = this.waiting;
-    this.waiting = undefined;
-    waiting?.(requestCancelled());
   }
 
   /** The request is done, however it ended: its sink refuses what comes after, and LSP's `end` follows its `begin`, once. */
