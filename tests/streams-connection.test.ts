@@ -16,7 +16,7 @@ import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import { promisify } from "node:util";
-import { Error as RpcError, Success } from "../src";
+import { answerHttp, Error as RpcError, Success } from "../src";
 import { connect, type Channel, type ChannelEvents } from "../src/connection";
 import { lone, settle, type End } from "./helpers/channels";
 import { tcpPair } from "./helpers/real-channels";
@@ -257,6 +257,65 @@ describe("LSP on a connection", () => {
     end.inject(request("count", { to: 2, partialResultToken: "p" }));
     await until(() => end.sent.length === 1 && runs.every((run) => run.finished));
     expect(sentOf(end)).toEqual([{ jsonrpc: "2.0", result: "counted", id: 1 }]);
+  });
+});
+
+describe("LSP's work-done progress: one behaviour on every wire (issue 33, item 2)", () => {
+  test("a method that streams nothing sends neither begin nor end, only its result", async () => {
+    const end = serve("lsp");
+    end.inject(request("count", { to: 0, workDoneToken: "w" }, 1));
+    await until(() => end.sent.length >= 1 && runs.every((run) => run.finished));
+    await settle(10);
+    expect(sentOf(end)).toEqual([{ jsonrpc: "2.0", result: "counted", id: 1 }]);
+  });
+
+  test("cancelled before its first value: no begin nor end, only the -32800", async () => {
+    const held = lone();
+    connect(held, {
+      methods: {
+        // Waits for its cancel before it yields anything.
+        wait: async function* (context: { signal: AbortSignal }, _params: unknown) {
+          if (!context.signal.aborted)
+            await new Promise((resolve) => context.signal.addEventListener("abort", resolve));
+          yield 1;
+          return Success("never");
+        },
+      },
+      context: {},
+      cancellation: "lsp",
+    });
+    held.inject(request("wait", { workDoneToken: "w" }, 1));
+    await settle(10);
+    held.inject(JSON.stringify({ jsonrpc: "2.0", method: "$/cancelRequest", params: { id: 1 } }));
+    await until(() => held.sent.length >= 1);
+    await settle(10);
+    expect(sentOf(held)).toEqual([{ jsonrpc: "2.0", error: { code: -32800, message: "Request cancelled" }, id: 1 }]);
+  });
+
+  /** What an HTTP client with `Accept: text/event-stream` reads for `body`: each event's message, or the JSON answer. */
+  const overHttp = async (body: string): Promise<unknown[]> => {
+    const answer = await answerHttp(body, methods, { accept: "text/event-stream, application/json" });
+    const text = await new Response(answer.body).text();
+    if (answer.headers["Content-Type"] !== "text/event-stream") return [JSON.parse(text) as unknown];
+    return text
+      .split("\n")
+      .filter((line) => line.startsWith("data: "))
+      .map((line) => JSON.parse(line.slice("data: ".length)) as unknown);
+  };
+
+  test.each([
+    ["a workDoneToken", { to: 2, workDoneToken: "w" }],
+    ["both tokens", { to: 2, partialResultToken: "p", workDoneToken: "w" }],
+    ["a workDoneToken, and no value", { to: 0, workDoneToken: "w" }],
+    ["both tokens, and no value", { to: 0, partialResultToken: "p", workDoneToken: "w" }],
+  ])("%s: a connection sends what an HTTP event stream carries, in the same order", async (_what, params) => {
+    const body = request("count", params, 1);
+    const http = await overHttp(body);
+    const end = serve("lsp");
+    end.inject(body);
+    await until(() => end.sent.some((text) => text.includes('"id":1')));
+    await settle(10);
+    expect(sentOf(end)).toEqual(http);
   });
 });
 

@@ -49,7 +49,7 @@ export const ended = (state: PeerState, reason: unknown): void => {
   state.waitingById.clear();
   state.waitingInBatch.clear();
   state.precancelled.clear();
-  state.held.clear();
+  state.drained = undefined;
   if (state.watch !== undefined) clearTimeout(state.watch);
   state.watch = undefined;
   state.waitingLength = 0;

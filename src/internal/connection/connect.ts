@@ -32,7 +32,7 @@ import { drain, enqueue, send } from "./flow-control";
 import { preparePipeline } from "./incoming";
 import { isResponse, UNPARSED } from "./messages";
 import { answered, transportOf } from "./outgoing";
-import { progressHooks } from "./progress";
+import { connectionWire } from "./outlet";
 import { settingsOf, type AnyServer, type ConnectOptionsFor, type Connection, type ServerCheck } from "./options";
 import { createState, type PeerState } from "./state";
 import { failStreams, routed } from "./streamed-calls";
@@ -133,7 +133,8 @@ export const connect = <C = NoContext, S extends AnyServer = never>(
       queued: state.queue.length,
     }),
   };
-  preparePipeline(state, settings, progressHooks(state));
+  preparePipeline(state, settings);
+  state.wire = connectionWire(state);
   channel.start(eventsFor(state));
   return state.connection;
 };

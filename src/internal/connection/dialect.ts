@@ -2,9 +2,10 @@
  * What differs between the two conventions a connection speaks, LSP and MCP, held in one value per
  * convention and chosen once per connection (`cancellation`): the cancel notification (its method,
  * how its params name the request), what a cancelled request gets (LSP: -32800 at once; MCP:
- * nothing), and the progress notification (its method, where its token and value are, where a
- * request carries its token, and whether the final result is emptied). The rest of the connection
- * reads these and never asks which convention it is.
+ * nothing), and the progress notification (its method, where its token and value are, and where a
+ * request carries its token, whose convention then says how its values go out and whether its
+ * final result is emptied: core/progress-wire.ts). The rest of the connection reads these and never
+ * asks which convention it is.
  *
  * @module
  */
@@ -12,14 +13,11 @@ import { isRecord } from "../core/guards";
 import {
   LSP_PROGRESS,
   lspTokens,
-  lspValueNotification,
   MCP_PROGRESS,
-  mcpToken,
-  mcpValueNotification,
+  mcpTokens,
   type Carrier,
   type ProgressToken,
   type Tokens,
-  type ValueNotification,
 } from "../core/progress-wire";
 import type { Id } from "../core/request";
 import type { Json } from "./messages";
@@ -41,17 +39,13 @@ export interface Dialect {
   readonly progressTokenKey: string;
   /** The value a progress notification carries (its params). */
   readonly valueOf: (params: Json) => unknown;
-  /** The notification a value goes out as. */
-  readonly valueNotification: ValueNotification;
-  /** The tokens a request carries, as a server reads them; `undefined` for none. */
+  /** The tokens a request carries, as a server reads them (their convention says how values go out); `undefined` for none. */
   readonly tokens: (request: Carrier) => Tokens | undefined;
   /**
    * A request's params with `token` put where the convention puts it; `undefined` when there is no
    * place for one (MCP's `_meta` that is not an object).
    */
   readonly withToken: (params: Json, token: ProgressToken) => Json | undefined;
-  /** Whether the final result is emptied once partial results went out (LSP 3.17). */
-  readonly empties: boolean;
 }
 
 /** LSP: `$/cancelRequest { id }`, answered -32800; `$/progress { token, value }` on `partialResultToken` (or `workDoneToken`). */
@@ -63,10 +57,8 @@ const LSP: Dialect = {
   progressMethod: LSP_PROGRESS,
   progressTokenKey: "token",
   valueOf: (params) => params["value"],
-  valueNotification: lspValueNotification,
   tokens: lspTokens,
   withToken: (params, token) => ({ ...params, partialResultToken: token }),
-  empties: true,
 };
 
 /** MCP: `notifications/cancelled { requestId, reason? }`, left unanswered; `notifications/progress` on `_meta.progressToken`. */
@@ -82,16 +74,11 @@ const MCP: Dialect = {
     ...(total !== undefined ? { total } : {}),
     ...(message !== undefined ? { message } : {}),
   }),
-  valueNotification: mcpValueNotification,
-  tokens: (request) => {
-    const token = mcpToken(request);
-    return token === undefined ? undefined : { token, workDone: undefined };
-  },
+  tokens: mcpTokens,
   withToken: (params, token) => {
     const meta = params["_meta"];
     return meta === undefined || isRecord(meta) ? { ...params, _meta: { ...meta, progressToken: token } } : undefined;
   },
-  empties: false,
 };
 
 /** The dialect of a connection's `cancellation` option. */

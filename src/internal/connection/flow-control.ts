@@ -17,7 +17,6 @@
  * @module
  */
 import { isRecord, isThenable } from "../core/guards";
-import { release } from "./back-pressure";
 import { close } from "./closing";
 import { run } from "./incoming";
 import { isId, requestIds, UNPARSED } from "./messages";
@@ -60,8 +59,8 @@ export const drain = (state: PeerState): void => {
   state.full = false;
   while (!state.full && state.queue.length > 0) state.full = !state.channel.send(state.queue.shift() as string);
   if (state.full) return;
-  // Methods streaming values go on first: what they send was queued before what may start now.
-  if (state.held.size > 0) release(state);
+  // Methods streaming values go on first (./outlet): what they send was queued before what may start now.
+  state.drained?.resume();
   admit(state);
 };
 

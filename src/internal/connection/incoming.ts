@@ -20,20 +20,21 @@ import { ErrorResponse, type Response } from "../core/response";
 import { NODATA } from "../core/sentinels";
 import { requestCancelled } from "../core/progress-wire";
 import { writeAll } from "../core/serializer";
+import { Streamed } from "../core/streamed";
 import { RequestAbort, withRequestAbort } from "../core/signal";
 import { isNotification, owned, type Around, type Handler } from "../core/stages";
 import { endStream } from "../core/stream";
 import { isId, UNPARSED } from "./messages";
 import type { Connection, Settings } from "./options";
-import { refuse } from "./back-pressure";
-import type { PeerState, ProgressHooks, Serving } from "./state";
+import type { PeerState, Serving } from "./state";
 
 /** Cancels a request being served: its signal (if it has one yet) aborts, its listeners guarded. */
 export const abortServing = (entry: Serving, reason: unknown): void => {
   entry.abort.abort(reason);
-  // A method streaming values stops: its sink refuses, and a wait for the channel to drain fails.
-  if (entry.progress !== undefined) refuse(entry.progress);
-  // With or without a token: its generator is stopped at its next yield, its answer going nowhere.
+  // A method streaming values stops: its sink refuses.
+  entry.streamed?.cancel();
+  // With or without a token: its generator is stopped at its next yield (at once if it waits for
+  // the channel to drain), its answer going nowhere.
   if (entry.request !== undefined) endStream(entry.request, requestCancelled());
 };
 
@@ -54,10 +55,10 @@ const cancelledInBatch = (id: Id): Response => ({
 });
 
 /**
- * The first stage: registers each request, hands its signal on, answers a cancellation, and for a
- * request with a progress token, registers where its streamed values go (`progress`, ./progress).
+ * The first stage: registers each request, hands its signal on, answers a cancellation, and gives
+ * a request with a progress token its sink (core/streamed.ts's, on the connection's wire: ./outlet).
  */
-const trackingStage = (state: PeerState, progress: ProgressHooks): Around =>
+const trackingStage = (state: PeerState): Around =>
   owned({
     _tag: "Around",
     asyncOnly: true,
@@ -77,11 +78,12 @@ const trackingStage = (state: PeerState, progress: ProgressHooks): Around =>
         state.live.add(entry);
         if (answered) state.serving.set(id, entry);
         // Only a request that can be answered streams (to a notification, nothing is sent back).
-        const streamed = answered ? progress.open(request, entry) : undefined;
+        const streamed = answered ? Streamed.open(state.wire, request, state.dialect.tokens(request)) : undefined;
+        if (streamed !== undefined) entry.streamed = streamed;
         const finish = (): void => {
           state.live.delete(entry);
           if (answered && state.serving.get(id) === entry) state.serving.delete(id);
-          if (streamed !== undefined) progress.close(streamed);
+          streamed?.end();
         };
         let outcome: Kind<F, Response>;
         try {
@@ -92,9 +94,7 @@ const trackingStage = (state: PeerState, progress: ProgressHooks): Around =>
         }
         if (!(outcome instanceof Promise)) {
           finish();
-          return streamed === undefined
-            ? outcome
-            : (progress.answer(streamed, outcome as Response) as Kind<F, Response>);
+          return streamed === undefined ? outcome : (streamed.answer(outcome as Response) as Kind<F, Response>);
         }
         return new Promise<Response>((settle, fail) => {
           entry.cancel = (response) => {
@@ -104,7 +104,7 @@ const trackingStage = (state: PeerState, progress: ProgressHooks): Around =>
           outcome.then(
             (response: Response) => {
               finish();
-              settle(streamed === undefined ? response : progress.answer(streamed, response));
+              settle(streamed === undefined ? response : streamed.answer(response));
             },
             (thrown: unknown) => {
               finish();
@@ -133,11 +133,10 @@ const written =
 /**
  * Builds the connection's pipeline into `state`: its options (the connection's stage first, then
  * the server's and the given ones) and the dispatch that writes its answers, of a message already
- * parsed and of one kept as text. `progress` is what the connection's stage does for requests with
- * a progress token. The options are checked now, so that a bad one is the caller's exception
- * rather than every message's failure.
+ * parsed and of one kept as text. The options are checked now, so that a bad one is the caller's
+ * exception rather than every message's failure.
  */
-export const preparePipeline = (state: PeerState, settings: Settings, progress: ProgressHooks): void => {
+export const preparePipeline = (state: PeerState, settings: Settings): void => {
   const { app, stages, maxBatchSize, context, rest } = settings;
   state.options = {
     ...rest,
@@ -145,7 +144,7 @@ export const preparePipeline = (state: PeerState, settings: Settings, progress: 
     deserializer: undefined,
     maxBatchSize,
     context,
-    stages: [trackingStage(state, progress), ...(app?.stages ?? []), ...stages],
+    stages: [trackingStage(state), ...(app?.stages ?? []), ...stages],
   };
   state.env = environment(state.methods, state.options, true);
   const output = written(state.silenced);

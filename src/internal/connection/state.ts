@@ -15,6 +15,7 @@ import type { Methods } from "../core/methods";
 import type { Env, JsonOptions } from "../core/options";
 import type { Id, Request } from "../core/request";
 import type { Response } from "../core/response";
+import type { Streamed, Wire } from "../core/streamed";
 import type { RequestAbort } from "../core/signal";
 import type { Channel } from "./channels/channel";
 import { dialectOf, type Dialect } from "./dialect";
@@ -73,43 +74,8 @@ export interface Serving {
   /** Its one abort, which a cancel and the connection closing reach, and a `timeout` stage too. */
   readonly abort: RequestAbort;
   cancel?: (response: Response) => void;
-  /** Its progress token's record, for a request that carries one (./progress). */
-  progress?: Progress;
-}
-
-/**
- * An incoming request that carries a progress token (./progress): where its streamed values go,
- * how many went, and its wait for the channel to drain. Made only for such a request.
- */
-export interface Progress {
-  /** The method, LSP's work-done title. */
-  readonly method: string;
-  /** Where values go: LSP's `partialResultToken`, or MCP's `progressToken`. */
-  readonly token: string | number | undefined;
-  /** LSP's `workDoneToken`: begin, a report per value when there is no `token`, end. */
-  readonly workDone: string | number | undefined;
-  /** Values sent. */
-  sent: number;
-  /** The request is done (answered, cancelled or closed): its sink refuses what comes after. */
-  done: boolean;
-  /** Its end was seen (the stage's `close` ran): LSP's end is sent once. */
-  ended: boolean;
-  /** Its sink's wait for the channel to drain, while the channel is full. */
-  waiting: { readonly resume: () => void; readonly stop: (reason: unknown) => void } | undefined;
-}
-
-/**
- * What the connection's first stage (./incoming) does for a request that carries a progress token,
- * given to it by ./connect: ./progress sends through ./flow-control, which runs ./incoming, so
- * ./incoming cannot import it.
- */
-export interface ProgressHooks {
-  /** Reads the request's tokens; for one that has any, registers its sink (and sends LSP's begin). */
-  readonly open: (request: Request, entry: Serving) => Progress | undefined;
-  /** The request is done: its sink refuses, and LSP's end is sent. */
-  readonly close: (progress: Progress) => void;
-  /** Its final response, as sent (LSP: emptied when partial results went out). */
-  readonly answer: (progress: Progress, response: Response) => Response;
+  /** Its sink, for a request that carries a progress token (core/streamed.ts). */
+  streamed?: Streamed;
 }
 
 /** An incoming message to serve. */
@@ -176,8 +142,10 @@ export interface PeerState {
   readonly waitingInBatch: Map<Id, Incoming>;
   /** Requests cancelled while they waited in a batch: answered -32800 (LSP) or left out (MCP) when the batch runs. */
   readonly precancelled: Set<Id>;
-  /** Streamed values' sinks waiting for the channel to drain (./back-pressure). */
-  readonly held: Set<Progress>;
+  /** The connection as its methods' streamed values see it (./outlet). */
+  wire: Wire;
+  /** What values sent while the channel was full wait for (./outlet): `drain` resumes them. */
+  drained: { readonly promise: Promise<void>; readonly resume: () => void } | undefined;
 
   // The pipeline every incoming message goes through.
   readonly methods: Methods;
@@ -245,7 +213,8 @@ export const createState = (channel: Channel, settings: Settings): PeerState => 
     waitingById: new Map<Id, Incoming>(),
     waitingInBatch: new Map<Id, Incoming>(),
     precancelled: new Set<Id>(),
-    held: new Set<Progress>(),
+    wire: unset as Wire,
+    drained: undefined,
     methods: settings.methods,
     options: unset as JsonOptions,
     env: unset as Env,

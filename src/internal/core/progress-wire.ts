@@ -1,13 +1,14 @@
 /**
  * Progress on the standard wire, with no state: which tokens a request carries, the notification
  * each streamed value goes out as, in the two protocols that define one inside plain JSON-RPC 2.0,
- * and why a transport's sink refuses a value. A connection (connection/progress.ts) and an HTTP event stream (http/answer.ts)
- * both shape their notifications here, so the two wires say the same thing the same way.
+ * and why a transport's sink refuses a value. Every wire's sink (core/served-body.ts's `Streamed`:
+ * a connection's, an HTTP event stream's, NATS's) shapes its notifications here, so the wires say
+ * the same thing the same way.
  *
  * - LSP 3.17: `params.partialResultToken` gets `$/progress { token, value }` for each value (and
  *   the final result is then emptied, {@link emptied}); `params.workDoneToken` gets `{ kind:
- *   "begin", title }`, a `{ kind: "report", message?, percentage? }` per value when there is no
- *   partial-result token, and `{ kind: "end" }`.
+ *   "begin", title }` with the first value, a `{ kind: "report", message?, percentage? }` per value
+ *   when there is no partial-result token, and `{ kind: "end" }` once the request is done.
  * - MCP: `params._meta.progressToken` gets `notifications/progress { progressToken, progress,
  *   total?, message? }` for each value.
  * - Over HTTP, a request with an id and no token gets its values on its own id, `$/progress {
@@ -39,12 +40,15 @@ export type Write = (value: unknown) => string;
 type Json = Record<string, unknown>;
 
 /**
- * Where a request's values go: `token` (LSP's partial-result token, MCP's progress token, or over
- * HTTP the request's id), and LSP's work-done token. The connection's own record has these members.
+ * Where a request's values go, and in whose convention: `token` (LSP's partial-result token, MCP's
+ * progress token, or over HTTP the request's id), LSP's work-done token, and whether the final
+ * result is emptied once values went out (LSP's partial results).
  */
 export interface Tokens {
+  readonly convention: Convention;
   readonly token: ProgressToken | undefined;
   readonly workDone: ProgressToken | undefined;
+  readonly empties: boolean;
 }
 
 /** What carries the tokens: a request (or a message about to be sent as one), by its params. */
@@ -65,36 +69,29 @@ export const lspTokens = (request: Carrier): Tokens | undefined => {
   if (!isRecord(params)) return undefined;
   const token = tokenIn(params, "partialResultToken");
   const workDone = tokenIn(params, "workDoneToken");
-  return token === undefined && workDone === undefined ? undefined : { token, workDone };
+  return token === undefined && workDone === undefined
+    ? undefined
+    : { convention: "lsp", token, workDone, empties: true };
 };
 
-/** MCP's token: `params._meta.progressToken`. */
-export const mcpToken = (request: Carrier): ProgressToken | undefined => {
+/** MCP's token: `params._meta.progressToken`; `undefined` for none. */
+export const mcpTokens = (request: Carrier): Tokens | undefined => {
   const { params } = request;
   if (!isRecord(params)) return undefined;
   const meta = params["_meta"];
-  return isRecord(meta) ? tokenIn(meta, "progressToken") : undefined;
+  const token = isRecord(meta) ? tokenIn(meta, "progressToken") : undefined;
+  return token === undefined ? undefined : { convention: "mcp", token, workDone: undefined, empties: false };
 };
-
-/** Where a request's values go over HTTP, and whether its final result is emptied (LSP's partial results). */
-export interface HttpTokens extends Tokens {
-  readonly convention: Convention;
-  readonly empties: boolean;
-}
 
 /**
  * Over HTTP both conventions are read, request by request: MCP's `_meta.progressToken` first, then
  * LSP's tokens, then the request's own `id` (the by-id form: `$/progress { token: id, value }`,
  * the result not emptied). `undefined` for a notification, whose values are dropped.
  */
-export const httpTokens = (request: Carrier, id: unknown): HttpTokens | undefined => {
-  const progressToken = mcpToken(request);
-  if (progressToken !== undefined)
-    return { convention: "mcp", token: progressToken, workDone: undefined, empties: false };
-  const lsp = lspTokens(request);
-  if (lsp !== undefined) return { convention: "lsp", token: lsp.token, workDone: lsp.workDone, empties: true };
-  return isToken(id) ? { convention: "lsp", token: id, workDone: undefined, empties: false } : undefined;
-};
+export const httpTokens = (request: Carrier, id: unknown): Tokens | undefined =>
+  mcpTokens(request) ??
+  lspTokens(request) ??
+  (isToken(id) ? { convention: "lsp", token: id, workDone: undefined, empties: false } : undefined);
 
 /** The text of a notification, by the transport's serializer (as its responses are written). */
 export const notificationText = (write: Write, method: string, params: Json): string =>
@@ -145,35 +142,19 @@ const mcpParams = (write: Write, token: ProgressToken, index: number, value: unk
 };
 
 /**
- * The notification the `index`-th value (from 1) of a request with `tokens` goes out as, in one
- * convention. Throws what `write` throws (a value it cannot write): the caller makes that the
- * method's exception.
+ * The notification the `index`-th value (from 1) of a request with `tokens` goes out as, in their
+ * convention: LSP's `$/progress { token, value }` on the partial-result token, else a work-done
+ * report; MCP's `notifications/progress { progressToken, progress, total?, message? }`. Throws what
+ * `write` throws (a value it cannot write): the caller makes that the method's exception.
  */
-export type ValueNotification = (write: Write, tokens: Tokens, index: number, value: unknown) => string;
-
-/** LSP's: `$/progress { token, value }` on the partial-result token, else a work-done report. */
-export const lspValueNotification: ValueNotification = (write, { token, workDone }, _index, value) =>
-  token !== undefined
+export const valueNotification = (write: Write, tokens: Tokens, index: number, value: unknown): string => {
+  const { convention, token, workDone } = tokens;
+  if (convention === "mcp")
+    return notificationText(write, MCP_PROGRESS, mcpParams(write, token as ProgressToken, index, value));
+  return token !== undefined
     ? notificationText(write, LSP_PROGRESS, { token, value })
     : notificationText(write, LSP_PROGRESS, { token: workDone, value: report(write, value) });
-
-/** MCP's: `notifications/progress { progressToken, progress, total?, message? }`. */
-export const mcpValueNotification: ValueNotification = (write, { token }, index, value) =>
-  notificationText(write, MCP_PROGRESS, mcpParams(write, token as ProgressToken, index, value));
-
-const valueNotifications: Readonly<Record<Convention, ValueNotification>> = {
-  lsp: lspValueNotification,
-  mcp: mcpValueNotification,
 };
-
-/** The notification a value goes out as, in the convention a request chose (over HTTP, request by request). */
-export const valueNotification = (
-  write: Write,
-  convention: Convention,
-  tokens: Tokens,
-  index: number,
-  value: unknown,
-): string => valueNotifications[convention](write, tokens, index, value);
 
 /** LSP's work-done `begin`, titled with the request's method. */
 export const workDoneBegin = (method: string): Json => ({ kind: "begin", title: method });

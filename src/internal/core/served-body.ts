@@ -1,10 +1,10 @@
 /**
  * One body whose methods may stream values, answered on a wire that can carry them: an HTTP event
  * stream (http/answer.ts) or NATS messages (internal/nats). {@link ServedBody} holds the body's
- * state (each request's tokens and how far it got, the handlers' signal) and hands each message to
- * the wire's {@link Outlet}; {@link streamStage} is the first stage of its dispatch, which gives
- * each request its sink and makes each response what the wire wants; {@link dispatchStreamed} runs
- * the body through it. The notifications are shaped by ./progress-wire, the same on every wire.
+ * state (each request's abort, whether its client went away) and is the wire its requests' sinks
+ * (./streamed) send through, to the wire's {@link BodyOutlet}; {@link streamStage} is the first
+ * stage of its dispatch, which gives each request its sink and makes each response what the wire
+ * wants; {@link dispatchStreamed} runs the body through it.
  *
  * @module
  */
@@ -16,51 +16,24 @@ import type { JsonOptions } from "./options";
 import type { DispatchOptions } from "./pipeline/compose";
 import { dispatcher, dispatchOptions } from "./pipeline/dispatcher";
 import { toJson } from "./pipeline/output";
-import {
-  answeredAlready,
-  emptied,
-  httpTokens,
-  valueNotification,
-  WORK_DONE_END,
-  requestCancelled,
-  workDoneBegin,
-  workDoneNotification,
-  type HttpTokens,
-  type Write,
-} from "./progress-wire";
+import { httpTokens, requestCancelled, type Write } from "./progress-wire";
 import type { Request } from "./request";
 import type { Response } from "./response";
 import { NOCONTEXT } from "./sentinels";
 import { serialize } from "./serializer";
 import { follow, RequestAbort, withRequestAbort } from "./signal";
 import { isNotification, owned, type AnyStage, type Around, type Handler } from "./stages";
-import { endStream, streamTo } from "./stream";
+import { endStream } from "./stream";
+import { Streamed, type Outlet, type Wire } from "./streamed";
 
-/**
- * Where a served body's messages go, in order: the values' notifications, then the answer. The
- * wire decides what each becomes (an HTTP event, a NATS message) and when a value is taken.
- */
-export interface Outlet {
-  /** A value's notification: resolves once the wire has taken it (back-pressure), rejects if it never will. */
-  value(text: string): Promise<void> | undefined;
-  /** Any other message about a value (LSP's work-done begin or end), in order, with no wait. */
-  message(text: string): void;
+/** The outlet of a wire that answers one body (an HTTP POST, a NATS message): its values, then its answer. */
+export interface BodyOutlet extends Outlet {
   /** Dispatch answered: the last message (`""`: a body of notifications, which answers nothing). */
   finish(text: string): void;
   /** Dispatch itself failed (a bad option). */
   failed(thrown: unknown): void;
   /** The body is stopped (its client went away): a stream the wire opened ends, quietly (a client leaving is normal). */
   stop(): void;
-}
-
-/** One request of the body that can stream: where its values go, and how far it got. */
-interface Streamed extends HttpTokens {
-  readonly method: string;
-  sent: number;
-  /** LSP's work-done `begin` went out (with the first value: nothing goes out before one). */
-  begun: boolean;
-  /** Its response is made: its sink refuses what comes after. */
-  done: boolean;
 }
 
 /** What the context of the body's dispatch holds: the body served, and the context its methods get. */
@@ -76,15 +49,19 @@ export interface Envelope {
  * them and ends their streams, so that a streaming method stops at its next yield whatever its
  * context.
  */
-export class ServedBody {
-  private stopped = false;
+export class ServedBody implements Wire {
+  private halted = false;
   /** The requests under way, each with its abort: `stop` reaches them. */
   private readonly live = new Map<Request, RequestAbort>();
 
   constructor(
-    private readonly write: Write,
-    private readonly outlet: Outlet | undefined,
+    readonly write: Write,
+    readonly outlet: BodyOutlet | undefined,
   ) {}
+
+  get stopped(): boolean {
+    return this.halted;
+  }
 
   /**
    * A request starts: the context its method gets (a plain object gains the request's `signal`),
@@ -93,61 +70,29 @@ export class ServedBody {
    */
   enter(request: Request, context: unknown): unknown {
     const abort = new RequestAbort(request);
-    if (this.stopped) {
+    if (this.halted) {
       abort.abort(requestCancelled());
       endStream(request, requestCancelled());
     } else this.live.set(request, abort);
     return isPlainObject(context) ? withRequestAbort({ ...context }, abort) : context;
   }
 
-  /** A request starts: one with an id gets a sink for its values; a notification's are dropped. */
+  /** A request starts: one with an id gets a sink for its values (over HTTP, on its own id without a token); a notification's are dropped. */
   open(request: Request): Streamed | undefined {
-    if (this.outlet === undefined || this.stopped || isNotification(request)) return undefined;
-    const tokens = httpTokens(request, request.id);
-    if (tokens === undefined) return undefined;
-    const streamed: Streamed = { ...tokens, method: request.method, sent: 0, begun: false, done: false };
-    streamTo(request, (value) => this.push(streamed, value));
-    return streamed;
-  }
-
-  /** One value: its notification, handed to the wire. A value its serializer refuses is the method's exception. */
-  private push(streamed: Streamed, value: unknown): Promise<void> | undefined {
-    if (this.stopped || streamed.done) {
-      return Promise.reject(this.stopped ? requestCancelled() : answeredAlready());
-    }
-    let text: string;
-    try {
-      text = valueNotification(this.write, streamed.convention, streamed, streamed.sent + 1, value);
-    } catch (thrown) {
-      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
-      return Promise.reject(thrown);
-    }
-    streamed.sent += 1;
-    if (!streamed.begun && streamed.workDone !== undefined) {
-      streamed.begun = true;
-      this.workDone(streamed, workDoneBegin(streamed.method));
-    }
-    return this.outlet?.value(text);
-  }
-
-  /** LSP's work-done begin or end: sent as it comes (one its serializer cannot write is left out). */
-  private workDone(streamed: Streamed, value: Record<string, unknown>): void {
-    const text = workDoneNotification(this.write, streamed.workDone as string | number, value);
-    if (text !== undefined) this.outlet?.message(text);
+    if (this.outlet === undefined || this.halted || isNotification(request)) return undefined;
+    return Streamed.open(this, request, httpTokens(request, request.id));
   }
 
   /** The request is done, however it ended: its sink refuses from now on, and LSP's end follows its begin. */
   ended(request: Request, streamed: Streamed | undefined): void {
     this.live.delete(request);
-    if (streamed === undefined) return;
-    streamed.done = true;
-    if (streamed.begun && !this.stopped) this.workDone(streamed, WORK_DONE_END);
+    streamed?.end();
   }
 
   /** The request's response, as the wire wants it (LSP's emptied result), once it is done. */
   close(request: Request, streamed: Streamed | undefined, response: Response): Response {
     this.ended(request, streamed);
-    return streamed?.empties === true ? emptied(streamed, streamed.sent, response) : response;
+    return streamed === undefined ? response : streamed.answer(response);
   }
 
   /**
@@ -161,8 +106,8 @@ export class ServedBody {
 
   /** The client has gone: the handlers' signals abort, their streams end, their sinks refuse, and the wire's stream ends. */
   stop(): void {
-    if (this.stopped) return;
-    this.stopped = true;
+    if (this.halted) return;
+    this.halted = true;
     this.outlet?.stop();
     const reason = requestCancelled();
     for (const [request, abort] of this.live) {
@@ -236,7 +181,7 @@ export const serveBody = (
   body: string | Uint8Array,
   methods: Methods | undefined,
   o: JsonOptions & { readonly signal?: AbortSignal | undefined },
-  outlet: Outlet | undefined,
+  outlet: BodyOutlet | undefined,
 ): { readonly call: ServedBody; readonly answered: Promise<string> } => {
   const call = new ServedBody(o.serializer ?? serialize, outlet);
   const release = follow(o.signal, () => call.stop());
@@ -274,7 +219,7 @@ export const dispatchStreamed = (
   body: string | Uint8Array,
   methods: Methods | undefined,
   o: JsonOptions & { readonly signal?: AbortSignal | undefined },
-  outlet: Outlet,
+  outlet: BodyOutlet,
 ): ServedBody => {
   const { call, answered } = serveBody(body, methods, o, outlet);
   answered.then(

@@ -23,7 +23,7 @@ import type { DispatchContext, MethodsFor, TypedOptions } from "../core/dispatch
 import type { Methods } from "../core/methods";
 import type { JsonOptions } from "../core/options";
 import type { AnyStage } from "../core/stages";
-import { dispatchFollowing, dispatchStreamed, type Outlet, type ServedBody } from "../core/served-body";
+import { dispatchFollowing, dispatchStreamed, type BodyOutlet, type ServedBody } from "../core/served-body";
 import { acceptsEvents, EVENT_STREAM } from "./accept";
 import { EventQueue } from "./event-stream-writer";
 import { toHttp, type HttpAnswer } from "./json-answer";
@@ -98,7 +98,7 @@ const EVENT_HEADERS = Object.freeze({ "Content-Type": EVENT_STREAM, "Cache-Contr
  * One POST's outlet: the answer is chosen at the first message (an event stream, which answers the
  * POST) or when dispatch answers first (JSON, or 202), and the stream is fed message by message.
  */
-class HttpOutlet implements Outlet {
+class HttpOutlet implements BodyOutlet {
   private queue: EventQueue | undefined;
   call: ServedBody | undefined;
 

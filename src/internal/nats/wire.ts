@@ -13,7 +13,7 @@
  */
 import { headers as natsHeaders } from "@nats-io/nats-core";
 import { logSafely } from "../core/logger";
-import type { Outlet } from "../core/served-body";
+import type { BodyOutlet } from "../core/served-body";
 import type { NatsConnection, NatsHeaders, NatsMessage } from "./shapes";
 
 /**
@@ -152,7 +152,7 @@ const FLUSH_EVERY = 64;
  * server cannot tell us that the requester has gone, so nothing stops the call but its own end, a
  * `timeout` stage, or the service stopping (whose stopped call is still answered, with its error).
  */
-export class NatsOutlet implements Outlet {
+export class NatsOutlet implements BodyOutlet {
   /** Messages marked `Rpc-Value` published so far. */
   private sent = 0;
 
