@@ -122,10 +122,10 @@ const call = (
   // A call that nothing can abort needs no listener (the shared NEVER signal).
   if (signal !== NEVER) signal.addEventListener("abort", onAbort, { once: true });
   send(state, body);
-  // Its slot is lent to what waits (see `fits` in ./flow-control).
+  // Its slot is lent to what waits (see `fits` in ./flow-control), and its answer must be read: a
+  // pause ends (see `flow`).
   if (state.waiting.length > 0) admit(state);
-  // Its answer must be read: a pause for values held may have to end (see `valuesPause`).
-  else if (state.valuesHeld > 0) flow(state);
+  else if (state.paused) flow(state);
 };
 
 /** Sends a message (with these ids, as the client says them, if it does) once it is known it may be. */

@@ -192,11 +192,6 @@ export interface PeerState {
   /** Whether `admit` is running (it loops; it does not recurse). */
   admitting: boolean;
   paused: boolean;
-  /** While paused: whether a message was served since the last look (see `stalled`). */
-  progressed: boolean;
-  /** A pause that saw nothing served: reading goes on until what waits is served. */
-  stuck: boolean;
-  watch: ReturnType<typeof setTimeout> | undefined;
 
   // Calling.
   readonly outgoing: Map<string | number, Outgoing>;
@@ -253,9 +248,6 @@ export const createState = (channel: Channel, settings: Settings): PeerState => 
     dispatchText: unset as PeerState["dispatchText"],
     admitting: false,
     paused: false,
-    progressed: false,
-    stuck: false,
-    watch: undefined,
     outgoing: new Map<string | number, Outgoing>(),
     streams: new Map<string | number, StreamedCall>(),
     endedTokens: new Set<string | number>(),

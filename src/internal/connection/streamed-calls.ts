@@ -187,8 +187,6 @@ const onTaken = (state: PeerState, stream: StreamedCall): void => {
       state.valuesHeld -= 1;
       state.heldLength -= each.length;
       if (held.length === 0 && stream.awaiting) state.holdingCalls -= 1;
-      // A consumer that takes values is progress: a pause for them is no stall (./flow-control).
-      state.progressed = true;
       deliver(state, stream, each.value);
       if (stream.busy || stream.done) break;
     }
