@@ -192,10 +192,35 @@ describe("error answers with id null settle the calls they are about", () => {
           _tag: "ServerError",
           code: -32600,
           message: "Invalid Request",
-          data: "the batch has 3 requests; the limit is 2",
+          data: { size: 3, max: 2 },
         }),
       );
     }
+    left.close();
+  });
+
+  test("the other side's maxBatchSize with another batch pending: its data.size (a count, not text) says which batch", async () => {
+    const [a, b] = pair();
+    const left = connect(a);
+    const releases: Array<() => void> = [];
+    const held = {
+      ...methods,
+      slow: () => new Promise((resolve) => releases.push(() => resolve(Success(1)))),
+    } as never;
+    connect(b, { methods: held, maxBatchSize: 2 });
+    const calc = client(api, left.transport);
+    const other = client(loose, left.transport);
+    const pending = batch([other.slow(), other.slow()])();
+    const refused = batch([calc.add(1, 2), calc.add(3, 4), calc.add(5, 6)])();
+    expect(await settles(refused)).toBe(true);
+    expect(await refused).toEqual(
+      Array.from({ length: 3 }, () =>
+        E.left({ _tag: "ServerError", code: -32600, message: "Invalid Request", data: { size: 3, max: 2 } }),
+      ),
+    );
+    await until(() => releases.length === 2);
+    for (const release of releases) release();
+    expect(await pending).toEqual([E.right(1), E.right(1)]);
     left.close();
   });
 

@@ -16,6 +16,7 @@ import { isRecord } from "../core/guards";
 import { cancelOnPeer } from "./cancellation";
 import { closedReason } from "./closing";
 import { admit, flow, roomForOwn, send } from "./flow-control";
+import { utf8Length } from "./framing/utf8";
 import { aboutWhich } from "./id-null";
 import { isId, type Json } from "./messages";
 import type { Outgoing, PeerState, StreamedCall } from "./state";
@@ -92,7 +93,8 @@ const call = (
     settle(E.left(aborted(signal.reason)));
   };
   const message: Outgoing = {
-    body,
+    length: body.length,
+    bytes: utf8Length(body),
     sentAt: state.sent + 1,
     members: batch ? (given?.length ?? (JSON.parse(body) as unknown[]).length) : 0,
     answer: (id, response) => {

@@ -24,11 +24,12 @@ import type { Connection, Settings } from "./options";
 
 /** An outgoing message awaiting its answers: one call, or a batch. */
 export interface Outgoing {
-  /** Its text, to tell which message a peer's -32002 (with the length it read) is about. */
-  readonly body: string;
+  /** Its length in UTF-16 units and UTF-8 bytes: a peer's -32002 says one of them (as its framing counts). */
+  readonly length: number;
+  readonly bytes: number;
   /** The count of messages sent when it was: an error "about the only message pending" must not be about a later one. */
   readonly sentAt: number;
-  /** Its members, for a batch (a peer's "the batch has N requests"); 0 for a single request. */
+  /** Its members, for a batch (a peer's -32600 `data.size`); 0 for a single request. */
   readonly members: number;
   /** One response to one of its requests. */
   readonly answer: (id: string | number, response: Json) => void;
