@@ -542,6 +542,30 @@ describe("channels, from the hostile review", () => {
     peer.close();
   });
 
+  test("one message-size bound: maxMessageLength bounds a byte stream's messages in bytes, in its framing", async () => {
+    const { PassThrough } = await import("node:stream");
+    const { contentLength, newlineDelimited, byteChannel } = await import("../src/connection");
+    for (const framing of [newlineDelimited(), contentLength()]) {
+      const input = new PassThrough();
+      const output = new PassThrough();
+      const written: string[] = [];
+      output.on("data", (chunk: Buffer) => written.push(chunk.toString()));
+      const peer = connect(byteChannel(input, output, framing), { maxMessageLength: 200 });
+      // 151 UTF-16 units, 251 bytes: past the bound as the stream carries it.
+      const text = request("x", ["é".repeat(100)], 1);
+      expect([text.length, Buffer.byteLength(text)]).toEqual([151, 251]);
+      input.write(framing.encode(text));
+      await until(() => written.length === 1);
+      const [answer] = written.map((frame) => frame.slice(frame.indexOf("{")));
+      expect(JSON.parse(answer as string)).toEqual({
+        jsonrpc: "2.0",
+        error: { code: -32002, message: "Message too large", data: { length: 251, max: 200 } },
+        id: null,
+      });
+      peer.close();
+    }
+  });
+
   test("closing a connection over a Worker ends the worker", async () => {
     const { Worker } = await import("node:worker_threads");
     const { messagePort } = await import("../src/connection");

@@ -89,6 +89,7 @@ const receiver =
 /** What the channel reports, to this connection: made once. */
 const eventsFor = (state: PeerState): ChannelEvents => ({
   message: receiver(state),
+  maxMessageLength: state.maxMessageLength,
   oversize: (length, max) => tooLarge(state, length, max),
   drain: () => drain(state),
   closed: (reason) => ended(state, reason),

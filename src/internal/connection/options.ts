@@ -80,7 +80,12 @@ export interface ConnectOptions extends Omit<JsonOptions, "deserializer"> {
    * `TransportError` `overloaded` (its `limit` is this), and nothing is sent. Default 1024.
    */
   readonly maxOutgoing?: number | undefined;
-  /** The longest message taken, in UTF-16 code units of its text (byte-stream channels bound bytes in their framing too). A longer one is answered -32002 and skipped; the connection goes on. Default 16 MiB. */
+  /**
+   * The longest message taken: UTF-16 code units of its text, or bytes where the channel reads
+   * bytes (`byteChannel`'s framing bounds each message by it before text is made, and never holds
+   * a longer one whole). A longer one is answered -32002 and skipped; the connection goes on.
+   * Default 16 Mi.
+   */
   readonly maxMessageLength?: number | undefined;
   /** The largest batch served (past it: one -32600, nothing run). Default 1024 on a connection, where `asyncDispatch` has none. */
   readonly maxBatchSize?: number | null | undefined;
