@@ -168,7 +168,7 @@ const streamed = (
   if (made === undefined) return plain(state, body, given, signal, settle);
   if (E.isLeft(made)) return settle(made);
   const stream = made.right;
-  sendOwn(state, stream.body, given, [stream.id], signal, (settled) => finish(state, stream, settled), stream);
+  sendOwn(state, stream.body, given, [stream.id], signal, (settled) => finish(stream, settled), stream);
 };
 
 /** A call, a notification or a batch, sent as it is. */

@@ -9,6 +9,7 @@
  */
 import type * as E from "fp-ts/Either";
 import type { TransportError } from "../client/errors";
+import type { HeldValues } from "../client/held-values";
 import type { ParsedAnswer } from "../client/transport";
 import type { Later } from "../core/effect";
 import type { Methods } from "../core/methods";
@@ -50,19 +51,14 @@ export interface StreamedCall {
   readonly token: string | number;
   /** Its request, with the token in it. */
   readonly body: string;
-  readonly onValue: (value: unknown) => void | Promise<void>;
   /** How the call settles, once its values are all taken. */
   readonly settle: (settled: E.Either<TransportError, ParsedAnswer | string>) => void;
   /** Its record among the calls awaiting answers, once sent (to cancel it). */
   message: Outgoing | undefined;
   /** Still awaiting its answer (registered under its id). */
   awaiting: boolean;
-  /** Its consumer is taking a value (the Promise `onValue` returned has not settled). */
-  busy: boolean;
-  /** Values that came while it was busy, in order, each with its text's length. Made at the first. */
-  held: Fifo<{ readonly value: unknown; readonly length: number }> | undefined;
-  /** Its answer, when it came while values were still to be taken: settled after them. */
-  answer: E.Either<TransportError, ParsedAnswer | string> | undefined;
+  /** Its values on their way to `onValue`: those that came while its consumer was busy, each with its text's length. */
+  readonly values: HeldValues<unknown>;
   /** It has settled (answered and every value taken, failed, aborted): nothing more is handed on. */
   done: boolean;
 }
