@@ -103,8 +103,10 @@ export class HeldValues<T> {
         this.head = 0;
       }
       this.cost -= cost;
-      this.moved?.(-1, -cost);
+      // Handed on before it is counted gone: counting may resume reading, and what that brings
+      // comes after it.
       this.deliver(item);
+      this.moved?.(-1, -cost);
     }
     const last = this.last;
     if (this.busy || this.over || last === undefined) return;

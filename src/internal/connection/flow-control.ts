@@ -11,8 +11,8 @@
  * - Outgoing: messages queue while the channel is full; this side's own past `maxQueued` are
  *   refused (`overloaded`, see `roomForOwn`), and a queue past every bound (a peer that does not
  *   read) closes the connection.
- * - Values for this side's streamed calls (./streamed-calls) that their consumers have not taken
- *   pause reading too, past `VALUES_HIGH_WATER` (see `valuesPause`).
+ * - Values for this side's streamed calls (./streamed-calls) held for consumers still taking an
+ *   earlier one pause reading too, while every call awaiting its answer holds some (see `flow`).
  *
  * @module
  */
@@ -22,12 +22,6 @@ import { close } from "./closing";
 import { run } from "./incoming";
 import { isId, requestIds, UNPARSED } from "./messages";
 import type { Incoming, PeerState } from "./state";
-
-/**
- * Values held for consumers that have not taken them (all streamed calls together) past which
- * reading pauses; it goes on at half of it.
- */
-export const VALUES_HIGH_WATER = 16;
 
 // ------------------------------------------------------------------------------- sending
 
@@ -141,31 +135,23 @@ export const enqueue = (state: PeerState, text: string, parsed: unknown): void =
 // ------------------------------------------------------------------------------- pausing
 
 /**
- * Whether the values held for this side's streamed calls are past their bound: more than
- * `VALUES_HIGH_WATER` of them, or more text than `highWater` (half of each once paused).
- */
-const valuesPast = (state: PeerState): boolean =>
-  state.paused
-    ? state.valuesHeld > VALUES_HIGH_WATER / 2 || state.heldLength > state.highWater / 2
-    : state.valuesHeld > VALUES_HIGH_WATER || state.heldLength > state.highWater;
-
-/**
- * Reading pauses while much waits to be served, or many values wait for their consumers
- * (back-pressure: the other side's writes slow down), and goes on once half of it is gone; but
- * only while something in flight can end without anything read. For the waiting room: more
- * requests are being served than calls of this side's await answers (reading could bring), so at
- * least one method is not waiting on the other side; once as many calls await as methods run (each
- * may be a call-back), reading goes on, and the answers are read. For held values: each call
- * awaiting its answer holds values (its answer comes after them); a consumer may wait on another
- * call, whose answer must be read. Events, not a timer, end a pause: a call sent (./outgoing), a
- * request served, a value taken. Past `maxWaitingLength` the peer is closed (or the call fails).
+ * Reading pauses while much waits to be served (back-pressure: the other side's writes slow down),
+ * and goes on once half of it is gone; or while values wait for consumers still taking earlier
+ * ones (a consumer's own buffer, such as `open`'s, is full), until they are taken. Either only
+ * while something in flight can end without anything read. For the waiting room: more requests
+ * are being served than calls of this side's await answers (reading could bring), so at least one
+ * method is not waiting on the other side; once as many calls await as methods run (each may be a
+ * call-back), reading goes on, and the answers are read. For held values: every call awaiting its
+ * answer holds values (its answer comes after them); a consumer may wait on another call, whose
+ * answer must be read. Events, not a timer, end a pause: a call sent (./outgoing), a request
+ * served, a value taken. Past `maxWaitingLength` the peer is closed (or the call fails).
  */
 export const flow = (state: PeerState): void => {
   const awaited = state.outgoing.size - state.holdingCalls;
   const pause =
     !state.closed &&
     ((state.waitingLength > (state.paused ? state.highWater / 2 : state.highWater) && state.inFlight > awaited) ||
-      (state.valuesHeld > 0 && awaited <= 0 && valuesPast(state)));
+      (state.holdingCalls > 0 && awaited <= 0));
   if (pause === state.paused) return;
   state.paused = pause;
   if (pause) state.channel.pause?.();

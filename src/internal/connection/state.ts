@@ -198,8 +198,7 @@ export interface PeerState {
   readonly streams: Map<string | number, StreamedCall>;
   /** Tokens of streamed calls that have ended, the latest few: values still coming for them are dropped. */
   readonly endedTokens: Set<string | number>;
-  /** Values received and not yet taken by their consumers, all calls together, and their text's length. */
-  valuesHeld: number;
+  /** The text's length of the values held for consumers still taking earlier ones, all calls together. */
   heldLength: number;
   /** Calls awaiting their answers that hold values: while every call awaiting one does, reading may pause. */
   holdingCalls: number;
@@ -248,7 +247,6 @@ export const createState = (channel: Channel, settings: Settings): PeerState => 
     outgoing: new Map<string | number, Outgoing>(),
     streams: new Map<string | number, StreamedCall>(),
     endedTokens: new Set<string | number>(),
-    valuesHeld: 0,
     heldLength: 0,
     holdingCalls: 0,
   };

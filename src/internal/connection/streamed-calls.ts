@@ -9,10 +9,10 @@
  * gets its answer alone.
  *
  * Back-pressure: a value that comes while the consumer is still taking an earlier one (the Promise
- * `onValue` returned has not settled) is held (../client/held-values, as NATS holds them). Held
- * values, all calls together, pause reading past a small bound (./flow-control), so that the other
- * side's writes, and then its method, wait; their text past `maxWaitingLength` fails the call that
- * would hold more (`tooLarge`), which is cancelled on the other side. Values for a call that has
+ * `onValue` returned has not settled) is held (../client/held-values, as NATS holds them). While
+ * every call awaiting its answer holds values, reading pauses (./flow-control), so that the other
+ * side's writes, and then its method, wait; held text past `maxWaitingLength`, all calls together,
+ * fails the call that would hold more (`tooLarge`), which is cancelled on the other side. Values for a call that has
  * ended are dropped.
  *
  * @module
@@ -121,7 +121,6 @@ export const unregister = (state: PeerState, stream: StreamedCall): void => {
  * calls awaiting answers that hold some, and past `maxWaitingLength` held, the call fails.
  */
 const moved = (state: PeerState, stream: StreamedCall, count: number, cost: number): void => {
-  state.valuesHeld += count;
   state.heldLength += cost;
   const now = stream.values.length;
   if (stream.awaiting && (now === 0 || now === count)) state.holdingCalls += now === 0 ? -1 : 1;
