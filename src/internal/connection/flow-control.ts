@@ -6,8 +6,8 @@
  *   order (a FIFO of their text), and nothing starts while the channel is full.
  * - Reading pauses while much waits (past min(1 Mi, maxWaitingLength / 2) units, resuming at half
  *   of it), and only while more requests are served than this side's calls await answers (see
- *   `flow`): methods that call back are never kept from their answers. Only a peer that fills the
- *   waiting room past `maxWaitingLength` is closed.
+ *   `flow`): once every method served may be waiting on a call-back, their answers are read. Only
+ *   a peer that fills the waiting room past `maxWaitingLength` is closed.
  * - Outgoing: messages queue while the channel is full; this side's own past `maxQueued` are
  *   refused (`overloaded`, see `roomForOwn`), and a queue past every bound (a peer that does not
  *   read) closes the connection.
