@@ -59,14 +59,14 @@ describe.each(jsonDispatchers)("%s", (_name, send) => {
 
     test("a batch over the limit is one -32600 and none of it runs", async () => {
       expect(await send(three, methods, { maxBatchSize: 2 })).toBe(
-        '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":"the batch has 3 requests; the limit is 2"},"id":null}',
+        '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"size":3,"max":2}},"id":null}',
       );
       expect(calls).toBe(0);
     });
 
     test("a batch of notifications over the limit is still answered (nothing of it ran)", async () => {
       expect(await send(batchOf(ping(), ping()), methods, { maxBatchSize: 1 })).toBe(
-        '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":"the batch has 2 requests; the limit is 1"},"id":null}',
+        '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"size":2,"max":1}},"id":null}',
       );
       expect(calls).toBe(0);
     });

@@ -192,10 +192,35 @@ describe("error answers with id null settle the calls they are about", () => {
           _tag: "ServerError",
           code: -32600,
           message: "Invalid Request",
-          data: "the batch has 3 requests; the limit is 2",
+          data: { size: 3, max: 2 },
         }),
       );
     }
+    left.close();
+  });
+
+  test("the other side's maxBatchSize with another batch pending: its data.size (a count, not text) says which batch", async () => {
+    const [a, b] = pair();
+    const left = connect(a);
+    const releases: Array<() => void> = [];
+    const held = {
+      ...methods,
+      slow: () => new Promise((resolve) => releases.push(() => resolve(Success(1)))),
+    } as never;
+    connect(b, { methods: held, maxBatchSize: 2 });
+    const calc = client(api, left.transport);
+    const other = client(loose, left.transport);
+    const pending = batch([other.slow(), other.slow()])();
+    const refused = batch([calc.add(1, 2), calc.add(3, 4), calc.add(5, 6)])();
+    expect(await settles(refused)).toBe(true);
+    expect(await refused).toEqual(
+      Array.from({ length: 3 }, () =>
+        E.left({ _tag: "ServerError", code: -32600, message: "Invalid Request", data: { size: 3, max: 2 } }),
+      ),
+    );
+    await until(() => releases.length === 2);
+    for (const release of releases) release();
+    expect(await pending).toEqual([E.right(1), E.right(1)]);
     left.close();
   });
 
@@ -517,6 +542,30 @@ describe("channels, from the hostile review", () => {
     peer.close();
   });
 
+  test("one message-size bound: maxMessageLength bounds a byte stream's messages in bytes, in its framing", async () => {
+    const { PassThrough } = await import("node:stream");
+    const { contentLength, newlineDelimited, byteChannel } = await import("../src/connection");
+    for (const framing of [newlineDelimited(), contentLength()]) {
+      const input = new PassThrough();
+      const output = new PassThrough();
+      const written: string[] = [];
+      output.on("data", (chunk: Buffer) => written.push(chunk.toString()));
+      const peer = connect(byteChannel(input, output, framing), { maxMessageLength: 200 });
+      // 151 UTF-16 units, 251 bytes: past the bound as the stream carries it.
+      const text = request("x", ["é".repeat(100)], 1);
+      expect([text.length, Buffer.byteLength(text)]).toEqual([151, 251]);
+      input.write(framing.encode(text));
+      await until(() => written.length === 1);
+      const [answer] = written.map((frame) => frame.slice(frame.indexOf("{")));
+      expect(JSON.parse(answer as string)).toEqual({
+        jsonrpc: "2.0",
+        error: { code: -32002, message: "Message too large", data: { length: 251, max: 200 } },
+        id: null,
+      });
+      peer.close();
+    }
+  });
+
   test("closing a connection over a Worker ends the worker", async () => {
     const { Worker } = await import("node:worker_threads");
     const { messagePort } = await import("../src/connection");
@@ -528,8 +577,16 @@ describe("channels, from the hostile review", () => {
   });
 });
 
-describe("a stalled pause", () => {
-  test("reads on after a second with nothing served, and once what waited is served, a new burst pauses again", async () => {
+describe("a pause, with no timer to guess when to read on (issue 33)", () => {
+  // The clock stands still: only what the connection sees (a call sent, a request served) may
+  // make it read on. Microtasks and immediates run, so the channels and methods do.
+  beforeEach(() => jest.useFakeTimers({ doNotFake: ["queueMicrotask", "nextTick", "setImmediate"] }));
+  afterEach(() => jest.useRealTimers());
+  const turnsUntil = async (check: () => boolean): Promise<void> => {
+    for (let i = 0; i < 500 && !check(); i++) await new Promise((resolve) => setImmediate(resolve));
+  };
+
+  test("a burst past the mark, with no call of ours awaited, stays paused however long until what waits is served", async () => {
     const end = lone();
     const releases: Array<() => void> = [];
     connect(end, {
@@ -546,15 +603,39 @@ describe("a stalled pause", () => {
     };
     burst(1);
     expect(end.flow).toEqual({ paused: 1, resumed: 0 });
-    // Nothing is served while `hold` holds the only slot: the pause reads on.
-    await until(() => end.flow.resumed === 1);
-    expect(end.flow).toEqual({ paused: 1, resumed: 1 });
+    // Nothing read could help `hold`: time passing reads on no more (it did after a second).
+    jest.advanceTimersByTime(60_000);
+    await turnsUntil(() => end.flow.resumed > 0);
+    expect(end.flow).toEqual({ paused: 1, resumed: 0 });
     releases.shift()?.();
-    await until(() => end.sent.length === 6);
+    await turnsUntil(() => end.sent.length === 6);
+    expect(end.flow).toEqual({ paused: 1, resumed: 1 });
     burst(11);
     expect(end.flow).toEqual({ paused: 2, resumed: 1 });
     releases.shift()?.();
-    await until(() => end.sent.length === 12);
+    await turnsUntil(() => end.sent.length === 12);
     expect(end.sent).toHaveLength(12);
+  });
+
+  test("a method that calls the other side back while a burst waits gets its answer: sending the call reads on", async () => {
+    // `holds`: a paused end receives nothing until it resumes, as a socket does.
+    const [a, b] = pair({ holds: true });
+    const editorSide = connect(a, {
+      methods: server(editor)
+        .context<object>()
+        .implement({ config: (_ctx, section) => TE.right(`value of ${section}`) }).methods,
+      context: {},
+    });
+    connect(b, { server: calling, context: {}, maxInFlight: 1, maxWaitingLength: 400 });
+    const toServer = client(lsp, editorSide.transport);
+    // The first takes the only slot and calls back; the rest wait, past the mark (200 units).
+    const calls = Array.from({ length: 8 }, (_, i) => toServer.configured(`s${i}`)());
+    const answers = Promise.all(calls);
+    let done = false;
+    void answers.then(() => (done = true));
+    await turnsUntil(() => done);
+    expect(done).toBe(true);
+    expect(await answers).toEqual(Array.from({ length: 8 }, (_, i) => E.right(`value of s${i}`)));
+    editorSide.close();
   });
 });

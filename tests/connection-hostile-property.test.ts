@@ -310,7 +310,7 @@ const run = async (framing: FramingName, cancellation: Cancellation, s: fc.Sched
           return;
         }
         case "oversizeBatch": {
-          // Sizes differ within a run, so that the -32600 answer ("the batch has N requests") fits one batch.
+          // Sizes differ within a run, so that the -32600 answer (its `data.size`) fits one batch.
           oversize += 1;
           const size = MAX_BATCH + oversize;
           const other = plain[step.from] as (typeof plain)[0];

@@ -320,7 +320,7 @@ describe("flow control", () => {
     await until(() => end.sent.length === 3);
     expect(answers(end.sent)[2]).toEqual({
       jsonrpc: "2.0",
-      error: { code: -32600, message: "Invalid Request", data: "the batch has 1025 requests; the limit is 1024" },
+      error: { code: -32600, message: "Invalid Request", data: { size: 1025, max: 1024 } },
       id: null,
     });
   });

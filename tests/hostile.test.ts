@@ -318,7 +318,7 @@ describe("a batch of 1,000,000 requests", () => {
 
   test.each(jsonDispatchers)("over maxBatchSize: one -32600, and no method ran (%s)", async (_n, send) => {
     expect(await send(body, methods, { maxBatchSize: 100 })).toBe(
-      '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":"the batch has 1000000 requests; the limit is 100"},"id":null}',
+      '{"jsonrpc":"2.0","error":{"code":-32600,"message":"Invalid Request","data":{"size":1000000,"max":100}},"id":null}',
     );
     expect(ran).toBe(0);
   });

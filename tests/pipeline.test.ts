@@ -610,7 +610,7 @@ describe("the composition", () => {
       E.left({
         code: -32600,
         message: "Invalid Request",
-        data: "the batch has 2 requests; the limit is 1",
+        data: { size: 2, max: 1 },
         id: null,
       }),
     );

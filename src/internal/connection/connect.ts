@@ -10,9 +10,9 @@
  *
  * Flow control slows a peer, it does not drop it: past `maxInFlight`, incoming requests wait in
  * order (and a channel that can pause stops reading), and only a peer that fills the waiting room
- * past `maxWaitingLength` is closed. Answers to our own calls and cancellations are never made to
- * wait: while one of our calls awaits its answer, reading goes on, so a method that calls back to
- * the other side cannot deadlock the connection.
+ * past `maxWaitingLength` is closed. Reading pauses only while more requests are served than our
+ * calls await answers, so a method that calls back to the other side cannot deadlock the
+ * connection: sending its call reads on.
  *
  * This file makes the connection and routes each message received: a response to ./outgoing, a
  * cancellation to ./cancellation, a progress notification on the token of one of this side's
@@ -89,6 +89,7 @@ const receiver =
 /** What the channel reports, to this connection: made once. */
 const eventsFor = (state: PeerState): ChannelEvents => ({
   message: receiver(state),
+  maxMessageLength: state.maxMessageLength,
   oversize: (length, max) => tooLarge(state, length, max),
   drain: () => drain(state),
   closed: (reason) => ended(state, reason),

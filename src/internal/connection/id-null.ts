@@ -8,20 +8,13 @@
  */
 import { isRecord } from "../core/guards";
 import { ERROR_INVALID_REQUEST, ERROR_MESSAGE_TOO_LARGE } from "../core/codes";
-import { utf8Length } from "./framing/utf8";
-
 import type { Outgoing } from "./state";
-
-/** "the batch has N requests; ..." (dispatch's answer to a batch over `maxBatchSize`): N. */
-const batchSizeIn = (data: unknown): number | undefined => {
-  const match = typeof data === "string" ? /^the batch has (\d+) requests/.exec(data) : null;
-  return match === null ? undefined : Number(match[1]);
-};
 
 /**
  * The one pending message an error with `id: null` is about, when it can be told: a -32002 whose
  * `data.length` is exactly one pending message's length (in UTF-16 units, or UTF-8 bytes, as a
- * framing counts), a -32600 for a batch of N fitting one pending batch, or else the only message
+ * framing counts), a -32600 whose `data.size` (a batch over the peer's `maxBatchSize`) is exactly
+ * one pending batch's members, or else the only message
  * pending when nothing was sent after it (the error could otherwise be about an answer or a
  * notification of ours). Otherwise none: the calls settle by their own answers, their timeouts or
  * the close.
@@ -30,12 +23,12 @@ export const aboutWhich = (pending: ReadonlySet<Outgoing>, error: unknown, sent:
   const code = isRecord(error) ? error["code"] : undefined;
   const data = isRecord(error) ? error["data"] : undefined;
   const length = code === ERROR_MESSAGE_TOO_LARGE && isRecord(data) ? data["length"] : undefined;
-  const members = code === ERROR_INVALID_REQUEST ? batchSizeIn(data) : undefined;
+  const size = code === ERROR_INVALID_REQUEST && isRecord(data) ? data["size"] : undefined;
   const fits =
     typeof length === "number"
-      ? (each: Outgoing) => each.body.length === length || utf8Length(each.body) === length
-      : members !== undefined
-        ? (each: Outgoing) => each.members === members
+      ? (each: Outgoing) => each.length === length || each.bytes === length
+      : typeof size === "number" && size > 0
+        ? (each: Outgoing) => each.members === size
         : undefined;
   if (fits === undefined) {
     const only = pending.size === 1 ? pending.values().next().value : undefined;

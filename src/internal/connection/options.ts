@@ -63,14 +63,16 @@ export interface ConnectOptions extends Omit<JsonOptions, "deserializer"> {
   readonly cancellation?: Cancellation | undefined;
   /**
    * Incoming requests and notifications served at once (a batch counts each member). Past it,
-   * messages wait their turn in order, and a channel that can pause stops reading while they do
-   * (unless one of this side's calls awaits its answer: answers are always read). Default 64.
+   * messages wait their turn in order, and a channel that can pause stops reading while much does
+   * (unless as many of this side's calls await answers as requests are served: a method that calls
+   * back gets its answer). Default 64.
    */
   readonly maxInFlight?: number | undefined;
   /**
-   * The total length (UTF-16 code units, as `maxMessageLength`; bytes, for ASCII JSON) of the
-   * incoming messages waiting for a slot. Past it the peer is taken as hostile and the connection
-   * closes, with a reason naming this bound. Default 64 Mi.
+   * The total length (UTF-16 code units; bytes, for ASCII JSON) of the incoming messages waiting
+   * for a slot: past it the peer is taken as hostile and the connection closes, with a reason
+   * naming this bound. Also of the values held for this side's busy consumers: past it, the call
+   * that would hold more fails `tooLarge`. Default 64 Mi.
    */
   readonly maxWaitingLength?: number | undefined;
   /** Outgoing messages held while the channel is full; past it the peer is taken as not reading and the connection closes. Default 1024. */
@@ -80,7 +82,12 @@ export interface ConnectOptions extends Omit<JsonOptions, "deserializer"> {
    * `TransportError` `overloaded` (its `limit` is this), and nothing is sent. Default 1024.
    */
   readonly maxOutgoing?: number | undefined;
-  /** The longest message taken, in UTF-16 code units of its text (byte-stream channels bound bytes in their framing too). A longer one is answered -32002 and skipped; the connection goes on. Default 16 MiB. */
+  /**
+   * The longest message taken: UTF-16 code units of its text, or bytes where the channel reads
+   * bytes (`byteChannel`'s framing bounds each message by it before text is made, and never holds
+   * a longer one whole). A longer one is answered -32002 and skipped; the connection goes on.
+   * Default 16 Mi.
+   */
   readonly maxMessageLength?: number | undefined;
   /** The largest batch served (past it: one -32600, nothing run). Default 1024 on a connection, where `asyncDispatch` has none. */
   readonly maxBatchSize?: number | null | undefined;

@@ -16,6 +16,7 @@ import { isRecord } from "../core/guards";
 import { cancelOnPeer } from "./cancellation";
 import { closedReason } from "./closing";
 import { admit, flow, roomForOwn, send } from "./flow-control";
+import { utf8Length } from "./framing/utf8";
 import { aboutWhich } from "./id-null";
 import { isId, type Json } from "./messages";
 import type { Outgoing, PeerState, StreamedCall } from "./state";
@@ -92,7 +93,8 @@ const call = (
     settle(E.left(aborted(signal.reason)));
   };
   const message: Outgoing = {
-    body,
+    length: body.length,
+    bytes: utf8Length(body),
     sentAt: state.sent + 1,
     members: batch ? (given?.length ?? (JSON.parse(body) as unknown[]).length) : 0,
     answer: (id, response) => {
@@ -122,10 +124,10 @@ const call = (
   // A call that nothing can abort needs no listener (the shared NEVER signal).
   if (signal !== NEVER) signal.addEventListener("abort", onAbort, { once: true });
   send(state, body);
-  // Its slot is lent to what waits (see `fits` in ./flow-control).
+  // Its slot is lent to what waits (see `fits` in ./flow-control), and its answer must be read: a
+  // pause ends (see `flow`).
   if (state.waiting.length > 0) admit(state);
-  // Its answer must be read: a pause for values held may have to end (see `valuesPause`).
-  else if (state.valuesHeld > 0) flow(state);
+  else if (state.paused) flow(state);
 };
 
 /** Sends a message (with these ids, as the client says them, if it does) once it is known it may be. */
@@ -166,7 +168,7 @@ const streamed = (
   if (made === undefined) return plain(state, body, given, signal, settle);
   if (E.isLeft(made)) return settle(made);
   const stream = made.right;
-  sendOwn(state, stream.body, given, [stream.id], signal, (settled) => finish(state, stream, settled), stream);
+  sendOwn(state, stream.body, given, [stream.id], signal, (settled) => finish(stream, settled), stream);
 };
 
 /** A call, a notification or a batch, sent as it is. */

@@ -9,6 +9,7 @@
  */
 import type * as E from "fp-ts/Either";
 import type { TransportError } from "../client/errors";
+import type { HeldValues } from "../client/held-values";
 import type { ParsedAnswer } from "../client/transport";
 import type { Later } from "../core/effect";
 import type { Methods } from "../core/methods";
@@ -25,11 +26,12 @@ import type { Connection, Settings } from "./options";
 
 /** An outgoing message awaiting its answers: one call, or a batch. */
 export interface Outgoing {
-  /** Its text, to tell which message a peer's -32002 (with the length it read) is about. */
-  readonly body: string;
+  /** Its length in UTF-16 units and UTF-8 bytes: a peer's -32002 says one of them (as its framing counts). */
+  readonly length: number;
+  readonly bytes: number;
   /** The count of messages sent when it was: an error "about the only message pending" must not be about a later one. */
   readonly sentAt: number;
-  /** Its members, for a batch (a peer's "the batch has N requests"); 0 for a single request. */
+  /** Its members, for a batch (a peer's -32600 `data.size`); 0 for a single request. */
   readonly members: number;
   /** One response to one of its requests. */
   readonly answer: (id: string | number, response: Json) => void;
@@ -50,19 +52,14 @@ export interface StreamedCall {
   readonly token: string | number;
   /** Its request, with the token in it. */
   readonly body: string;
-  readonly onValue: (value: unknown) => void | Promise<void>;
   /** How the call settles, once its values are all taken. */
   readonly settle: (settled: E.Either<TransportError, ParsedAnswer | string>) => void;
   /** Its record among the calls awaiting answers, once sent (to cancel it). */
   message: Outgoing | undefined;
   /** Still awaiting its answer (registered under its id). */
   awaiting: boolean;
-  /** Its consumer is taking a value (the Promise `onValue` returned has not settled). */
-  busy: boolean;
-  /** Values that came while it was busy, in order, each with its text's length. Made at the first. */
-  held: Fifo<{ readonly value: unknown; readonly length: number }> | undefined;
-  /** Its answer, when it came while values were still to be taken: settled after them. */
-  answer: E.Either<TransportError, ParsedAnswer | string> | undefined;
+  /** Its values on their way to `onValue`: those that came while its consumer was busy, each with its text's length. */
+  readonly values: HeldValues<unknown>;
   /** It has settled (answered and every value taken, failed, aborted): nothing more is handed on. */
   done: boolean;
 }
@@ -160,11 +157,6 @@ export interface PeerState {
   /** Whether `admit` is running (it loops; it does not recurse). */
   admitting: boolean;
   paused: boolean;
-  /** While paused: whether a message was served since the last look (see `stalled`). */
-  progressed: boolean;
-  /** A pause that saw nothing served: reading goes on until what waits is served. */
-  stuck: boolean;
-  watch: ReturnType<typeof setTimeout> | undefined;
 
   // Calling.
   readonly outgoing: Map<string | number, Outgoing>;
@@ -174,8 +166,7 @@ export interface PeerState {
   readonly streams: Map<string | number, StreamedCall>;
   /** Tokens of streamed calls that have ended, the latest few: values still coming for them are dropped. */
   readonly endedTokens: Set<string | number>;
-  /** Values received and not yet taken by their consumers, all calls together, and their text's length. */
-  valuesHeld: number;
+  /** The text's length of the values held for consumers still taking earlier ones, all calls together. */
   heldLength: number;
   /** Calls awaiting their answers that hold values: while every call awaiting one does, reading may pause. */
   holdingCalls: number;
@@ -222,13 +213,9 @@ export const createState = (channel: Channel, settings: Settings): PeerState => 
     dispatchText: unset as PeerState["dispatchText"],
     admitting: false,
     paused: false,
-    progressed: false,
-    stuck: false,
-    watch: undefined,
     outgoing: new Map<string | number, Outgoing>(),
     streams: new Map<string | number, StreamedCall>(),
     endedTokens: new Set<string | number>(),
-    valuesHeld: 0,
     heldLength: 0,
     holdingCalls: 0,
   };

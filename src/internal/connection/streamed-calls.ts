@@ -9,22 +9,23 @@
  * gets its answer alone.
  *
  * Back-pressure: a value that comes while the consumer is still taking an earlier one (the Promise
- * `onValue` returned has not settled) is held. Held values, all calls together, pause reading past
- * a small bound (./flow-control), so that the other side's writes, and then its method, wait; their
- * text past `maxWaitingLength` fails the call that would hold more (`tooLarge`), which is
- * cancelled on the other side. Values for a call that has ended are dropped.
+ * `onValue` returned has not settled) is held (../client/held-values, as NATS holds them). While
+ * every call awaiting its answer holds values, reading pauses (./flow-control), so that the other
+ * side's writes, and then its method, wait; held text past `maxWaitingLength`, all calls together,
+ * fails the call that would hold more (`tooLarge`), which is cancelled on the other side. Values for a call that has
+ * ended are dropped.
  *
  * @module
  */
 import * as E from "fp-ts/Either";
 import { network, tooLarge, type TransportError } from "../client/errors";
 import type { ParsedAnswer, TransportOptions } from "../client/transport";
-import { isRecord, isThenable } from "../core/guards";
+import { HeldValues } from "../client/held-values";
+import { isRecord } from "../core/guards";
 import type { ProgressToken as Token } from "../core/progress-wire";
 import type { Request } from "../core/request";
 import { cancelOnPeer } from "./cancellation";
 import type { Dialect } from "./dialect";
-import { Fifo } from "./fifo";
 import { flow } from "./flow-control";
 import { isId, type Json } from "./messages";
 import type { Outgoing, PeerState, StreamedCall } from "./state";
@@ -78,19 +79,21 @@ export const streamedCall = (
   if (state.streams.has(token)) {
     return E.left(network(new Error(`progress token ${JSON.stringify(token)} is already in use on this connection`)));
   }
-  return E.right({
+  const stream: StreamedCall = {
     id,
     token,
     body: placed.params === params ? body : JSON.stringify({ ...request, params: placed.params }),
-    onValue,
     settle,
     message: undefined,
     awaiting: false,
-    busy: false,
-    held: undefined,
-    answer: undefined,
+    values: new HeldValues<unknown>(
+      onValue,
+      (cause) => fail(state, stream, network(cause)),
+      (count, cost) => moved(state, stream, count, cost),
+    ),
     done: false,
-  });
+  };
+  return E.right(stream);
 };
 
 /** The call is sent, as `message`: its token routes to it from now on. */
@@ -105,7 +108,7 @@ export const register = (state: PeerState, stream: StreamedCall, message: Outgoi
 export const unregister = (state: PeerState, stream: StreamedCall): void => {
   if (!stream.awaiting) return;
   stream.awaiting = false;
-  if (stream.held !== undefined && stream.held.length > 0) state.holdingCalls -= 1;
+  if (stream.values.length > 0) state.holdingCalls -= 1;
   if (state.streams.get(stream.token) !== stream) return;
   state.streams.delete(stream.token);
   const ended = state.endedTokens;
@@ -113,16 +116,16 @@ export const unregister = (state: PeerState, stream: StreamedCall): void => {
   if (ended.size > ENDED_KEPT) ended.delete(ended.values().next().value as Token);
 };
 
-/** Lets go of the values the call holds (it failed or was aborted). */
-const drop = (state: PeerState, stream: StreamedCall): void => {
-  const held = stream.held;
-  stream.held = undefined;
-  if (held === undefined || held.length === 0) return;
-  if (stream.awaiting) state.holdingCalls -= 1;
-  for (let each = held.shift(); each !== undefined; each = held.shift()) {
-    state.valuesHeld -= 1;
-    state.heldLength -= each.length;
-  }
+/**
+ * Values were held (`count` > 0) or let go, with their text's length: the connection's totals, the
+ * calls awaiting answers that hold some, and past `maxWaitingLength` held, the call fails.
+ */
+const moved = (state: PeerState, stream: StreamedCall, count: number, cost: number): void => {
+  state.heldLength += cost;
+  const now = stream.values.length;
+  if (stream.awaiting && (now === 0 || now === count)) state.holdingCalls += now === 0 ? -1 : 1;
+  if (count > 0 && state.heldLength > state.maxWaitingLength)
+    return fail(state, stream, tooLarge(state.maxWaitingLength));
   flow(state);
 };
 
@@ -130,22 +133,23 @@ const drop = (state: PeerState, stream: StreamedCall): void => {
  * How the call settles: a failure at once (its held values dropped), its answer once every value
  * that came before it has been taken.
  */
-export const finish = (state: PeerState, stream: StreamedCall, settled: Settled): void => {
+export const finish = (stream: StreamedCall, settled: Settled): void => {
   if (stream.done) return;
-  if (E.isLeft(settled)) drop(state, stream);
-  else if (stream.busy) {
-    stream.answer = settled;
-    return;
-  }
-  stream.done = true;
-  stream.settle(settled);
+  const done = (): void => {
+    stream.done = true;
+    stream.settle(settled);
+  };
+  if (E.isLeft(settled)) {
+    stream.values.drop();
+    done();
+  } else stream.values.end(done);
 };
 
 /** The call fails on this side (its consumer threw, or holds too much): cancelled on the other side if it is still awaited. */
 const fail = (state: PeerState, stream: StreamedCall, error: TransportError): void => {
   if (stream.done) return;
   const message = stream.message;
-  if (!stream.awaiting || message === undefined) return finish(state, stream, E.left(error));
+  if (!stream.awaiting || message === undefined) return finish(stream, E.left(error));
   if (state.outgoing.get(stream.id) === message) cancelOnPeer(state, stream.id);
   message.fail(error);
 };
@@ -161,57 +165,6 @@ export const failStreams = (state: PeerState, limit: number): void => {
   for (const stream of [...state.streams.values()]) fail(state, stream, tooLarge(limit));
 };
 
-/** Hands a value to the consumer; one that returns a Promise is busy until it settles. */
-const deliver = (state: PeerState, stream: StreamedCall, value: unknown): void => {
-  let taken: unknown;
-  try {
-    taken = stream.onValue(value);
-  } catch (cause) {
-    return fail(state, stream, network(cause));
-  }
-  if (!isThenable(taken)) return;
-  stream.busy = true;
-  Promise.resolve(taken).then(
-    () => onTaken(state, stream),
-    (cause: unknown) => fail(state, stream, network(cause)),
-  );
-};
-
-/** The consumer took its value: the values held go on, in order, then the answer if it came. */
-const onTaken = (state: PeerState, stream: StreamedCall): void => {
-  stream.busy = false;
-  if (stream.done) return;
-  const held = stream.held;
-  if (held !== undefined && held.length > 0) {
-    for (let each = held.shift(); each !== undefined; each = held.shift()) {
-      state.valuesHeld -= 1;
-      state.heldLength -= each.length;
-      if (held.length === 0 && stream.awaiting) state.holdingCalls -= 1;
-      // A consumer that takes values is progress: a pause for them is no stall (./flow-control).
-      state.progressed = true;
-      deliver(state, stream, each.value);
-      if (stream.busy || stream.done) break;
-    }
-    flow(state);
-  }
-  if (!stream.busy && !stream.done && stream.answer !== undefined) finish(state, stream, stream.answer);
-};
-
-/** A value for a call (its text's length): to the consumer now, or held while it is busy. */
-const take = (state: PeerState, stream: StreamedCall, value: unknown, length: number): void => {
-  if (stream.done) return;
-  if (!stream.busy) return deliver(state, stream, value);
-  const held = (stream.held ??= new Fifo());
-  if (held.length === 0 && stream.awaiting) state.holdingCalls += 1;
-  held.push({ value, length });
-  state.valuesHeld += 1;
-  state.heldLength += length;
-  if (state.heldLength > state.maxWaitingLength) {
-    return fail(state, stream, tooLarge(state.maxWaitingLength));
-  }
-  flow(state);
-};
-
 /**
  * A progress notification received (its params, its text's length): whether it was a value of one
  * of this side's calls (taken, or dropped for a call that has ended). Any other goes where it went
@@ -224,6 +177,6 @@ export const routed = (state: PeerState, params: unknown, length: number): boole
   if (!isId(token)) return false;
   const stream = state.streams.get(token);
   if (stream === undefined) return state.endedTokens.has(token);
-  take(state, stream, dialect.valueOf(params), length);
+  stream.values.push(dialect.valueOf(params), length);
   return true;
 };

@@ -21,7 +21,7 @@ import {
 } from "../client/errors";
 import { NEVER, type ParsedAnswer, type TransportOptions } from "../client/transport";
 import { valueOf } from "../client/transports/event-answer";
-import { isThenable } from "../core/guards";
+import { HeldValues } from "../client/held-values";
 import { after } from "../core/timer";
 import type { NatsConnection, NatsHeaders, NatsMessage, NatsSubscription } from "./shapes";
 import { SERVICE_ERROR, SERVICE_ERROR_CODE, VALUE_COUNT_HEADER, VALUE_HEADER } from "./wire";
@@ -58,20 +58,19 @@ const countOf = (text: string): number | undefined =>
 class Pending {
   private cancelTimer: (() => void) | undefined;
   /**
-   * The value messages received and not yet handed on, as their bytes: held raw and parsed when
-   * handed, so that what they take is about what `maxAnswerBytes` counts (parsed, 15 MB of
-   * values took 163 MB: tests/nats-memory.test.ts). `first` is the next one's index.
+   * The value messages received and not yet handed on (./held-values), as their bytes: held raw
+   * and parsed when handed, so that what they take is about what `maxAnswerBytes` counts (parsed,
+   * 15 MB of values took 163 MB: tests/nats-memory.test.ts). Each costs its bytes and
+   * {@link HELD_OVERHEAD}.
    */
-  private queue: Array<Uint8Array | undefined> = [];
-  private first = 0;
-  /** What the queue takes: its values' bytes and {@link HELD_OVERHEAD} for each. */
-  private held = 0;
+  private readonly values = new HeldValues<Uint8Array>(
+    (data) => this.hand(data),
+    (cause) => this.settle(E.left(network(cause))),
+  );
   /** The value messages received, in order (each numbered one more than the one before). */
   private received = 0;
-  /** `onValue` has not yet taken the last value handed to it: the queue waits. */
-  private waiting = false;
-  /** The answer, once it came: it settles the call when the queue is empty. */
-  private final: Answer | undefined;
+  /** The answer came: later messages are ignored. */
+  private answered = false;
 
   constructor(
     private readonly inbox: Inbox,
@@ -96,9 +95,7 @@ class Pending {
     if (!this.inbox.forget(this.token)) return;
     this.cancelTimer?.();
     if (this.options.signal !== NEVER) this.options.signal.removeEventListener("abort", this.onAbort);
-    this.queue = [];
-    this.first = 0;
-    this.held = 0;
+    this.values.drop();
     this.resolve(answer);
   }
 
@@ -108,13 +105,13 @@ class Pending {
    * settles the call once the values before it are taken, and no timer runs meanwhile.
    */
   answer(answer: Answer, count: number | undefined): void {
-    if (this.final !== undefined) return;
+    if (this.answered) return;
     if (count === undefined ? this.received > 0 : count !== this.received) {
       return this.settle(E.left(gap(this.received + 1, count === undefined ? 0 : count + 1)));
     }
-    this.final = answer;
+    this.answered = true;
     this.cancelTimer?.();
-    if (!this.waiting) this.pump();
+    this.values.end(() => this.settle(answer));
   }
 
   /**
@@ -125,58 +122,24 @@ class Pending {
    * this process must not hold all that a fast method streams to a slow consumer.
    */
   value(data: Uint8Array, number: number): void {
-    if (this.final !== undefined) return;
+    if (this.answered) return;
     if (number !== this.received + 1) return this.settle(E.left(gap(this.received + 1, number)));
     this.received = number;
     this.rearm();
-    // Nothing is held while nothing waits: the queue is empty.
-    if (!this.waiting) return this.handOn(data);
-    this.held += data.length + HELD_OVERHEAD;
+    const { values } = this;
+    values.push(values.busy ? data.slice() : data, data.length + HELD_OVERHEAD);
     const limit = this.inbox.maxAnswerBytes;
-    if (this.held > limit) return this.settle(E.left(tooLarge(limit)));
-    this.queue.push(data.slice());
-  }
-
-  /** Hands one value on; while `onValue` has not taken it, the values after it wait. */
-  private handOn(data: Uint8Array): void {
-    const { onValue, signal } = this.options;
-    if (signal.aborted || onValue === undefined) return;
-    const taken = this.hand(data, onValue);
-    if (!isThenable(taken)) return;
-    this.waiting = true;
-    const resume = (): void => {
-      this.waiting = false;
-      this.pump();
-    };
-    Promise.resolve(taken).then(resume, resume);
-  }
-
-  /**
-   * Hands the held values on, in order, each once `onValue` has taken the one before; then the
-   * answer, if it came. Stops at a settled call (its queue emptied) or an aborted one.
-   */
-  private pump(): void {
-    while (!this.waiting && this.first < this.queue.length) {
-      const data = this.queue[this.first] as Uint8Array;
-      this.queue[this.first] = undefined;
-      this.first += 1;
-      this.held -= data.length + HELD_OVERHEAD;
-      // A queue used from its front: cut what was taken once it is half of it.
-      if (this.first > 1_024 && this.first * 2 > this.queue.length) {
-        this.queue = this.queue.slice(this.first);
-        this.first = 0;
-      }
-      this.handOn(data);
-    }
-    if (!this.waiting && this.final !== undefined) this.settle(this.final);
+    if (values.cost > limit) this.settle(E.left(tooLarge(limit)));
   }
 
   /**
    * One value message parsed and handed on: its value, when it is one of this call's (a message
    * for another token, or LSP's work-done begin and end, is not). One that is no JSON ends the call
-   * as an answer that is no JSON (`InvalidAnswer` `notJson`).
+   * as an answer that is no JSON (`InvalidAnswer` `notJson`). Nothing for a call aborted.
    */
-  private hand(data: Uint8Array, onValue: (value: unknown) => unknown): unknown {
+  private hand(data: Uint8Array): unknown {
+    const { onValue, signal } = this.options;
+    if (signal.aborted || onValue === undefined) return undefined;
     const text = utf8.decode(data);
     let json: unknown;
     try {

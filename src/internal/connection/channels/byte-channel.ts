@@ -92,14 +92,17 @@ const listen = (
   end: (reason: unknown) => void,
   removals: Array<() => void>,
 ): void => {
-  const feed = framing.decoder({
-    message: given.message,
-    oversize: given.oversize,
-    broken: (reason) => {
-      end(new Error(`framing lost: ${reason}`));
-      writable.end();
+  const feed = framing.decoder(
+    {
+      message: given.message,
+      oversize: given.oversize,
+      broken: (reason) => {
+        end(new Error(`framing lost: ${reason}`));
+        writable.end();
+      },
     },
-  });
+    given.maxMessageLength,
+  );
   const onData = (chunk: Uint8Array | string): void => feed(typeof chunk === "string" ? text.encode(chunk) : chunk);
   const onEnd = (): void => end(new Error("the stream ended"));
   const onClose = (): void => end(new Error("the stream closed"));

@@ -23,6 +23,11 @@
 export interface ChannelEvents {
   /** One whole message received. */
   readonly message: (text: string) => void;
+  /**
+   * The connection's `maxMessageLength`: a channel that reads bytes bounds each message by it (in
+   * bytes) before text is made, and reports a longer one as `oversize`.
+   */
+  readonly maxMessageLength?: number;
   /** A message skipped for its size, and the limit it passed (a framing's own), if the channel has one (the channel goes on). */
   readonly oversize: (bytes: number, max?: number) => void;
   /** The channel can take more after `send` said it was full. */

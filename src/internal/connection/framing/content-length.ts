@@ -128,8 +128,9 @@ const feed = (reading: Reading, chunk: Uint8Array): void => {
 
 /**
  * LSP's framing: a header block (`Content-Length: N`, optionally `Content-Type`, each line ending
- * in `\r\n`, the block in an empty line) and then N bytes of UTF-8 JSON. A body longer than
- * `maxBytes` is skipped (its length is known) and reported as `oversize`. A header block that is
+ * in `\r\n`, the block in an empty line) and then N bytes of UTF-8 JSON. A body longer than the
+ * connection's `maxMessageLength` (in bytes) is skipped (its length is known) and reported as
+ * `oversize` (`maxBytes`, deprecated: a bound of the framing's own instead). A header block that is
  * not one (no `Content-Length`, a length that is not a number, a block over 8 KiB) means the
  * stream is out of step, which no reader can recover from: `broken`, and the connection closes.
  * A `Content-Length` that lies shows as the next header block not being one.
@@ -141,14 +142,14 @@ const feed = (reading: Reading, chunk: Uint8Array): void => {
  * @since 5.0.10
  * @category connection
  */
-export const contentLength = (maxBytes: number = DEFAULT_MAX_BYTES): Framing => {
+export const contentLength = (maxBytes?: number): Framing => {
   checkMax("contentLength", maxBytes);
   return {
     encode: (text) => `Content-Length: ${utf8Length(text)}\r\n\r\n${text}`,
-    decoder: (events) => {
+    decoder: (events, given) => {
       const reading: Reading = {
         events,
-        maxBytes,
+        maxBytes: maxBytes ?? given ?? DEFAULT_MAX_BYTES,
         decoder: new TextDecoder(),
         parts: new Parts(),
         matched: 0,

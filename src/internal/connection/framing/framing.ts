@@ -2,8 +2,8 @@
  * Framing: where one JSON-RPC message ends and the next begins in a byte stream (stdio, a socket,
  * a child process's pipes). Two framings are in use: newline-delimited JSON (MCP's stdio transport,
  * many tools) and LSP's `Content-Length` headers (`vscode-jsonrpc`). Both are pure functions of
- * the bytes, with no I/O and no Node import, and both are bounded: a message longer than
- * `maxBytes` is skipped and reported, never buffered whole.
+ * the bytes, with no I/O and no Node import, and both are bounded: a message longer than the
+ * connection's `maxMessageLength` (in bytes here) is skipped and reported, never buffered whole.
  *
  * This file holds what both share: the types, the default bound and its check; each framing is in
  * a file of its own (./newline-delimited, ./content-length).
@@ -44,8 +44,11 @@ export interface FrameEvents {
  * @category connection
  */
 export interface Framing {
-  /** A reader of one stream: feed it the chunks as they come; it reports through `events`. */
-  readonly decoder: (events: FrameEvents) => (chunk: Uint8Array) => void;
+  /**
+   * A reader of one stream: feed it the chunks as they come; it reports through `events`. `maxBytes`
+   * is the connection's `maxMessageLength` (a framing made with a bound of its own keeps that one).
+   */
+  readonly decoder: (events: FrameEvents, maxBytes?: number) => (chunk: Uint8Array) => void;
   /** One message's frame, as text to write as UTF-8. */
   readonly encode: (text: string) => string;
 }
@@ -56,9 +59,12 @@ export const DEFAULT_MAX_BYTES = 16 * 1024 * 1024;
 export const NEWLINE = 0x0a;
 export const CR = 0x0d;
 
-/** Refuses a `maxBytes` that is not a positive integer, naming the framing. */
-export const checkMax = (who: string, maxBytes: number): void => {
-  if (!Number.isInteger(maxBytes) || maxBytes <= 0) {
+/**
+ * Refuses a `maxBytes` that is not a positive integer, naming the framing. Given to the framing, it
+ * is the deprecated bound of its own; undefined, the connection's `maxMessageLength` is the bound.
+ */
+export const checkMax = (who: string, maxBytes: number | undefined): void => {
+  if (maxBytes !== undefined && (!Number.isInteger(maxBytes) || maxBytes <= 0)) {
     throw new RangeError(`${who}: maxBytes must be a positive integer, got ${String(maxBytes)}`);
   }
 };

@@ -8,8 +8,9 @@ import { Parts } from "./parts";
 
 /**
  * Newline-delimited JSON: each message is one line of UTF-8 JSON (JSON text holds no raw newline).
- * A `\r` before the newline and empty lines are ignored. A line longer than `maxBytes` is skipped
- * up to its newline and reported as `oversize`; reading goes on.
+ * A `\r` before the newline and empty lines are ignored. A line longer than the connection's
+ * `maxMessageLength` (in bytes) is skipped up to its newline and reported as `oversize`; reading
+ * goes on. (`maxBytes`, deprecated: a bound of the framing's own instead; use `maxMessageLength`.)
  *
  * @example
  * import { newlineDelimited } from "rpcserver/connection";
@@ -18,11 +19,12 @@ import { Parts } from "./parts";
  * @since 5.0.10
  * @category connection
  */
-export const newlineDelimited = (maxBytes: number = DEFAULT_MAX_BYTES): Framing => {
+export const newlineDelimited = (maxBytes?: number): Framing => {
   checkMax("newlineDelimited", maxBytes);
   return {
     encode: (text) => `${text}\n`,
-    decoder: (events) => {
+    decoder: (events, given) => {
+      const max = maxBytes ?? given ?? DEFAULT_MAX_BYTES;
       const decoder = new TextDecoder();
       /** The start of the line being read, from earlier chunks (none of them holds a newline). */
       const parts = new Parts();
@@ -34,15 +36,15 @@ export const newlineDelimited = (maxBytes: number = DEFAULT_MAX_BYTES): Framing 
       const line = (tail: Uint8Array): void => {
         if (skipped >= 0) {
           const last = tail.length > 0 ? tail[tail.length - 1] : lastSkipped;
-          events.oversize(skipped + tail.length - (last === CR ? 1 : 0), maxBytes);
+          events.oversize(skipped + tail.length - (last === CR ? 1 : 0), max);
           skipped = -1;
           return;
         }
         const last = tail.length > 0 ? tail[tail.length - 1] : parts.last();
         const length = parts.length + tail.length - (last === CR ? 1 : 0);
-        if (length > maxBytes || length === 0) {
+        if (length > max || length === 0) {
           parts.clear();
-          if (length > 0) events.oversize(length, maxBytes);
+          if (length > 0) events.oversize(length, max);
           return;
         }
         const bytes = parts.length === 0 ? tail : parts.join(tail);
@@ -65,7 +67,7 @@ export const newlineDelimited = (maxBytes: number = DEFAULT_MAX_BYTES): Framing 
         parts.push(rest);
         // Over the limit even if the next byte is the newline after a CR: skipped from here on, so
         // that an endless line is never held whole.
-        if (parts.length > maxBytes + 1) {
+        if (parts.length > max + 1) {
           skipped = parts.length;
           lastSkipped = last;
           parts.clear();

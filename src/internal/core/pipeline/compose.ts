@@ -173,7 +173,8 @@ export const composeParsed = <F extends URIS>(
   const batch = (members: ReadonlyArray<unknown>, context: unknown): Kind<F, Answer> => {
     if (members.length === 0) return F.of<Answer>(invalidRequest("the batch is empty"));
     if (members.length > env.maxBatchSize) {
-      return F.of<Answer>(invalidRequest(`the batch has ${members.length} requests; the limit is ${env.maxBatchSize}`));
+      // The count as data, as -32002 carries its length: a connection tells by it which batch of its it was.
+      return F.of<Answer>(invalidRequest({ size: members.length, max: env.maxBatchSize }));
     }
     const outcomes = new Array<Kind<F, Response | undefined>>(members.length);
     for (let i = 0; i < members.length; i++) outcomes[i] = one(members[i], context);
