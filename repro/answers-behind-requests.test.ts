@@ -24,7 +24,7 @@ import { connect, type Connection } from "../src/connection";
 import { bounded, frame, rawSocketEnd } from "../tests/helpers/real-channels";
 
 const api = contract({
-  fetchConfig: { params: t.tuple([]), result: t.number },
+  fetchConfig: { params: t.tuple([t.number]), result: t.number },
   work: { params: t.tuple([t.number, t.string]), result: t.number },
 });
 
@@ -47,7 +47,7 @@ describe.each(["newline", "contentLength"] as const)("%s", (framing) => {
       peer = connect(end.channel, { methods, context: {}, maxInFlight: 2, maxWaitingLength: 1024 * 1024 });
       const remote = client(api, peer.transport);
       void remote
-        .fetchConfig()()
+        .fetchConfig(0)()
         .then((answer) => given(E.isRight(answer) ? answer.right : -1000));
       await end.until((received) => received.some((m) => (m as Message).method === "fetchConfig"), "our call");
       const callId = (end.received.find((m) => (m as Message).method === "fetchConfig") as Message).id;
