@@ -60,15 +60,14 @@ export const drain = (state: PeerState): void => {
 /**
  * Whether a message of `weight` slots may start now: not while the channel is full (its answer
  * would only queue), and within the limit, to which each of this side's calls awaiting an answer
- * lends a slot (`maxOutgoing` bounds them): a method waiting on the other side computes nothing,
- * and without the loan, methods calling back in both directions would hold every slot and wait on
- * each other. Every call lends, not only the first `maxInFlight`: with the loan capped, call-backs
- * nested a few deep with more calls than slots on each side held every slot, each method's
- * call-back waiting behind fresh requests on the other side (tests/connection-nested-callbacks).
- * (One larger than the limit starts alone.)
+ * lends a slot (up to the limit again): a method waiting on the other side computes nothing, and
+ * without the loan, methods calling back in both directions would hold every slot and wait on
+ * each other. (One larger than the limit starts alone.)
  */
 const fits = (state: PeerState, weight: number): boolean =>
-  !state.full && (state.inFlight === 0 || state.inFlight + weight <= state.maxInFlight + state.outgoing.size);
+  !state.full &&
+  (state.inFlight === 0 ||
+    state.inFlight + weight <= state.maxInFlight + Math.min(state.outgoing.size, state.maxInFlight));
 
 /** A message's answer is out (or there is none): its slots are free for the next. */
 const done = (state: PeerState, weight: number, text: string): void => {
