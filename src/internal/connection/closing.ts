@@ -50,6 +50,8 @@ export const ended = (state: PeerState, reason: unknown): void => {
   state.waitingInBatch.clear();
   state.precancelled.clear();
   state.drained = undefined;
+  if (state.watch !== undefined) clearTimeout(state.watch);
+  state.watch = undefined;
   state.waitingLength = 0;
   state.inFlight = 0;
   const pending = new Set(state.outgoing.values());

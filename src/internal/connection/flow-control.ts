@@ -5,14 +5,15 @@
  *   side's calls awaiting an answer lends a slot (see `fits`). Past the slots, messages wait in
  *   order (a FIFO of their text), and nothing starts while the channel is full.
  * - Reading pauses while much waits (past min(1 Mi, maxWaitingLength / 2) units, resuming at half
- *   of it), and only while more requests are served than this side's calls await answers (see
- *   `flow`): once every method served may be waiting on a call-back, their answers are read. Only
- *   a peer that fills the waiting room past `maxWaitingLength` is closed.
+ *   of it); a pause that sees nothing served for `STALL_MS` reads on, since the answers and
+ *   cancellations the methods wait on may be behind what waits. Only a peer that fills the waiting
+ *   room past `maxWaitingLength` is closed.
  * - Outgoing: messages queue while the channel is full; this side's own past `maxQueued` are
  *   refused (`overloaded`, see `roomForOwn`), and a queue past every bound (a peer that does not
  *   read) closes the connection.
  * - Values for this side's streamed calls (./streamed-calls) held for consumers still taking an
- *   earlier one pause reading too, while every call awaiting its answer holds some (see `flow`).
+ *   earlier one pause reading too, past `VALUES_HIGH_WATER` and while every call awaiting its
+ *   answer holds some (see `valuesPause`).
  *
  * @module
  */
@@ -21,6 +22,21 @@ import { close } from "./closing";
 import { run } from "./incoming";
 import { isId, requestIds, UNPARSED } from "./messages";
 import type { Incoming, PeerState } from "./state";
+
+/**
+ * How long a pause may see nothing served before it reads on: the answers and cancellations the
+ * methods in flight wait on may be behind what waits, and which message they wait on cannot be
+ * known (a call shared by many methods, a cancellation, a notification). Rules without a timer
+ * were tried (issue 33, item 5) and left peers waiting for ever: see repro/.
+ */
+const STALL_MS = 1000;
+
+/**
+ * Values held for consumers that have not taken them (all streamed calls together) past which
+ * reading pauses; it goes on at half of it. A consumer may wait on something the other side sends
+ * (a call-back) while a few values are held: pausing at the first would hide it.
+ */
+export const VALUES_HIGH_WATER = 16;
 
 // ------------------------------------------------------------------------------- sending
 
@@ -74,6 +90,7 @@ const done = (state: PeerState, weight: number, text: string): void => {
   if (state.closed) return;
   if (text !== "") send(state, text);
   state.inFlight -= weight;
+  state.progressed = true;
   admit(state);
 };
 
@@ -102,6 +119,8 @@ export const admit = (state: PeerState): void => {
     serve(state, next.text, next.parsed, next.weight);
   }
   state.admitting = false;
+  // A stalled pause read on until what waited was served: once it is, pausing works again.
+  if (waiting.length === 0) state.stuck = false;
   flow(state);
 };
 
@@ -133,26 +152,61 @@ export const enqueue = (state: PeerState, text: string, parsed: unknown): void =
 
 // ------------------------------------------------------------------------------- pausing
 
+/** Watches a pause for `STALL_MS`. */
+const look = (state: PeerState): void => {
+  state.watch = setTimeout(stalled, STALL_MS, state);
+  (state.watch as { unref?: () => void }).unref?.();
+};
+
 /**
- * Reading pauses while much waits to be served (back-pressure: the other side's writes slow down),
- * and goes on once half of it is gone; or while values wait for consumers still taking earlier
- * ones (a consumer's own buffer, such as `open`'s, is full), until they are taken. Either only
- * while something in flight can end without anything read. For the waiting room: more requests
- * are being served than calls of this side's await answers (reading could bring), so at least one
- * method is not waiting on the other side; once as many calls await as methods run (each may be a
- * call-back), reading goes on, and the answers are read. For held values: every call awaiting its
- * answer holds values (its answer comes after them); a consumer may wait on another call, whose
- * answer must be read. Events, not a timer, end a pause: a call sent (./outgoing), a request
- * served, a value taken. Past `maxWaitingLength` the peer is closed (or the call fails).
+ * Whether the values held for this side's streamed calls pause reading: more than
+ * `VALUES_HIGH_WATER` of them, or more text than `highWater` (half of each once paused), and only
+ * while every call awaiting its answer holds some. A consumer may wait on another call of this
+ * connection (one call per value it takes): that call's answer must be read, so while one awaits
+ * that holds none, reading goes on, and the held values are bounded by `maxWaitingLength` alone.
+ */
+const valuesPause = (state: PeerState): boolean =>
+  state.outgoing.size <= state.holdingCalls &&
+  (state.paused
+    ? state.valuesHeld > VALUES_HIGH_WATER / 2 || state.heldLength > state.highWater / 2
+    : state.valuesHeld > VALUES_HIGH_WATER || state.heldLength > state.highWater);
+
+/**
+ * Reading pauses while much waits (back-pressure: the other side's writes slow down), and goes on
+ * once half of it is served; so it does for values held for slow consumers (`valuesPause`).
+ * Answers to this side's calls and cancellations may be behind what waits: a pause that sees
+ * nothing served for a while (every method in flight waiting on such a message) reads on, up to
+ * `maxWaitingLength`, so that they are read.
  */
 export const flow = (state: PeerState): void => {
-  const awaited = state.outgoing.size - state.holdingCalls;
   const pause =
     !state.closed &&
-    ((state.waitingLength > (state.paused ? state.highWater / 2 : state.highWater) && state.inFlight > awaited) ||
-      (state.holdingCalls > 0 && awaited <= 0));
+    !state.stuck &&
+    (state.waitingLength > (state.paused ? state.highWater / 2 : state.highWater) ||
+      (state.valuesHeld > 0 && valuesPause(state)));
   if (pause === state.paused) return;
   state.paused = pause;
-  if (pause) state.channel.pause?.();
-  else state.channel.resume?.();
+  if (pause) {
+    state.progressed = false;
+    look(state);
+    state.channel.pause?.();
+  } else {
+    if (state.watch !== undefined) clearTimeout(state.watch);
+    state.watch = undefined;
+    state.channel.resume?.();
+  }
+};
+
+/** A pause's watch is up: it looks again if something was served, else reads on (`stuck`). */
+const stalled = (state: PeerState): void => {
+  state.watch = undefined;
+  if (!state.paused || state.closed) return;
+  // A consumer slow to take its values is no stall: nothing read could help it (every call
+  // awaiting its answer holds values, which come before that answer).
+  if (state.progressed || (state.valuesHeld > 0 && valuesPause(state))) {
+    state.progressed = false;
+    return look(state);
+  }
+  state.stuck = true;
+  flow(state);
 };

@@ -170,6 +170,16 @@ export interface PeerState {
   heldLength: number;
   /** Calls awaiting their answers that hold values: while every call awaiting one does, reading may pause. */
   holdingCalls: number;
+  /** How many values are held for consumers still taking earlier ones, all calls together. */
+  valuesHeld: number;
+
+  // Pausing (./flow-control).
+  /** Something was served (or a value taken) since the pause's watch last looked. */
+  progressed: boolean;
+  /** A pause saw nothing served for a while: reading goes on until what waits is served. */
+  stuck: boolean;
+  /** The pause's watch. */
+  watch: ReturnType<typeof setTimeout> | undefined;
 }
 
 /** What a field holds until `connect` sets it, just after the record is made (the connection and the pipeline need the record). */
@@ -218,5 +228,9 @@ export const createState = (channel: Channel, settings: Settings): PeerState => 
     endedTokens: new Set<string | number>(),
     heldLength: 0,
     holdingCalls: 0,
+    valuesHeld: 0,
+    progressed: false,
+    stuck: false,
+    watch: undefined,
   };
 };

@@ -122,6 +122,9 @@ export const unregister = (state: PeerState, stream: StreamedCall): void => {
  */
 const moved = (state: PeerState, stream: StreamedCall, count: number, cost: number): void => {
   state.heldLength += cost;
+  state.valuesHeld += count;
+  // A value taken is progress: a pause's watch does not read on while consumers take.
+  if (count < 0) state.progressed = true;
   const now = stream.values.length;
   if (stream.awaiting && (now === 0 || now === count)) state.holdingCalls += now === 0 ? -1 : 1;
   if (count > 0 && state.heldLength > state.maxWaitingLength)

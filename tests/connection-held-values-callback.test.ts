@@ -3,14 +3,9 @@
  * went): a consumer that waits, for a value, on something the server sends on the same connection
  * (here, a call back to the client) must get it, even while values are held for it.
  *
- * REPRO (hostile3, fails on df9369e and after, both conventions: the call never settles):
- * flow-control.ts's `flow` pauses reading at the first value held while every call awaiting its
- * answer holds some (`holdingCalls > 0 && awaited <= 0`); the consumer of the first value waits on
- * the server's call back (`ping`), which is behind the pause. With that clause off the test passes,
- * but tests/streams-connection-client.test.ts asserts the pause ("a slow consumer: reading pauses
- * at the first value held"): with no timer, a connection cannot tell a consumer that waits on its
- * own work from one that waits on the peer. docs/connections.md and docs/streams.md now say so.
- * Run: npx jest --roots='<rootDir>/repro' --testPathPattern repro/held-values-callback
+ * Found by issue 33's hostile review on the timer-less flow control, which left this peer waiting
+ * for ever; it holds with the stall watch (flow-control.ts's STALL_MS) and the 16 values held
+ * before a pause (VALUES_HIGH_WATER), which are kept until a rule without a timer passes it.
  *
  * No timing is asserted: the server calls back once the client's socket has read the second value,
  * so the call back always comes in a chunk read after a pause for it.
@@ -18,7 +13,7 @@
 import * as E from "fp-ts/Either";
 import { Success } from "../src";
 import { connect, type Connection } from "../src/connection";
-import { bounded, tcpPair } from "../tests/helpers/real-channels";
+import { bounded, tcpPair } from "./helpers/real-channels";
 
 describe.each(["mcp", "lsp"] as const)("%s", (cancellation) => {
   test("a consumer that waits on the server's call back while its next value is held: no deadlock, every value in order", async () => {

@@ -3,15 +3,9 @@
  * answer to one of this side's calls must be read even while the peer floods requests whose
  * methods all wait on that answer (a call made once and shared, not one call-back per method).
  *
- * REPRO (hostile3, fails on df9369e and after: both framings time out, the connection stuck for
- * good): flow-control.ts's `flow` pauses while `inFlight > awaited`, counting one call of ours per
- * method; two `work`s in flight waiting on ONE call (made outside them) keep 2 > 1, reading
- * pauses past the high water, and the answer sits unread behind the flood. The one-line mend
- * (pause the waiting room only while no call of ours awaits its answer: `awaited <= 0 &&
- * state.inFlight > 0`) passes this but fails tests/connection-hardening.test.ts "a flood while one
- * of our calls awaits its answer still pauses reading (back-pressure), and is served": the two
- * wants conflict without a timer, so the choice is the lead's. docs/connections.md now says so.
- * Run: npx jest --roots='<rootDir>/repro' --testPathPattern repro/answers-behind-requests
+ * Found by issue 33's hostile review on the timer-less flow control, which left this peer waiting
+ * for ever; it holds with the stall watch (flow-control.ts's STALL_MS) and the 16 values held
+ * before a pause (VALUES_HIGH_WATER), which are kept until a rule without a timer passes it.
  *
  * No timing is asserted: the peer's answer is written once the connection has paused or has read
  * the whole flood, whichever comes first, so it always lands in a chunk read after the pause.
@@ -21,7 +15,7 @@ import * as t from "io-ts";
 import { contract, server } from "../src";
 import { client } from "../src/client";
 import { connect, type Connection } from "../src/connection";
-import { bounded, frame, rawSocketEnd } from "../tests/helpers/real-channels";
+import { bounded, frame, rawSocketEnd } from "./helpers/real-channels";
 
 const api = contract({
   fetchConfig: { params: t.tuple([t.number]), result: t.number },

@@ -1,16 +1,11 @@
 /**
- * REPRO (hostile3): a peer that reads slowly (here: only once this side has paused or closed) and
- * bursts past maxWaitingLength of requests whose answers fill the channel. On df9369e and after,
- * the connection closes it ("the peer sends past the in-flight limit"): nothing starts while the
- * channel is full, so inFlight is 0, `flow`'s `inFlight > awaited` is false, reading never pauses.
- * On 284182a (the stall timer) it paused and served all 600. Pausing also while the channel is
- * full (`|| state.full`) mends this one but lets two flooding peers, both full and both over the
- * high water, pause each other for good: without a timer, the choice is the lead's.
- * Run: npx jest --roots='<rootDir>/repro' --testPathPattern repro/slow-reader-burst
+ * Found by issue 33's hostile review on the timer-less flow control, which left this peer waiting
+ * for ever; it holds with the stall watch (flow-control.ts's STALL_MS) and the 16 values held
+ * before a pause (VALUES_HIGH_WATER), which are kept until a rule without a timer passes it.
  */
 import { Success } from "../src";
 import { connect, type Connection } from "../src/connection";
-import { bounded, rawSocketEnd } from "../tests/helpers/real-channels";
+import { bounded, rawSocketEnd } from "./helpers/real-channels";
 
 test("a slow reader's burst past maxWaitingLength: slowed (reading pauses), not closed; every request answered", async () => {
   const end = await rawSocketEnd("newline");
