@@ -7,7 +7,7 @@
  */
 import { setFlagsFromString } from "node:v8";
 import { runInNewContext } from "node:vm";
-import { Fifo } from "../src/internal/connection/fifo";
+import { Fifo } from "../src/internal/core/fifo";
 
 /** A full collection (V8's `gc`, reached without `--expose-gc` on the command line). */
 const collect = (): void => {

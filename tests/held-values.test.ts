@@ -94,4 +94,30 @@ describe("HeldValues", () => {
     values.push(3, 1);
     expect([seen, failed, ended, values.length, values.cost]).toEqual([[1], [new Error("no")], false, 0, 0]);
   });
+
+  test("values held for a consumer that takes each at once are handed on with turns of the event loop between, all of them, in order", async () => {
+    const seen: number[] = [];
+    const takes: Array<() => void> = [];
+    const values = new HeldValues<number>(
+      (value) => {
+        seen.push(value);
+        // The first is taken later; every one after it, at once (a sync onValue).
+        return value === 0 ? new Promise<void>((resolve) => takes.push(resolve)) : undefined;
+      },
+      (cause) => {
+        throw cause;
+      },
+    );
+    const count = 5000;
+    for (let i = 0; i < count; i++) values.push(i, 1);
+    const ended = new Promise<void>((resolve) => values.end(resolve));
+    // Scheduled before the held values are handed on: it runs at the loop's first turn.
+    const atFirstTurn = new Promise<number>((resolve) => setImmediate(() => resolve(seen.length)));
+    takes.shift()?.();
+    // A turn within 1,024 values (turns.ts: MAX_STEPS), whatever the clock: not all 5,000 at once.
+    expect(await atFirstTurn).toBeLessThanOrEqual(1 + 1024);
+    await ended;
+    expect(seen).toEqual(Array.from({ length: count }, (_, i) => i));
+    expect([values.length, values.cost]).toEqual([0, 0]);
+  });
 });

@@ -8,17 +8,27 @@
  *
  * @module
  */
+import { Fifo } from "../core/fifo";
 import { isThenable } from "../core/guards";
+import { nextTurn, Pace } from "../core/turns";
+
+/** A value held, with what it costs. */
+interface Held<T> {
+  readonly item: T;
+  readonly cost: number;
+}
 
 /** One streamed call's values not yet taken by its consumer. */
 export class HeldValues<T> {
-  private items: T[] = [];
-  /** What each held value costs, beside it. */
-  private costs: number[] = [];
-  private head = 0;
+  private held = new Fifo<Held<T>>();
+  /**
+   * The pace of handing held values on to a consumer that takes each at once (its `onValue` returns
+   * no Promise): that is the consumer's code run in a loop, which gives the event loop its turns.
+   */
+  private pace: Pace | undefined;
   /** What the values held cost, together. */
   cost = 0;
-  /** The consumer is taking a value (the Promise `onValue` returned has not settled). */
+  /** The consumer is taking a value (the Promise `onValue` returned has not settled), or the event loop has its turn. */
   busy = false;
   /** Nothing more is handed on: the call has ended, or was let go. */
   private over = false;
@@ -36,7 +46,7 @@ export class HeldValues<T> {
 
   /** How many values are held. */
   get length(): number {
-    return this.items.length - this.head;
+    return this.held.length;
   }
 
   /** A value and what it costs held: handed on now if the consumer is free, else held after the others. */
@@ -44,8 +54,7 @@ export class HeldValues<T> {
     if (this.over) return;
     // Not before those held: one may come while they are being handed on (a resumed channel).
     if (!this.busy && this.length === 0) return this.deliver(item);
-    this.items.push(item);
-    this.costs.push(cost);
+    this.held.push({ item, cost });
     this.cost += cost;
     this.moved?.(1, cost);
   }
@@ -66,9 +75,7 @@ export class HeldValues<T> {
     this.over = true;
     this.last = undefined;
     const { length, cost } = this;
-    this.items = [];
-    this.costs = [];
-    this.head = 0;
+    this.held.clear();
     this.cost = 0;
     if (length > 0) this.moved?.(-length, -cost);
   }
@@ -92,16 +99,12 @@ export class HeldValues<T> {
   private readonly taken = (): void => {
     this.busy = false;
     while (!this.busy && !this.over && this.length > 0) {
-      const item = this.items[this.head] as T;
-      const cost = this.costs[this.head] as number;
-      this.items[this.head] = undefined as T;
-      this.head += 1;
-      // A queue used from its front: cut what was taken once it is half of it.
-      if (this.head > 1024 && this.head * 2 > this.items.length) {
-        this.items = this.items.slice(this.head);
-        this.costs = this.costs.slice(this.head);
-        this.head = 0;
+      if ((this.pace ??= new Pace()).due()) {
+        this.busy = true;
+        void nextTurn().then(this.taken);
+        return;
       }
+      const { item, cost } = this.held.shift() as Held<T>;
       this.cost -= cost;
       // Handed on before it is counted gone: counting may resume reading, and what that brings
       // comes after it.

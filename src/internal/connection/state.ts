@@ -20,7 +20,7 @@ import type { Streamed, Wire } from "../core/streamed";
 import type { RequestAbort } from "../core/signal";
 import type { Channel } from "./channels/channel";
 import { dialectOf, type Dialect } from "./dialect";
-import { Fifo } from "./fifo";
+import { Fifo } from "../core/fifo";
 import type { Json } from "./messages";
 import type { Connection, Settings } from "./options";
 

@@ -127,7 +127,7 @@ class Pending {
     this.received = number;
     this.rearm();
     const { values } = this;
-    values.push(values.busy ? data.slice() : data, data.length + HELD_OVERHEAD);
+    values.push(values.busy || values.length > 0 ? data.slice() : data, data.length + HELD_OVERHEAD);
     const limit = this.inbox.maxAnswerBytes;
     if (values.cost > limit) this.settle(E.left(tooLarge(limit)));
   }

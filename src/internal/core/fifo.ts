@@ -1,6 +1,6 @@
 /**
- * The first-in, first-out queue of a connection: messages waiting for a slot, and messages
- * waiting for the channel to drain.
+ * The first-in, first-out queue: a connection's messages waiting for a slot or for the channel to
+ * drain, and a streamed call's values held for a consumer still taking an earlier one.
  *
  * @module
  */
