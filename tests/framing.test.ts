@@ -3,6 +3,7 @@
  * way a stream may cut them (byte by byte, many messages per chunk), and every way a peer may
  * break them (garbage, truncated frames, oversize messages, a Content-Length that lies).
  */
+import { utf8Length } from "../src/internal/connection/framing/utf8";
 import fc from "fast-check";
 import { contentLength, newlineDelimited, type Framing } from "../src/connection";
 
@@ -283,5 +284,21 @@ describe("contentLength", () => {
     for (let i = 0; i < 100; i++) feed(bytes("X".repeat(100)));
     expect(seen.broken).toHaveLength(1);
     expect(seen.broken[0]).toMatch(/header block longer than 8192/);
+  });
+});
+
+describe("utf8Length", () => {
+  test("is the length TextEncoder encodes, for ASCII (control characters included) and for text past it", () => {
+    const texts = [
+      "",
+      '{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}',
+      "\u0000\u0001\t\n\u001f\u007f",
+      "caf\u00e9",
+      "\u20ac and \u{1f600}",
+      "lone \ud800 high, lone \udc00 low, at the end \ud83d",
+      "\u007f\u0080\u07ff\u0800\uffff",
+    ];
+    const encoder = new TextEncoder();
+    expect(texts.map(utf8Length)).toEqual(texts.map((text) => encoder.encode(text).length));
   });
 });
