@@ -12,6 +12,7 @@
  */
 import type * as E from "fp-ts/Either";
 import type { TaskEither } from "fp-ts/TaskEither";
+import { isMembers } from "../core/guards";
 import type { TransportError } from "./errors";
 
 /**
@@ -61,10 +62,11 @@ export interface TransportOptions {
    * (`http`: `Accept: text/event-stream`; a connection: a progress token; `local`: a sink) and
    * waits for a returned Promise before it reads on, so a slow consumer slows the server (one that
    * does not wait makes the call hold every value its consumer has not taken). A transport that
-   * cannot carry values ignores it: the call then gets its answer alone. It never throws nor
-   * rejects. When the call is over before its answer (its consumer left, a value was refused, it
-   * timed out), `signal` aborts first, and a waiting Promise then resolves: stop there, as for any
-   * abort (later values are dropped).
+   * cannot carry values ignores it: the call then gets its answer alone. The library's transports
+   * route the values by the call's id: `ids[0]`, or without `ids` the id of the request in the body.
+   * It never throws nor rejects. When the call is over before its answer (its consumer left, a
+   * value was refused, it timed out), `signal` aborts first, and a waiting Promise then resolves:
+   * stop there, as for any abort (later values are dropped).
    */
   readonly onValue?: (value: unknown) => void | Promise<void>;
 }
@@ -104,3 +106,25 @@ export type Direct = (
 
 /** Where a transport keeps its {@link Direct} path. @internal */
 export const DIRECT = Symbol("rpcserver.direct");
+
+/**
+ * The id a streamed call's values are routed by: `ids[0]`, as the client gives it; or, for a body
+ * a caller sent by hand with `onValue` and no `ids`, the id of the one request in it (its text, or
+ * its value on `local`'s direct path), read only then: without it every value would be skipped,
+ * and the call would end `Right` with none. A string id counts too.
+ *
+ * @internal
+ */
+export const streamedId = (request: unknown, { ids, onValue }: TransportOptions): unknown => {
+  if (ids !== undefined || onValue === undefined) return ids?.[0];
+  let value = request;
+  if (typeof request === "string") {
+    try {
+      value = JSON.parse(request);
+    } catch {
+      return undefined;
+    }
+  }
+  const id = isMembers(value) ? value["id"] : undefined;
+  return typeof id === "number" || typeof id === "string" ? id : undefined;
+};

@@ -77,6 +77,8 @@ class Pending {
     readonly token: string,
     readonly options: TransportOptions,
     private readonly resolve: (answer: Answer) => void,
+    /** The call's id, its values' token (`streamedId`). */
+    private readonly id: unknown,
   ) {
     if (options.signal !== NEVER) options.signal.addEventListener("abort", this.onAbort, { once: true });
     this.rearm();
@@ -147,7 +149,7 @@ class Pending {
     } catch {
       return this.settle(E.right(text));
     }
-    const found = valueOf(json, this.options.ids?.[0]);
+    const found = valueOf(json, this.id);
     return found === "answer" || found === "skip" ? undefined : onValue(found.value);
   }
 }
@@ -177,10 +179,11 @@ export class Inbox {
   call(
     options: TransportOptions,
     resolve: (answer: Answer) => void,
+    id: unknown,
   ): { readonly reply: string; readonly pending: Pending } {
     const prefix = this.open();
     const token = nuid.next();
-    const pending = new Pending(this, token, options, resolve);
+    const pending = new Pending(this, token, options, resolve, id);
     this.pending.set(token, pending);
     return { reply: `${prefix}.${token}`, pending };
   }

@@ -10,7 +10,7 @@
 import * as E from "fp-ts/Either";
 import { headers as natsHeaders } from "@nats-io/nats-core";
 import { closed, failure, network, type TransportError } from "../client/errors";
-import type { ParsedAnswer, Transport, TransportOptions } from "../client/transport";
+import { streamedId, type ParsedAnswer, type Transport, type TransportOptions } from "../client/transport";
 import { MAX_ANSWER_BYTES } from "../client/transports/http-answer";
 import { fitsOneTimer, MAX_TIMER_MS } from "../core/timer";
 import { Inbox } from "./inbox";
@@ -157,7 +157,7 @@ export const natsTransport = (
       }
       let call: ReturnType<Inbox["call"]>;
       try {
-        call = inbox.call(callOptions, resolve);
+        call = inbox.call(callOptions, resolve, streamedId(body, callOptions));
       } catch (cause) {
         return resolve(E.left(publishFailure(connection, cause)));
       }

@@ -45,7 +45,7 @@ import { pipeline, type Readable } from "node:stream";
 import { urlToHttpOptions } from "node:url";
 import { createBrotliDecompress, createGunzip, createInflate } from "node:zlib";
 import * as E from "fp-ts/Either";
-import { NEVER, type ParsedAnswer, type Transport, type TransportOptions } from "../client/transport";
+import { NEVER, streamedId, type ParsedAnswer, type Transport, type TransportOptions } from "../client/transport";
 import { aborted, failure, network, tooLarge, type TransportError } from "../client/errors";
 import { decoded, eventAnswer, type EventChunks } from "../client/transports/event-answer";
 import { isEventStream } from "../http/event-stream-reader";
@@ -252,7 +252,7 @@ const post = (
     request.on("response", (response) => {
       // As `http`: an event stream is read as one whatever the call asked (a plain call's values are dropped).
       if (isEventStream(response.headers["content-type"])) {
-        return void eventAnswer(eventChunks(response), options, limit).then(finish);
+        return void eventAnswer(eventChunks(response), options, streamedId(body, options), limit).then(finish);
       }
       const status = response.statusCode ?? 0;
       readBody(

@@ -76,7 +76,7 @@ const ended = (): TransportError =>
  * notification, or a value nobody asked for), or the answer. NATS's transport reads its messages so too.
  * @internal
  */
-export const valueOf = (message: unknown, id: number | undefined): { readonly value: unknown } | "skip" | "answer" => {
+export const valueOf = (message: unknown, id: unknown): { readonly value: unknown } | "skip" | "answer" => {
   if (!isObject(message) || Array.isArray(message) || typeof message["method"] !== "string") return "answer";
   const params = message["params"];
   return message["method"] === PROGRESS && id !== undefined && isObject(params) && params["token"] === id
@@ -97,11 +97,12 @@ export const valueOf = (message: unknown, id: number | undefined): { readonly va
  */
 export const eventAnswer = async (
   source: EventChunks,
-  { signal, ids, onValue }: TransportOptions,
+  { signal, onValue }: TransportOptions,
+  /** The call's id, its values' token (`streamedId`). */
+  id: unknown,
   limit: number,
 ): Promise<E.Either<TransportError, string | ParsedAnswer>> => {
   const events = new EventStream();
-  const id = ids?.[0];
   try {
     for (let chunk = await source.read(); chunk !== undefined; chunk = await source.read()) {
       events.push(chunk);

@@ -5,7 +5,7 @@
  * @module
  */
 import * as E from "fp-ts/Either";
-import { NEVER, type Transport } from "../transport";
+import { NEVER, streamedId, type Transport } from "../transport";
 import { isEventStream } from "../../http/event-stream-reader";
 import { decodedChunks, eventAnswer, type EventChunks } from "./event-answer";
 import { answerLimit, answerOf, declaredLength, extraHeaders, headersOf, STREAM_HEADERS } from "./http-answer";
@@ -197,7 +197,8 @@ export const http = (url: string | URL, options: HttpTransportOptions = {}): Tra
       const refused = redirected(response, url);
       if (refused !== undefined) return E.left(refused);
       const events = eventsOf(response);
-      if (events !== undefined) return await eventAnswer(events, transportOptions, limit);
+      if (events !== undefined)
+        return await eventAnswer(events, transportOptions, streamedId(body, transportOptions), limit);
       const text = await bodyText(response, limit);
       return text === TOO_LARGE ? E.left(tooLarge(limit)) : answerOf(response.ok, response.status, text);
     } catch (cause) {

@@ -11,7 +11,7 @@ import { requestCancelled as cancelled } from "../../core/progress-wire";
 import type { AnyStage, Call } from "../../core/stages";
 import { streamTo, type StreamSink } from "../../core/stream";
 import { jsonCopy, NOT_PLAIN } from "../json-copy";
-import type { TransportOptions } from "../transport";
+import { streamedId, type TransportOptions } from "../transport";
 
 /** What a value becomes on the wire: its JSON form, as the client of a server elsewhere would read it. */
 const wireCopy = (value: unknown): unknown => {
@@ -75,12 +75,13 @@ export class LocalStreams {
 
   /**
    * Runs `dispatch` (which dispatches with {@link options}) with the sink of the call registered
-   * under its id, removed once its answer has come: `onValue`'s, or without one (a plain call) a
+   * under its id (`streamedId`: `ids[0]`, or the request's own), removed once its answer has come: `onValue`'s, or without one (a plain call) a
    * sink that only stops the method once the call's signal has aborted. A call whose id is missing
    * or already taken here is dispatched without one: its values are dropped.
    */
-  run<R>({ signal, ids, onValue }: TransportOptions, dispatch: () => R): R {
-    const id = ids?.[0];
+  run<R>(request: unknown, transportOptions: TransportOptions, dispatch: () => R): R {
+    const { signal, onValue } = transportOptions;
+    const id = streamedId(request, transportOptions);
     if (id === undefined || this.sinks.has(id)) return dispatch();
     this.sinks.set(id, onValue === undefined ? stopOn(signal) : sinkOf(onValue, signal));
     let answer: R;

@@ -90,7 +90,7 @@ export const local = (methods: Methods, options?: JsonOptions): Transport => {
     const { signal, onValue } = transportOptions;
     if (signal.aborted) return Promise.resolve(E.left(aborted(signal.reason)));
     if (onValue === undefined && signal === NEVER) return dispatchText(body, options);
-    return streams.run(transportOptions, () => dispatchText(body, streams.options(options)));
+    return streams.run(body, transportOptions, () => dispatchText(body, streams.options(options)));
   };
   // Dispatchers of the request as a value, this transport's own: each keeps its composition while
   // the options stay the same (streamed calls have one stage more, so they have their own).
@@ -110,7 +110,7 @@ export const local = (methods: Methods, options?: JsonOptions): Transport => {
       const answer =
         onValue === undefined && signal === NEVER
           ? run(request, methods, options)
-          : streams.run(transportOptions, () => runStreamed(request, methods, streams.options(options)));
+          : streams.run(request, transportOptions, () => runStreamed(request, methods, streams.options(options)));
       return answer instanceof Promise
         ? answer.then(E.right, (cause: unknown) => E.left(network(cause)))
         : E.right(answer);
