@@ -75,9 +75,10 @@ export class LocalStreams {
 
   /**
    * Runs `dispatch` (which dispatches with {@link options}) with the sink of the call registered
-   * under its id (`streamedId`: `ids[0]`, or the request's own), removed once its answer has come: `onValue`'s, or without one (a plain call) a
-   * sink that only stops the method once the call's signal has aborted. A call whose id is missing
-   * or already taken here is dispatched without one: its values are dropped.
+   * under its id (`streamedId`: `ids[0]`, or the request's own), removed once its answer has come:
+   * `onValue`'s, or without one (a plain call) a sink that only stops the method once the call's
+   * signal has aborted. A call whose id is missing or already taken here is dispatched without one:
+   * its values are dropped.
    */
   run<R>(request: unknown, transportOptions: TransportOptions, dispatch: () => R): R {
     const { signal, onValue } = transportOptions;
