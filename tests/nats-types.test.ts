@@ -5,7 +5,8 @@
  * `exactOptionalPropertyTypes`, and this repository's tsconfig has neither, so the files are
  * written here to a project of their own under .tmp/ (inside the package, so that `rpcserver`
  * resolves by name and `@nats-io/*` from node_modules). Each `@ts-expect-error` must be needed:
- * one that is not fails the compile (TS2578).
+ * one that is not fails the compile (TS2578). What tsc reports does not depend on the Node that runs
+ * it: the runtime matrix runs this file once, on the npm Node only (scripts/test-runtimes.mjs, ONCE).
  */
 import { execFile } from "node:child_process";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
