@@ -121,3 +121,26 @@ describe("HeldValues", () => {
     expect([values.length, values.cost]).toEqual([0, 0]);
   });
 });
+
+describe("HeldValues keep", () => {
+  test("a value held is what keep makes of it; one handed on at once is as it came", async () => {
+    const seen: Array<{ readonly n: number; readonly kept?: true }> = [];
+    const takes: Array<() => void> = [];
+    const values = new HeldValues<{ readonly n: number; readonly kept?: true }>(
+      (value) => {
+        seen.push(value);
+        return new Promise<void>((resolve) => takes.push(resolve));
+      },
+      (cause) => {
+        throw cause;
+      },
+      undefined,
+      (value) => ({ ...value, kept: true }),
+    );
+    values.push({ n: 1 }, 1);
+    values.push({ n: 2 }, 1);
+    takes.shift()?.();
+    for (let i = 0; i < 5; i++) await Promise.resolve();
+    expect(seen).toEqual([{ n: 1 }, { n: 2, kept: true }]);
+  });
+});

@@ -41,7 +41,12 @@ export class HeldValues<T> {
     /** `onValue` threw or rejected: the call fails. */
     private readonly failed: (cause: unknown) => void,
     /** A value was held (`1`) or let go (`-1`, or minus all at once), with its cost: for flow control. */
-    private readonly moved?: (count: number, cost: number) => void,
+    private readonly moved?: ((count: number, cost: number) => void) | undefined,
+    /**
+     * What a value becomes once it is held rather than handed on at once: `natsTransport` copies
+     * its bytes out of the chunk the socket read, which holding the view would keep alive whole.
+     */
+    private readonly keep?: (item: T) => T,
   ) {}
 
   /** How many values are held. */
@@ -54,7 +59,7 @@ export class HeldValues<T> {
     if (this.over) return;
     // Not before those held: one may come while they are being handed on (a resumed channel).
     if (!this.busy && this.length === 0) return this.deliver(item);
-    this.held.push({ item, cost });
+    this.held.push({ item: this.keep === undefined ? item : this.keep(item), cost });
     this.cost += cost;
     this.moved?.(1, cost);
   }

@@ -66,6 +66,8 @@ class Pending {
   private readonly values = new HeldValues<Uint8Array>(
     (data) => this.hand(data),
     (cause) => this.settle(E.left(network(cause))),
+    undefined,
+    (data) => data.slice(),
   );
   /** The value messages received, in order (each numbered one more than the one before). */
   private received = 0;
@@ -129,7 +131,7 @@ class Pending {
     this.received = number;
     this.rearm();
     const { values } = this;
-    values.push(values.busy || values.length > 0 ? data.slice() : data, data.length + HELD_OVERHEAD);
+    values.push(data, data.length + HELD_OVERHEAD);
     const limit = this.inbox.maxAnswerBytes;
     if (values.cost > limit) this.settle(E.left(tooLarge(limit)));
   }
