@@ -53,8 +53,10 @@ const problem = (u: unknown): string | undefined => {
   if (r["jsonrpc"] !== "2.0") return 'jsonrpc: must be exactly "2.0"';
   if (typeof r["method"] !== "string") return "method: must be a string";
   for (const key in r) {
-    if (!hasOwn.call(r, key)) continue;
+    // The two members read above first: an inherited one is skipped either way, and the builtin
+    // call it saves is a tenth of what a notification costs past its JSON.parse.
     if (key === "jsonrpc" || key === "method") continue;
+    if (!hasOwn.call(r, key)) continue;
     if (key === "params") {
       if (!isParams(r[key])) return "params: must be an array or an object";
     } else if (key === "id") {
