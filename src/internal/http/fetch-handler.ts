@@ -202,7 +202,7 @@ const readBody = async (request: Request, limit: number): Promise<Uint8Array | u
     return undefined;
   }
   if (body === null) return new Uint8Array(0);
-  const reader = body.getReader();
+  const reader = (body as ReadableStream<Uint8Array>).getReader();
   const chunks: Uint8Array[] = [];
   let length = 0;
   for (;;) {
