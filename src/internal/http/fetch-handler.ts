@@ -127,8 +127,14 @@ export type FetchHandlerOptions<C = NoContext, S = readonly []> = Omit<
 export type AppHandlerOptions<In> = Omit<JsonOptions, "context" | "stages"> &
   FetchServerOptions &
   ([In] extends [NoContext]
-    ? { readonly context?: undefined }
-    : { readonly context: (request: Request) => In | Promise<In> });
+    ? {
+        /** None: the server declares no context. */
+        readonly context?: undefined;
+      }
+    : {
+        /** The server's context, made for each request (a `JsonRpcError` thrown is the answer, id `null`). */
+        readonly context: (request: Request) => In | Promise<In>;
+      });
 
 /**
  * A fetch handler: a `Request` in, its `Response` out. It never rejects.
