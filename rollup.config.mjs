@@ -95,6 +95,22 @@ const NODE_CHUNKS = {
 };
 
 /**
+ * Files of a part that get a chunk of their own, by file, whatever loads them: the http part's
+ * whole-server pieces, which `rpcserver/fetch` and the development server load beside `answerHttp`
+ * but the main entry does not (with `answerHttp`'s chunk, they would bring the inspector page and
+ * the documents part into `import "rpcserver"`).
+ */
+const OWN_CHUNKS = {
+  http: {
+    "fetch-handler.ts": "fetch",
+    "route.ts": "serving",
+    "browser-guard.ts": "serving",
+    "inspector-route.ts": "serving",
+    "discovery.ts": "serving",
+  },
+};
+
+/**
  * The module at the heart of each part: whatever of the part that only the entries loading the
  * heart load goes in the part's chunk (see `chunkOf`). Renaming one of these files fails the build.
  */
@@ -155,6 +171,7 @@ const graphs = new WeakMap();
  * The chunk of each module, named for where it lands (`internal/core` is dist/esm/internal/core.js).
  *
  * - The Node part: `NODE_CHUNKS`.
+ * - A file of `OWN_CHUNKS`: its chunk there (the http part's whole-server pieces).
  * - Any other part is one chunk, `internal/<part>`, holding the part's heart (`HEARTS`) and every
  *   module of the part that only entries loading the heart load. A module that some other entry
  *   loads goes in `internal/<part>/shared` instead, or in `internal/<part>/shared-plain` if one of
@@ -176,6 +193,8 @@ const chunkOf = (id, meta) => {
   const [part, ...rest] = relative(INTERNAL, id).split(sep);
   const file = rest.join("/");
   if (part === "node") return `internal/node/${NODE_CHUNKS[file] ?? basename(file, ".ts")}`;
+  const own = OWN_CHUNKS[part]?.[file];
+  if (own !== undefined) return `internal/${part}/${own}`;
   const heart = HEARTS[part];
   if (heart === undefined) throw new Error(`rollup.config.mjs: no heart named for src/internal/${part}/ (HEARTS)`);
   const heartId = `${INTERNAL}${part}${sep}${heart.split("/").join(sep)}`;
