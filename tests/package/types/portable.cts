@@ -27,7 +27,9 @@ const server: Promise<rpc.DevServer> = rpc.serve();
 const api = rpc.contract({ ping: { result: t.literal("pong") } });
 const calc = rpcClient.client(api, rpcClient.local(rpc.implement(api, { ping: () => E.right("pong" as const) })));
 const pong: rpcClient.RpcCall<"pong"> = calc.ping();
-const handler: fetchEntry.FetchHandler = fetchEntry.fetchHandler(rpc.implement(api, { ping: () => E.right("pong" as const) }));
+const handler: fetchEntry.FetchHandler = fetchEntry.fetchHandler(
+  rpc.implement(api, { ping: () => E.right("pong" as const) }),
+);
 // rpcserver/connection without Node's types: a MessagePort (lib DOM) is a channel.
 const peer: rpcConnection.Connection = rpcConnection.connect(rpcConnection.messagePort(new MessageChannel().port1), {
   cancellation: "mcp",
