@@ -119,6 +119,28 @@ describe("with Node's Request objects", () => {
     expect(big.status).toBe(413);
   });
 
+  test("a body that breaks off: 400, never a rejection, and nothing dispatched", async () => {
+    let ran = 0;
+    const counted = fetchHandler({ hit: () => Success(++ran) });
+    const response = await counted(
+      new Request("http://localhost/rpc", {
+        method: "POST",
+        body: new ReadableStream<Uint8Array>({
+          start: (controller) => {
+            controller.enqueue(new TextEncoder().encode('{"jsonrpc":"2.0","method":"hit",'));
+            controller.error(new Error("connection reset"));
+          },
+        }),
+        duplex: "half",
+      } as RequestInit),
+    );
+    expect([response.status, await response.text(), ran]).toEqual([
+      400,
+      "rpcserver: the request could not be read\n",
+      0,
+    ]);
+  });
+
   test("GET: the inspector page when the client asks for HTML, at the handler's path; 405 otherwise", async () => {
     const page = await handler(new Request("http://localhost/rpc?x=1", { headers: { Accept: "text/html" } }));
     expect(page.status).toBe(200);
