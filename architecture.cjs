@@ -16,7 +16,7 @@ const PARTS = {
   core: [],
   documents: ["core"],
   contract: ["core"],
-  http: ["core"],
+  http: ["core", "documents", "contract", "inspector"],
   client: ["core", "contract", "http"],
   connection: ["core", "contract", "client"],
   nats: ["core", "documents", "client"],

@@ -33,6 +33,7 @@ export const entries = [
   "sentinels",
   "server",
   "http",
+  "fetch",
   "transport",
   "pipeline",
   "client",
@@ -86,13 +87,27 @@ const NODE_CHUNKS = {
   "serve.ts": "serve",
   "server.ts": "server",
   "request-handler.ts": "server",
-  "browser-guard.ts": "server",
   "body-writer.ts": "server",
   "serve-options.ts": "server",
-  "inspector-route.ts": "server",
   "cli.ts": "cli",
   "cli-arguments.ts": "cli",
   "http-client.ts": "http-client",
+};
+
+/**
+ * Files of a part that get a chunk of their own, by file, whatever loads them: the http part's
+ * whole-server pieces, which `rpcserver/fetch` and the development server load beside `answerHttp`
+ * but the main entry does not (with `answerHttp`'s chunk, they would bring the inspector page and
+ * the documents part into `import "rpcserver"`).
+ */
+const OWN_CHUNKS = {
+  http: {
+    "fetch-handler.ts": "fetch",
+    "route.ts": "serving",
+    "browser-guard.ts": "serving",
+    "inspector-route.ts": "serving",
+    "discovery.ts": "serving",
+  },
 };
 
 /**
@@ -156,6 +171,7 @@ const graphs = new WeakMap();
  * The chunk of each module, named for where it lands (`internal/core` is dist/esm/internal/core.js).
  *
  * - The Node part: `NODE_CHUNKS`.
+ * - A file of `OWN_CHUNKS`: its chunk there (the http part's whole-server pieces).
  * - Any other part is one chunk, `internal/<part>`, holding the part's heart (`HEARTS`) and every
  *   module of the part that only entries loading the heart load. A module that some other entry
  *   loads goes in `internal/<part>/shared` instead, or in `internal/<part>/shared-plain` if one of
@@ -177,6 +193,8 @@ const chunkOf = (id, meta) => {
   const [part, ...rest] = relative(INTERNAL, id).split(sep);
   const file = rest.join("/");
   if (part === "node") return `internal/node/${NODE_CHUNKS[file] ?? basename(file, ".ts")}`;
+  const own = OWN_CHUNKS[part]?.[file];
+  if (own !== undefined) return `internal/${part}/${own}`;
   const heart = HEARTS[part];
   if (heart === undefined) throw new Error(`rollup.config.mjs: no heart named for src/internal/${part}/ (HEARTS)`);
   const heartId = `${INTERNAL}${part}${sep}${heart.split("/").join(sep)}`;

@@ -87,6 +87,9 @@ const MAX_FILES = { index: 10, client: 10, connection: 10 };
 /** The entries that need no package: they load neither fp-ts nor io-ts (nor a `node:` module). */
 const NO_PACKAGE = ["codes", "sentinels", "http", "transport", "types", "inspector"];
 
+/** The entries for every runtime (Bun, Deno, workers, browsers): they load no `node:` module. */
+const NO_NODE = [...NO_PACKAGE, "fetch", "client", "connection"];
+
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
 
 /**
@@ -294,6 +297,10 @@ for (const [entry, ceiling] of [
     );
     if (ceiling !== undefined && files.size > ceiling) {
       failures.push(`import: dist/esm/${entry}.js loads ${files.size} files, over the ceiling of ${ceiling}`);
+    }
+    const node = [...packages].filter((name) => name.startsWith("node:"));
+    if (NO_NODE.includes(entry) && node.length > 0) {
+      failures.push(`import: dist/esm/${entry}.js loads ${node.join(", ")}, and it runs on every runtime`);
     }
     if (NO_PACKAGE.includes(entry) && packages.size > 0) {
       failures.push(`import: dist/esm/${entry}.js loads ${[...packages].join(", ")}, and it needs no package`);

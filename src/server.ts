@@ -18,6 +18,6 @@ export {
   type BrowserGuardOptions,
   type GuardedHeaders,
   type Refusal,
-} from "./internal/node/browser-guard";
+} from "./internal/http/browser-guard";
 export type { ServeOptions, ServeOptionsFor } from "./internal/node/serve-options";
 export { DEFAULT_HOST, DEFAULT_PORT, serve } from "./internal/node/server";

@@ -14,7 +14,7 @@ import { Script } from "node:vm";
 import { gzipSync } from "node:zlib";
 import { INSPECTOR_HEADERS, inspectorPage } from "../src/inspector";
 import { SCRIPT, SCRIPT_SHA256, STYLE, STYLE_SHA256 } from "../src/internal/inspector/assets";
-import { acceptsHtml } from "../src/internal/node/inspector-route";
+import { acceptsHtml } from "../src/internal/http/inspector-route";
 import * as t from "io-ts";
 import { openRpcDocument } from "../src";
 import { withParams } from "../src/methods";

@@ -174,7 +174,39 @@ describe("the deprecated names (issue 33, item 10), as the built package exports
   );
 });
 
-describe("rpcserver/client and rpcserver/connection reach no Node-only module (browsers, Deno, Bun, workers)", () => {
+describe("rpcserver/fetch, built, answers through either loader", () => {
+  /** A ping and a streamed count answered by the built handler, loaded through `loader`. */
+  const answers = (loader: "import" | "require"): unknown => {
+    const load = loader === "import" ? "(s) => import(s)" : "async (s) => require(s)";
+    const script = `
+      const load = ${load};
+      const [{ fetchHandler }, { Success }] = await Promise.all(["rpcserver/fetch", "rpcserver"].map(load));
+      const handler = fetchHandler({
+        ping: () => Success("pong"),
+        count: async function* (to) { for (let i = 1; i <= to; i++) yield i; return Success(to); },
+      });
+      const post = (body, accept) => handler(new Request("http://localhost/rpc", {
+        method: "POST", body, headers: accept === undefined ? {} : { Accept: accept },
+      }));
+      const ping = await post('{"jsonrpc":"2.0","method":"ping","id":1}');
+      const events = await post('{"jsonrpc":"2.0","method":"count","params":[2],"id":2}', "text/event-stream");
+      console.log(JSON.stringify({
+        ping: [ping.status, await ping.text()],
+        events: [events.headers.get("content-type"), (await events.text()).split("\\n\\n").length],
+      }));`;
+    const args = loader === "import" ? ["--input-type=module", "-e", script] : ["-e", `(async () => {${script}})()`];
+    return JSON.parse(execFileSync(process.execPath, args, { cwd: here, encoding: "utf8" })) as unknown;
+  };
+
+  test.each(["import", "require"] as const)("%s: a call and an event stream", (loader) => {
+    expect(answers(loader)).toEqual({
+      ping: [200, '{"jsonrpc":"2.0","result":"pong","id":1}'],
+      events: ["text/event-stream", 4],
+    });
+  });
+});
+
+describe("rpcserver/client, rpcserver/connection and rpcserver/fetch reach no Node-only module (browsers, Deno, Bun, workers)", () => {
   /** The bare specifiers the module graph from `entry` imports, statically or dynamically. */
   const reached = (entry: string): string[] => {
     const seen = new Set<string>();
@@ -203,6 +235,8 @@ describe("rpcserver/client and rpcserver/connection reach no Node-only module (b
     ["CommonJS", join("dist", "cjs", "client.cjs")],
     ["ESM", join("dist", "esm", "connection.js")],
     ["CommonJS", join("dist", "cjs", "connection.cjs")],
+    ["ESM", join("dist", "esm", "fetch.js")],
+    ["CommonJS", join("dist", "cjs", "fetch.cjs")],
   ])("%s %s: only fp-ts and io-ts", (_format, entry) => {
     const bare = reached(join(__dirname, "..", entry));
     expect(bare.filter((specifier) => !/^(fp-ts|io-ts)(\/|$)/.test(specifier))).toEqual([]);

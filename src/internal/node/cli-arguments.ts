@@ -8,7 +8,7 @@
 import { parseArgs } from "node:util";
 import { messageOf } from "../core/describe";
 import { DEFAULT_INFO } from "../documents/openrpc";
-import { browserGuard } from "./browser-guard";
+import { browserGuard } from "../http/browser-guard";
 import { DEFAULT_PORT } from "./server";
 
 /** The command's default host: local connections only (unlike `serve`, whose default is every interface). */

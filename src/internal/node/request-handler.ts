@@ -1,6 +1,6 @@
 /**
  * The development server's request handler: each request checked by the browser guard, answered
- * 403, 405, a CORS preflight or the inspector page (a browser's GET of `/`: ./inspector-route), or
+ * 403, 405, a CORS preflight or the inspector page (a browser's GET of `/`), as ../http/route decides, or
  * its POST body dispatched and answered by `answerHttp`: 200 or 204, or, when its `Accept` asks for
  * `text/event-stream`, 202 for notifications alone or an event stream of the values methods stream
  * (written by ./body-writer); with the server's logging, which never throws.
@@ -9,35 +9,14 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { answerHttp, type HttpStreamAnswer } from "../http/answer";
-import { ERROR_SERVER_ERROR } from "../core/codes";
 import { messageOf } from "../core/describe";
-import { log } from "../core/logger";
 import type { Methods } from "../core/methods";
 import type { Options } from "../core/options";
 import { toHttp } from "../http/json-answer";
-import type { GuardedHeaders, Refusal } from "./browser-guard";
+import { NO_HEADERS, route, say, SERVER_ERROR_BODY, type Gate, type HeaderValues as Headers } from "../http/route";
+import type { Refusal } from "../http/browser-guard";
 import { writeBody } from "./body-writer";
-import { isPagePath, isPageRequest, PAGE_HEADERS, varyingByAccept } from "./inspector-route";
 
-/** Logging must never stop the server, so a logger that throws is ignored. */
-export const say = (level: "error" | "warn" | "info", message: string): void => {
-  try {
-    log()[level](message);
-  } catch {
-    // Nothing to do: the server goes on.
-  }
-};
-
-/** What a request that made dispatch itself fail gets (a bad option, say): -32000, and a log line. */
-const SERVER_ERROR_BODY = JSON.stringify({
-  jsonrpc: "2.0",
-  error: { code: ERROR_SERVER_ERROR, message: "Server error" },
-  id: null,
-});
-
-type Headers = { readonly [name: string]: string | number };
-
-const NO_HEADERS: Headers = {};
 const JSON_TYPE: Headers = { "Content-Type": "application/json" };
 
 const send = (res: ServerResponse, status: number, headers: Headers, body = ""): void => {
@@ -104,90 +83,49 @@ const answer = async (
   say("info", `rpcserver: ${line} ${answered.status}`);
 };
 
-const NOT_ALLOWED = "rpcserver: send JSON-RPC 2.0 requests with POST\n";
-
-/**
- * How long a browser may keep a preflight's answer: 10 minutes, so a page does not preflight every
- * call, and a change of the server's options is seen soon (Chrome caps it at 2 hours anyway).
- */
-const PREFLIGHT_MAX_AGE_SECONDS = 600;
-
 /**
  * Refusals logged at warn level, each header value once: a page that keeps retrying must not flood
  * the log. Past this many distinct values, refusals are logged at info level only.
  */
 const MAX_WARNED_REFUSALS = 100;
 
-/** What the handler checks before it dispatches: the guard, and whether CORS is on. */
-export interface Gate {
-  /** Set again once listening: the address bound (`localhost` may be 127.0.0.1 or ::1) decides. */
-  guard: (headers: GuardedHeaders) => Refusal | undefined;
-  readonly cors: boolean;
+/** The development server's gate: the shared one (../http/route), and the refusals it has logged. */
+export interface NodeGate extends Gate {
   readonly warned: Set<string>;
-  /** The inspector page's HTML, answered to a browser's GET of `/`; `undefined` when it is off. */
-  readonly page: string | undefined;
 }
 
-/** The CORS headers of an answer to an allowed `origin`, or none. */
-const corsHeaders = (gate: Gate, origin: string | undefined): Headers =>
-  gate.cors && origin !== undefined ? { "Access-Control-Allow-Origin": origin, Vary: "Origin" } : NO_HEADERS;
-
-/** A preflight from an allowed origin: 204 with what the page may send. */
-const preflight = (req: IncomingMessage, res: ServerResponse, cors: Headers): void => {
-  const asked = req.headers["access-control-request-headers"];
-  const privateNetwork = req.headers["access-control-request-private-network"] === "true";
-  send(res, 204, {
-    ...cors,
-    Vary: "Origin, Access-Control-Request-Headers",
-    "Access-Control-Allow-Methods": "POST",
-    ...(asked === undefined ? {} : { "Access-Control-Allow-Headers": asked }),
-    ...(privateNetwork ? { "Access-Control-Allow-Private-Network": "true" } : {}),
-    "Access-Control-Max-Age": PREFLIGHT_MAX_AGE_SECONDS,
-  });
-};
-
-const refuse = (res: ServerResponse, gate: Gate, refusal: Refusal, line: string): void => {
+const logRefusal = (gate: NodeGate, refusal: Refusal, line: string): void => {
   const key = `${refusal.header} ${refusal.value}`;
   const first = !gate.warned.has(key) && gate.warned.size < MAX_WARNED_REFUSALS;
   if (first) gate.warned.add(key);
   say(first ? "warn" : "info", `rpcserver: ${line} 403: ${refusal.message.trimEnd()}`);
-  send(res, 403, { "Content-Type": "text/plain; charset=utf-8", "X-Content-Type-Options": "nosniff" }, refusal.message);
 };
+
+/** A header of Node's (lower-case names), as one value. */
+const headerOf =
+  (req: IncomingMessage) =>
+  (name: string): string | undefined => {
+    const value = req.headers[name];
+    return Array.isArray(value) ? value.join(", ") : value;
+  };
 
 /** The request handler: one per server, all requests concurrent. */
 export const handler =
-  (methods: Methods | undefined, options: Options, gate: Gate) =>
+  (methods: Methods | undefined, options: Options, gate: NodeGate) =>
   (req: IncomingMessage, res: ServerResponse): void => {
     const line = `${req.method ?? "?"} ${req.url ?? "?"}`;
     req.on("error", (e) => say("info", `rpcserver: ${line}: request stream error (${messageOf(e)}); not answered`));
     res.on("error", (e) => say("info", `rpcserver: ${line}: response stream error (${messageOf(e)})`));
 
-    const headers = req.headers;
-    const refusal = gate.guard(headers);
-    if (refusal !== undefined) {
-      req.resume(); // drain the body: it is never dispatched
-      refuse(res, gate, refusal, line);
+    const routed = route(gate, req.method, req.url ?? "", headerOf(req));
+    if (!routed.dispatch) {
+      req.resume(); // drain the body: it is never dispatched, and the connection can be reused
+      if (routed.refusal !== undefined) logRefusal(gate, routed.refusal, line);
+      send(res, routed.status, routed.headers, routed.body);
+      if (routed.refusal === undefined) say("info", `rpcserver: ${line} ${routed.said}`);
       return;
     }
-    const cors = corsHeaders(gate, headers.origin);
-
-    if (req.method !== "POST") {
-      req.resume(); // drain the body so the connection can be reused
-      if (gate.page !== undefined && isPageRequest(req.method, req.url, headers)) {
-        send(res, 200, PAGE_HEADERS, gate.page);
-        say("info", `rpcserver: ${line} 200 (inspector page)`);
-        return;
-      }
-      if (req.method === "OPTIONS" && cors !== NO_HEADERS && headers["access-control-request-method"] !== undefined) {
-        preflight(req, res, cors);
-        say("info", `rpcserver: ${line} 204 (CORS preflight)`);
-        return;
-      }
-      const vary = gate.page !== undefined && isPagePath(req.method, req.url) ? varyingByAccept(cors) : cors;
-      send(res, 405, { ...vary, Allow: "POST", "Content-Type": "text/plain; charset=utf-8" }, NOT_ALLOWED);
-      say("info", `rpcserver: ${line} 405`);
-      return;
-    }
+    const { cors } = routed;
 
     const chunks: Buffer[] = [];
     req.on("data", (chunk: Buffer) => chunks.push(chunk));

@@ -50,13 +50,14 @@
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { messageOf } from "../core/describe";
-import { globalMethods, type Methods } from "../core/methods";
+import { globalMethods } from "../core/methods";
 import type { Options } from "../core/options";
-import { DEFAULT_INFO, openRpcDocument, withDiscovery } from "../documents/openrpc";
-import type { OpenRpcInfo } from "../documents/openrpc-types";
-import { browserGuard, hostnameOf, isAddress, type BrowserGuardOptions } from "./browser-guard";
-import { servedPage } from "./inspector-route";
-import { handler, say, type Gate } from "./request-handler";
+import { DEFAULT_INFO } from "../documents/openrpc";
+import { browserGuard, hostnameOf, isAddress, type BrowserGuardOptions } from "../http/browser-guard";
+import { discoverable } from "../http/discovery";
+import { isPagePath, servedPage } from "../http/inspector-route";
+import { corsOption, say } from "../http/route";
+import { handler, type NodeGate } from "./request-handler";
 import type { NoContext } from "../core/context-marks";
 import type { ServeOptions, ServeOptionsFor } from "./serve-options";
 
@@ -106,17 +107,6 @@ const listenError = (name: string, port: number, thrown: unknown): Error => {
   return error;
 };
 
-/** `serve`'s `cors` option, checked: whether it is on, and the origins it adds. */
-const corsOption = (cors: ServeOptions["cors"]): { readonly on: boolean; readonly origins: readonly string[] } => {
-  if (cors === undefined || cors === false) return { on: false, origins: [] };
-  if (cors === true) return { on: true, origins: [] };
-  const origins = (cors as { origins?: unknown } | null)?.origins;
-  if (typeof cors !== "object" || cors === null || (origins !== undefined && !Array.isArray(origins))) {
-    throw new TypeError("serve: cors must be true, false or { origins: [...] }");
-  }
-  return { on: true, origins: (origins as readonly string[] | undefined) ?? [] };
-};
-
 /** The allowed hosts with the name `serve` was given, when it is a host name: it names this server. */
 const withName = (allowedHosts: ServeOptions["allowedHosts"], name: string): ServeOptions["allowedHosts"] => {
   if (allowedHosts === true || (allowedHosts !== undefined && !Array.isArray(allowedHosts))) return allowedHosts;
@@ -153,38 +143,12 @@ const checkOptions = (options: ServeOptions): void => {
   }
 };
 
-/**
- * The methods the server dispatches to: those given (or `globalMethods`) with `rpc.discover`,
- * whose document's info is `openrpc`'s over the defaults, and the server's URL once `at.url` is
- * set; or those given as they are, with `openrpc: false`.
- */
-const discoverable = (
-  methods: Methods | undefined,
-  openrpc: ServeOptions["openrpc"],
-  at: { readonly url?: string },
-): Methods | undefined => {
-  const info = (): OpenRpcInfo => ({
-    ...DEFAULT_INFO,
-    ...(at.url === undefined ? {} : { servers: [{ name: "development server", url: at.url }] }),
-    ...(openrpc === false ? {} : openrpc),
-  });
-  // A bad title or version is the caller's TypeError now, rather than -32603 at each rpc.discover.
-  if (openrpc !== false) {
-    try {
-      openRpcDocument({}, info());
-    } catch {
-      throw new TypeError("serve: openrpc's title and version must be strings");
-    }
-  }
-  return openrpc === false ? methods : withDiscovery(methods ?? globalMethods, info);
-};
-
 /** Starts `server` listening on `name`:`port`; once bound, the gate's guard is made for the address bound. */
 const listen = (
   server: Server,
   name: string,
   port: number,
-  gate: Gate,
+  gate: NodeGate,
   guarding: (listening: string) => BrowserGuardOptions,
 ): Promise<void> =>
   new Promise<void>((resolve, reject) => {
@@ -233,7 +197,7 @@ export const serve = async <C = NoContext>(
   checkPlace(name, port);
   checkOptions(options);
   const { methods, openrpc } = options;
-  const cors = corsOption(options.cors);
+  const cors = corsOption(options.cors, "serve");
   const guarding = (listening: string): BrowserGuardOptions => ({
     listening,
     allowedHosts: withName(options.allowedHosts, name),
@@ -242,7 +206,13 @@ export const serve = async <C = NoContext>(
   // Bad lists are the caller's TypeError now; the guard is made again once the address is known.
   const title = openrpc === false ? undefined : (openrpc?.title ?? DEFAULT_INFO.title);
   const page = options.inspector === false ? undefined : servedPage(title);
-  const gate: Gate = { guard: browserGuard(guarding(name)), cors: cors.on, warned: new Set(), page };
+  const gate: NodeGate = {
+    guard: browserGuard(guarding(name)),
+    cors: cors.on,
+    warned: new Set(),
+    page: page === undefined ? undefined : () => page,
+    pagePath: (url) => isPagePath("GET", url),
+  };
   const dispatchOptions: Options = {
     ...(options.context === undefined ? {} : { context: options.context }),
     ...(options.debug === undefined ? {} : { debug: options.debug }),
@@ -250,7 +220,9 @@ export const serve = async <C = NoContext>(
   const http = await import("node:http");
   // The server's URL is known once it listens: `rpc.discover` reads it then.
   const at: { url?: string } = {};
-  const served = discoverable(methods, openrpc, at);
+  const served = discoverable(methods ?? globalMethods, openrpc, "serve", () =>
+    at.url === undefined ? undefined : [{ name: "development server", url: at.url }],
+  );
   const server = http.createServer(handler(served, dispatchOptions, gate));
   // A client that sends its request and then half-closes (shutdown(SHUT_WR), `nc -N`) still gets its
   // answer: by default Node ends such a socket at once, before an async dispatch can reply. The

@@ -9,6 +9,7 @@ import codes = require("rpcserver/codes");
 import methods = require("rpcserver/methods");
 import sentinels = require("rpcserver/sentinels");
 import http = require("rpcserver/http");
+import fetchEntry = require("rpcserver/fetch");
 import pl = require("rpcserver/pipeline");
 import rpcClient = require("rpcserver/client");
 import rpcConnection = require("rpcserver/connection");
@@ -26,9 +27,12 @@ const server: Promise<rpc.DevServer> = rpc.serve();
 const api = rpc.contract({ ping: { result: t.literal("pong") } });
 const calc = rpcClient.client(api, rpcClient.local(rpc.implement(api, { ping: () => E.right("pong" as const) })));
 const pong: rpcClient.RpcCall<"pong"> = calc.ping();
+const handler: fetchEntry.FetchHandler = fetchEntry.fetchHandler(
+  rpc.implement(api, { ping: () => E.right("pong" as const) }),
+);
 // rpcserver/connection without Node's types: a MessagePort (lib DOM) is a channel.
 const peer: rpcConnection.Connection = rpcConnection.connect(rpcConnection.messagePort(new MessageChannel().port1), {
   cancellation: "mcp",
 });
 const args: types.ParamsArgs<[number, string]> = [1, "a"];
-export = { args, text, later, ok, dict, answer, env, server, pong, peer };
+export = { args, text, later, ok, dict, answer, env, server, pong, peer, handler };

@@ -25,12 +25,14 @@ import { ERROR_PARSE_ERROR } from "rpcserver/codes";
 import { globalMethods } from "rpcserver/methods";
 import { NODATA } from "rpcserver/sentinels";
 import { toHttp, type HttpAnswer } from "rpcserver/http";
+import { fetchHandler, type FetchHandler } from "rpcserver/fetch";
 import { environment, pipeline, Sync, toJson, type Env } from "rpcserver/pipeline";
 import type { CallArgsOf, ContractRefusal } from "rpcserver/types";
 
 const ping = method(function ping(): Result {
   return Success("pong");
 });
+const fetched: FetchHandler = fetchHandler({ ping }, { maxBodyBytes: 1024, cors: true });
 const text: string = dispatch('{"jsonrpc":"2.0","method":"ping","id":1}', { ping });
 const same: string = dispatchToJson("[]", { ping });
 const later: Promise<string> = asyncDispatchToJson("[]");
@@ -101,4 +103,5 @@ export {
   inProcess,
   tableClient,
   kind,
+  fetched,
 };

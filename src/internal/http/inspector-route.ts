@@ -1,13 +1,13 @@
 /**
- * The development server's inspector route: which requests get the inspector page (a browser's
- * GET of `/`), and the headers it is served with. Everything else keeps its answer: POST is
+ * The inspector route of the servers here (the development server, `fetchHandler`): which requests
+ * get the inspector page (a browser's GET, of `/` on the development server), and the headers it is
+ * served with. Everything else keeps its answer: POST is
  * dispatched, and a GET whose `Accept` does not name `text/html` (curl's and `fetch`'s default,
  * any type, does not), a GET of another path, a HEAD and every other method get 405 as before.
  *
  * @module
  */
-import type { IncomingHttpHeaders } from "node:http";
-import { accepts } from "../http/accept";
+import { accepts } from "./accept";
 import { INSPECTOR_HEADERS, inspectorPage } from "../inspector/page";
 
 /** The one path the page is served at: the server's root, the URL its listening line prints. */
@@ -34,8 +34,8 @@ export const isPagePath = (method: string | undefined, url: string | undefined):
 export const isPageRequest = (
   method: string | undefined,
   url: string | undefined,
-  headers: IncomingHttpHeaders,
-): boolean => isPagePath(method, url) && acceptsHtml(headers.accept);
+  accept: string | undefined,
+): boolean => isPagePath(method, url) && acceptsHtml(accept);
 
 /**
  * `headers` with `Accept` added to their `Vary`: for the 405 of a GET of the page's path whose
@@ -51,7 +51,8 @@ export const varyingByAccept = <H extends Readonly<Record<string, string | numbe
 
 /**
  * The page of a server whose `rpc.discover` title is `title` (`serve` checks it is a string),
- * calling the server's root, where it is served.
+ * calling `url`, where it is served: the development server's root, or the path a fetch handler
+ * is mounted on.
  */
-export const servedPage = (title: unknown): string =>
-  inspectorPage({ url: PAGE_PATH, ...(typeof title === "string" ? { title: `${title} (inspector)` } : {}) });
+export const servedPage = (title: unknown, url: string = PAGE_PATH): string =>
+  inspectorPage({ url, ...(typeof title === "string" ? { title: `${title} (inspector)` } : {}) });

@@ -1,0 +1,150 @@
+/**
+ * What the HTTP servers here (the development server, `fetchHandler`) answer a request by its head
+ * alone, before any body is read: the browser guard's 403, the inspector page, a CORS preflight,
+ * 405; or that its POST body is to be dispatched, with the CORS headers of its answer. Written once,
+ * runtime-neutral: the Node handler writes the answer to `res`, the fetch handler returns it as a
+ * `Response`, so both answer the same request with the same status, headers and body.
+ *
+ * @module
+ */
+import { ERROR_SERVER_ERROR } from "../core/codes";
+import { log } from "../core/logger";
+import type { GuardedHeaders, Refusal } from "./browser-guard";
+import { acceptsHtml, PAGE_HEADERS, varyingByAccept } from "./inspector-route";
+
+/** Logging must never stop a server, so a logger that throws is ignored. */
+export const say = (level: "error" | "warn" | "info", message: string): void => {
+  try {
+    log()[level](message);
+  } catch {
+    // Nothing to do: the server goes on.
+  }
+};
+
+/** Headers of an answer, as the servers here write them. */
+export type HeaderValues = { readonly [name: string]: string | number };
+
+/** No headers: one object, so that "no CORS" is a comparison. */
+export const NO_HEADERS: HeaderValues = {};
+
+/** What a request that made dispatch itself fail gets (a bad option, say): -32000, and a log line. */
+export const SERVER_ERROR_BODY = JSON.stringify({
+  jsonrpc: "2.0",
+  error: { code: ERROR_SERVER_ERROR, message: "Server error" },
+  id: null,
+});
+
+/** The text of a 405. */
+export const NOT_ALLOWED = "rpcserver: send JSON-RPC 2.0 requests with POST\n";
+
+/**
+ * How long a browser may keep a preflight's answer: 10 minutes, so a page does not preflight every
+ * call, and a change of the server's options is seen soon (Chrome caps it at 2 hours anyway).
+ */
+const PREFLIGHT_MAX_AGE_SECONDS = 600;
+
+const TEXT = "text/plain; charset=utf-8";
+
+/** A 403's headers: its text is plain text, never sniffed as anything else. */
+const REFUSED_HEADERS: HeaderValues = { "Content-Type": TEXT, "X-Content-Type-Options": "nosniff" };
+
+/** What a server checks and serves before it dispatches: the guard, CORS, the inspector page. */
+export interface Gate {
+  /** The development server sets it again once listening: the address bound (`localhost` may be 127.0.0.1 or ::1) decides. */
+  guard: (headers: GuardedHeaders) => Refusal | undefined;
+  readonly cors: boolean;
+  /** The inspector page's HTML for a browser's GET of `url` (a path and query); `undefined` when it is off. */
+  readonly page: ((url: string) => string) | undefined;
+  /** Is `url` (a path and query) where the page is served? */
+  readonly pagePath: (url: string) => boolean;
+}
+
+/** The answer to a request by its head: everything but a POST, and a POST refused. */
+export interface HeadAnswer {
+  readonly dispatch: false;
+  readonly status: 200 | 204 | 403 | 405;
+  readonly headers: HeaderValues;
+  /** The body (`""` for the 204 of a preflight). */
+  readonly body: string;
+  /** The status as a log line says it (`200 (inspector page)`). */
+  readonly said: string;
+  /** The guard's refusal, for a 403. */
+  readonly refusal?: Refusal;
+}
+
+/** A POST to dispatch: its answer carries `cors` (none when CORS is off or no `Origin` was sent). */
+export interface ToDispatch {
+  readonly dispatch: true;
+  readonly cors: HeaderValues;
+}
+
+/** A preflight from an allowed origin: 204 with what the page may send. */
+const preflight = (cors: HeaderValues, header: (name: string) => string | undefined): HeadAnswer => {
+  const asked = header("access-control-request-headers");
+  const privateNetwork = header("access-control-request-private-network") === "true";
+  return {
+    dispatch: false,
+    status: 204,
+    headers: {
+      ...cors,
+      Vary: "Origin, Access-Control-Request-Headers",
+      "Access-Control-Allow-Methods": "POST",
+      ...(asked === undefined ? {} : { "Access-Control-Allow-Headers": asked }),
+      ...(privateNetwork ? { "Access-Control-Allow-Private-Network": "true" } : {}),
+      "Access-Control-Max-Age": PREFLIGHT_MAX_AGE_SECONDS,
+    },
+    body: "",
+    said: "204 (CORS preflight)",
+  };
+};
+
+/**
+ * How a request is answered, by its method, its URL (path and query) and its headers (`header`
+ * gives a lower-case name's value, `undefined` when absent): checked by the guard first (403), then
+ * a POST is to be dispatched; a browser's GET of the page's path gets the page, a preflight from an
+ * allowed origin its 204, and anything else 405 with `Allow: POST`.
+ */
+export const route = (
+  gate: Gate,
+  method: string | undefined,
+  url: string,
+  header: (name: string) => string | undefined,
+): HeadAnswer | ToDispatch => {
+  const origin = header("origin");
+  const refusal = gate.guard({ host: header("host"), origin });
+  if (refusal !== undefined) {
+    return { dispatch: false, status: 403, headers: REFUSED_HEADERS, body: refusal.message, said: "403", refusal };
+  }
+  const cors =
+    gate.cors && origin !== undefined ? { "Access-Control-Allow-Origin": origin, Vary: "Origin" } : NO_HEADERS;
+  if (method === "POST") return { dispatch: true, cors };
+  const onPagePath = gate.page !== undefined && method === "GET" && gate.pagePath(url);
+  if (onPagePath && gate.page !== undefined && acceptsHtml(header("accept"))) {
+    return { dispatch: false, status: 200, headers: PAGE_HEADERS, body: gate.page(url), said: "200 (inspector page)" };
+  }
+  if (method === "OPTIONS" && cors !== NO_HEADERS && header("access-control-request-method") !== undefined) {
+    return preflight(cors, header);
+  }
+  const vary = onPagePath ? varyingByAccept(cors) : cors;
+  return {
+    dispatch: false,
+    status: 405,
+    headers: { ...vary, Allow: "POST", "Content-Type": TEXT },
+    body: NOT_ALLOWED,
+    said: "405",
+  };
+};
+
+/** The `cors` option (`serve`'s, `fetchHandler`'s), checked: whether it is on, and the origins it adds. */
+export const corsOption = (
+  cors: boolean | { readonly origins?: readonly string[] } | undefined,
+  who: string,
+): { readonly on: boolean; readonly origins: readonly string[] } => {
+  if (cors === undefined || cors === false) return { on: false, origins: [] };
+  if (cors === true) return { on: true, origins: [] };
+  const origins = (cors as { origins?: unknown } | null)?.origins;
+  if (typeof cors !== "object" || cors === null || (origins !== undefined && !Array.isArray(origins))) {
+    throw new TypeError(`${who}: cors must be true, false or { origins: [...] }`);
+  }
+  return { on: true, origins: (origins as readonly string[] | undefined) ?? [] };
+};
