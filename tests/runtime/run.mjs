@@ -6,8 +6,10 @@
 import * as rpc from "../../dist/esm/index.js";
 import * as rpcClient from "../../dist/esm/client.js";
 import * as rpcConnection from "../../dist/esm/connection.js";
+import * as rpcFetch from "../../dist/esm/fetch.js";
 import { runClientConformance } from "./client-conformance.mjs";
 import { runConformance } from "./conformance.mjs";
+import { fetchService, inProcess, reboundUrl, runFetchCases } from "./fetch-cases.mjs";
 
 const runtime = globalThis.Deno
   ? `deno ${globalThis.Deno.version.deno}`
@@ -20,12 +22,18 @@ const url = given ?? own.url;
 try {
   const core = await runConformance(rpc);
   const client = await runClientConformance(rpc, rpcClient, url, rpcConnection);
-  for (const failure of [...core.failures, ...client.failures]) console.log(`FAIL ${failure}`);
+  // rpcserver/fetch's handler, called with this runtime's own Request (served by its own server: fetch-served.mjs).
+  const fetched = await runFetchCases(inProcess(fetchService(rpc, rpcFetch)), "http://localhost/rpc", reboundUrl);
+  const all = [core, client, fetched];
+  for (const failure of all.flatMap((part) => part.failures)) console.log(`FAIL ${failure}`);
+  const passed = all.reduce((n, part) => n + part.passed, 0);
+  const failed = all.reduce((n, part) => n + part.failed, 0);
   console.log(
-    `conformance on ${runtime}: ${core.passed + client.passed} passed, ${core.failed + client.failed} failed ` +
-      `(client: ${client.passed} passed over local and http, ${own ? "its own" : "the harness's"} dev server at ${url})`,
+    `conformance on ${runtime}: ${passed} passed, ${failed} failed ` +
+      `(client: ${client.passed} passed over local and http, ${own ? "its own" : "the harness's"} dev server at ${url}; ` +
+      `fetchHandler: ${fetched.passed} passed with this runtime's Request)`,
   );
-  if (core.failed + client.failed > 0) process.exitCode = 1;
+  if (failed > 0) process.exitCode = 1;
 } finally {
   await own?.close();
 }
