@@ -1,6 +1,8 @@
 // The runtime matrix: the jest suite on Node.js 18, 22, 24 and 26 (the suite's own run covers the
-// Node that runs npm; the compile-only files, ONCE below, run there only), and the built package's conformance cases (tests/runtime: the dispatch core,
-// and the client over `local` and over `http`) on those Nodes, Bun, Deno and headless Chromium.
+// Node that runs npm; the compile-only files, ONCE below, run there only), and the built package's conformance cases
+// (tests/runtime: the dispatch core, and the client over `local` and over `http`) on those Nodes, Bun, Deno and
+// headless Chromium; rpcserver/fetch's handler, called with the runtime's own Request, on those Nodes, Bun and
+// Deno, and served by Bun.serve, Deno.serve and Cloudflare's workerd (tests/runtime/fetch-served.mjs).
 // The client's http cases call one development server (the built `serve`) that this process starts
 // on 127.0.0.1 and hands to every run in RPCSERVER_URL. The runtimes come from npm packages that
 // carry their binaries (runtimes/package.json, installed here with npm ci); Chromium and nats-server
@@ -23,7 +25,7 @@ const install = () => {
   const wanted = Object.keys(JSON.parse(readFileSync("runtimes/package.json", "utf8")).devDependencies);
   if (existsSync(`${bin}/.package-lock.json`) && wanted.every((name) => existsSync(`${bin}/${name}`))) return;
   console.log(
-    "runtimes: installing Node.js 18/22/24/26, Bun, Deno, TypeScript 5/6/7, @types/node, esbuild, Vite and webpack " +
+    "runtimes: installing Node.js 18/22/24/26, Bun, Deno, workerd, TypeScript 5/6/7, @types/node, esbuild, Vite and webpack " +
       "(npm ci --prefix runtimes)",
   );
   execFileSync("npm", ["ci", "--prefix", "runtimes", "--no-audit", "--no-fund"], { stdio: "inherit" });
@@ -99,6 +101,11 @@ const runs = [
   ["bun: built package conformance", `${bin}/@oven/bun-linux-x64/bin/bun`, conformance],
   ["deno: built package conformance", `${bin}/@deno/linux-x64-glibc/deno`, ["run", "-A", ...conformance]],
   ["chromium: built package conformance", process.execPath, ["tests/runtime/browser.mjs"]],
+  [
+    "bun, deno, workerd: fetchHandler served by their own servers",
+    process.execPath,
+    ["tests/runtime/fetch-served.mjs"],
+  ],
   ["chromium: browser bundles (esbuild, vite, webpack)", process.execPath, ["tests/runtime/bundlers.mjs"]],
   [
     "typescript: types matrix (5/6/7 x @types/node 20/22/24/newest)",
