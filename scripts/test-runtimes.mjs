@@ -9,8 +9,9 @@
 // TypeScript 5, 6 and 7 against @types/node 20 to the newest) and the browser bundles
 // (tests/runtime/bundlers.mjs: esbuild, Vite and webpack, run in Chromium), whose compilers and
 // bundlers runtimes/package.json installs too.
-// The runs go RPCSERVER_TEST_JOBS at a time (default 3; each run's output is printed whole when it
-// ends). Ends with "runtimes: N passed, N failed"; exits non-zero when any runtime failed.
+// The runs go RPCSERVER_TEST_JOBS at a time (default 4: the four jest suites at once, each of which
+// spends most of its time waiting on its sockets, processes and timers; each run's output is printed
+// whole when it ends), the longest first. Ends with "runtimes: N passed, N failed"; exits non-zero when any runtime failed.
 import { execFileSync, spawn } from "node:child_process";
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -88,23 +89,25 @@ const jest = [
 const conformance = ["tests/runtime/run.mjs"];
 const only = process.argv.slice(2).filter((arg) => !arg.startsWith("--"));
 /** How many runs go side by side (RPCSERVER_TEST_JOBS; 1: one after the other, output as it comes). */
-const jobs = Math.max(1, Number(process.env.RPCSERVER_TEST_JOBS ?? "") || 3);
+const jobs = Math.max(1, Number(process.env.RPCSERVER_TEST_JOBS ?? "") || 4);
 const TIME = "/usr/bin/time";
 const measured = existsSync(TIME);
 const work = mkdtempSync(join(tmpdir(), "rpcserver-runtimes-"));
 const nodes = [18, 22, 24, 26];
+// The longest first (the jest suites, the types matrix, the browser bundles): the last to start are
+// the shortest, so that the lanes end close together.
 const runs = [
   ...nodes.map((v) => [`node ${v}: jest suite, less the ONCE files`, `${bin}/node${v}/bin/node`, jest]),
-  ...nodes.map((v) => [`node ${v}: built package conformance`, `${bin}/node${v}/bin/node`, conformance]),
-  ["bun: built package conformance", `${bin}/@oven/bun-linux-x64/bin/bun`, conformance],
-  ["deno: built package conformance", `${bin}/@deno/linux-x64-glibc/deno`, ["run", "-A", ...conformance]],
-  ["chromium: built package conformance", process.execPath, ["tests/runtime/browser.mjs"]],
-  ["chromium: browser bundles (esbuild, vite, webpack)", process.execPath, ["tests/runtime/bundlers.mjs"]],
   [
     "typescript: types matrix (5/6/7 x @types/node 20/22/24/newest)",
     process.execPath,
     ["tests/runtime/types-matrix.mjs"],
   ],
+  ["chromium: browser bundles (esbuild, vite, webpack)", process.execPath, ["tests/runtime/bundlers.mjs"]],
+  ["chromium: built package conformance", process.execPath, ["tests/runtime/browser.mjs"]],
+  ...nodes.map((v) => [`node ${v}: built package conformance`, `${bin}/node${v}/bin/node`, conformance]),
+  ["bun: built package conformance", `${bin}/@oven/bun-linux-x64/bin/bun`, conformance],
+  ["deno: built package conformance", `${bin}/@deno/linux-x64-glibc/deno`, ["run", "-A", ...conformance]],
 ].filter(([name]) => only.length === 0 || only.some((word) => name.startsWith(word)));
 
 install();
