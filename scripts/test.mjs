@@ -3,7 +3,7 @@
 //
 //   lint, typecheck, docs (typedoc), build, install (the runtimes, Chromium, nats-server)   at once
 //   api (api:check), package (check:package) and jest (the suite on the Node that runs npm, two
-//   files at a time)                                                         once the build is done
+//   files at a time, or one per core but one where there are more)           once the build is done
 //   runtimes (scripts/test-runtimes.mjs: the suite on Node 18, 22, 24 and 26, the built package on
 //   those Nodes, Bun, Deno and Chromium, the browser bundles, the types matrix)   once the build and
 //   install are done; its own runs go RPCSERVER_TEST_JOBS at a time (default 4)
@@ -36,7 +36,7 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 
 // The CPU time of each step (its processes', user and system), where GNU time is there to measure it:
@@ -58,7 +58,8 @@ const STEPS = [
   { name: "package", command: ["npm", "run", "--silent", "check:package"], after: ["build"] },
   {
     name: "jest",
-    command: [process.execPath, "node_modules/jest/bin/jest.js", "--maxWorkers=2"],
+    // Two at least: jest's default on two cores is one, and its files mostly wait (sockets, processes).
+    command: [process.execPath, "node_modules/jest/bin/jest.js", `--maxWorkers=${Math.max(2, cpus().length - 1)}`],
     after: ["build"],
     env: { RPCSERVER_INSTALL_DONE: INSTALL_DONE },
   },
