@@ -4,9 +4,14 @@
  * The inspector page's assets (src/internal/inspector/assets.ts, a placeholder for types) are the
  * module the build makes of the page's sources (scripts/jest-inspector-assets.cjs): the first
  * pattern that matches a file transforms it.
+ *
+ * The environment and the order of the files know which files need what the install of npm test
+ * brings (the runtimes, Chromium, nats-server): npm test starts jest before that install ends, and
+ * those files come last and wait for it (scripts/jest-install-gate.cjs).
  */
 export default {
-  testEnvironment: "node",
+  testEnvironment: "<rootDir>/scripts/jest-environment.cjs",
+  testSequencer: "<rootDir>/scripts/jest-sequencer.cjs",
   roots: ["<rootDir>/tests"],
   testMatch: ["**/*.test.ts"],
   transform: {

@@ -11,8 +11,9 @@
 // TypeScript 5, 6 and 7 against @types/node 20 to the newest) and the browser bundles
 // (tests/runtime/bundlers.mjs: esbuild, Vite and webpack, run in Chromium), whose compilers and
 // bundlers runtimes/package.json installs too.
-// The runs go RPCSERVER_TEST_JOBS at a time (default 3; each run's output is printed whole when it
-// ends). Ends with "runtimes: N passed, N failed"; exits non-zero when any runtime failed.
+// The runs go RPCSERVER_TEST_JOBS at a time (default 4: the four jest suites at once, each of which
+// spends most of its time waiting on its sockets, processes and timers; each run's output is printed
+// whole when it ends), the longest first. Ends with "runtimes: N passed, N failed"; exits non-zero when any runtime failed.
 import { execFileSync, spawn } from "node:child_process";
 import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -70,16 +71,22 @@ if (process.argv.includes("--install")) {
 }
 
 // Files that check our text and our types rather than the library on a Node: the import rules, what
-// tsc reports of the sources, of the packed package (package-types; nats-types, the built NATS
+// tsc reports of the sources (exports-types: what the entries export), of the packed package (package-types; nats-types, the built NATS
 // declarations against the real NATS package's) and of the TypeScript examples (which they then
 // run), the TSDoc examples and every page's code blocks. They run once, in the suite's own run on
 // the npm Node (npm test's jest step), and not again on each Node of the matrix: they are half of a
 // suite's CPU time, and everything else (the library's servers, clients, sockets, processes,
 // browsers) still runs on every Node. A name here that names no file fails the matrix, so that the
 // list cannot rot into a silent no-op.
-const ONCE = ["architecture", "doc-examples", "examples-ts", "nats-types", "package-types", "tsdoc-examples"].map(
-  (name) => `tests/${name}.test.ts`,
-);
+const ONCE = [
+  "architecture",
+  "doc-examples",
+  "examples-ts",
+  "exports-types",
+  "nats-types",
+  "package-types",
+  "tsdoc-examples",
+].map((name) => `tests/${name}.test.ts`);
 const gone = ONCE.filter((file) => !existsSync(file));
 if (gone.length > 0) throw new Error(`scripts/test-runtimes.mjs: ONCE names no file: ${gone.join(", ")}`);
 const jest = [
@@ -90,28 +97,30 @@ const jest = [
 const conformance = ["tests/runtime/run.mjs"];
 const only = process.argv.slice(2).filter((arg) => !arg.startsWith("--"));
 /** How many runs go side by side (RPCSERVER_TEST_JOBS; 1: one after the other, output as it comes). */
-const jobs = Math.max(1, Number(process.env.RPCSERVER_TEST_JOBS ?? "") || 3);
+const jobs = Math.max(1, Number(process.env.RPCSERVER_TEST_JOBS ?? "") || 4);
 const TIME = "/usr/bin/time";
 const measured = existsSync(TIME);
 const work = mkdtempSync(join(tmpdir(), "rpcserver-runtimes-"));
 const nodes = [18, 22, 24, 26];
+// The longest first (the jest suites, the types matrix, the browser bundles): the last to start are
+// the shortest, so that the lanes end close together.
 const runs = [
   ...nodes.map((v) => [`node ${v}: jest suite, less the ONCE files`, `${bin}/node${v}/bin/node`, jest]),
-  ...nodes.map((v) => [`node ${v}: built package conformance`, `${bin}/node${v}/bin/node`, conformance]),
-  ["bun: built package conformance", `${bin}/@oven/bun-linux-x64/bin/bun`, conformance],
-  ["deno: built package conformance", `${bin}/@deno/linux-x64-glibc/deno`, ["run", "-A", ...conformance]],
-  ["chromium: built package conformance", process.execPath, ["tests/runtime/browser.mjs"]],
-  [
-    "bun, deno, workerd: fetchHandler served by their own servers",
-    process.execPath,
-    ["tests/runtime/fetch-served.mjs"],
-  ],
-  ["chromium: browser bundles (esbuild, vite, webpack)", process.execPath, ["tests/runtime/bundlers.mjs"]],
   [
     "typescript: types matrix (5/6/7 x @types/node 20/22/24/newest)",
     process.execPath,
     ["tests/runtime/types-matrix.mjs"],
   ],
+  ["chromium: browser bundles (esbuild, vite, webpack)", process.execPath, ["tests/runtime/bundlers.mjs"]],
+  [
+    "bun, deno, workerd: fetchHandler served by their own servers",
+    process.execPath,
+    ["tests/runtime/fetch-served.mjs"],
+  ],
+  ["chromium: built package conformance", process.execPath, ["tests/runtime/browser.mjs"]],
+  ...nodes.map((v) => [`node ${v}: built package conformance`, `${bin}/node${v}/bin/node`, conformance]),
+  ["bun: built package conformance", `${bin}/@oven/bun-linux-x64/bin/bun`, conformance],
+  ["deno: built package conformance", `${bin}/@deno/linux-x64-glibc/deno`, ["run", "-A", ...conformance]],
 ].filter(([name]) => only.length === 0 || only.some((word) => name.startsWith(word)));
 
 install();

@@ -2,11 +2,15 @@
 // waits for:
 //
 //   lint, typecheck, docs (typedoc), build, install (the runtimes, Chromium, nats-server)   at once
-//   api (api:check) and package (check:package)                             once the build is done
-//   jest (the suite on the Node that runs npm)                  once the build and install are done
+//   api (api:check), package (check:package) and jest (the suite on the Node that runs npm, two
+//   files at a time, or one per core but one where there are more)           once the build is done
 //   runtimes (scripts/test-runtimes.mjs: the suite on Node 18, 22, 24 and 26, the built package on
-//   those Nodes, Bun, Deno and Chromium, the browser bundles, the types matrix)   the same; its own
-//   runs go RPCSERVER_TEST_JOBS at a time (default 3)
+//   those Nodes, Bun, Deno and Chromium, the browser bundles, the types matrix)   once the build and
+//   install are done; its own runs go RPCSERVER_TEST_JOBS at a time (default 4)
+//
+// jest starts before the install ends: the files that need what it brings run last, and each waits
+// for its end (scripts/jest-install-gate.cjs says which files; this script writes the file that
+// RPCSERVER_INSTALL_DONE names when the install step ends, "ok" or why it failed, which fails them).
 //
 // A failed step does not stop the others: every step whose prerequisites passed runs, and the run
 // fails at the end, naming each failed step. A step's output is printed whole when it ends (two
@@ -28,12 +32,22 @@ import {
   mkdtempSync,
   readFileSync,
   readlinkSync,
+  renameSync,
   rmSync,
+  writeFileSync,
 } from "node:fs";
-import { tmpdir } from "node:os";
+import { cpus, tmpdir } from "node:os";
 import { join } from "node:path";
 
-/** The steps: name, command, and the steps it waits for. */
+// The CPU time of each step (its processes', user and system), where GNU time is there to measure it:
+// on a loaded machine, the times beside it say what the step costs.
+const TIME = "/usr/bin/time";
+const measured = existsSync(TIME);
+const work = mkdtempSync(join(tmpdir(), "rpcserver-test-"));
+/** Written when the install step ends (jest's files that need it wait for it): "ok", or why not. */
+const INSTALL_DONE = join(work, "install.done");
+
+/** The steps: name, command, the steps it waits for, and its environment beyond this process's. */
 const STEPS = [
   { name: "lint", command: ["npm", "run", "--silent", "lint"], after: [] },
   { name: "typecheck", command: ["npm", "run", "--silent", "typecheck"], after: [] },
@@ -42,29 +56,30 @@ const STEPS = [
   { name: "install", command: [process.execPath, "scripts/test-runtimes.mjs", "--install"], after: [] },
   { name: "api", command: ["npm", "run", "--silent", "api:check"], after: ["build"] },
   { name: "package", command: ["npm", "run", "--silent", "check:package"], after: ["build"] },
-  { name: "jest", command: [process.execPath, "node_modules/jest/bin/jest.js"], after: ["build", "install"] },
+  {
+    name: "jest",
+    // Two at least: jest's default on two cores is one, and its files mostly wait (sockets, processes).
+    command: [process.execPath, "node_modules/jest/bin/jest.js", `--maxWorkers=${Math.max(2, cpus().length - 1)}`],
+    after: ["build"],
+    env: { RPCSERVER_INSTALL_DONE: INSTALL_DONE },
+  },
   { name: "runtimes", command: [process.execPath, "scripts/test-runtimes.mjs"], after: ["build", "install"] },
 ];
 
 const started = Date.now();
 const seconds = (ms) => `${(ms / 1000).toFixed(0)} s`;
 
-// The CPU time of each step (its processes', user and system), where GNU time is there to measure it:
-// on a loaded machine, the times beside it say what the step costs.
-const TIME = "/usr/bin/time";
-const measured = existsSync(TIME);
-const work = mkdtempSync(join(tmpdir(), "rpcserver-test-"));
 /** Where each step's output is written as it comes (ignored by git). */
 const LOGS = join(".tmp", "npm-test");
 mkdirSync(LOGS, { recursive: true });
 
 /** Runs one step with its output collected; resolves to its status, output and CPU seconds. */
-const run = ({ name, command }) =>
+const run = ({ name, command, env }) =>
   new Promise((resolve) => {
     const chunks = [];
     const cpuFile = join(work, `${name}.cpu`);
     const [file, ...args] = measured ? [TIME, "-f", "%U %S", "-o", cpuFile, ...command] : command;
-    const child = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(file, args, { stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, ...env } });
     // Also written as it comes, to be followed while the step runs (`tail -f .tmp/npm-test/jest.log`).
     const log = createWriteStream(join(LOGS, `${name}.log`));
     const collect = (chunk) => void (chunks.push(chunk), log.write(chunk));
@@ -102,6 +117,11 @@ const stepOf = (step) => {
         console.log(`=== ${step.name}: started at ${seconds(at - started)}`);
         const result = await run(step);
         const took = Date.now() - at;
+        if (step.name === "install") {
+          // Whole or not at all: written beside, then renamed into place.
+          writeFileSync(`${INSTALL_DONE}.part`, result.ok ? "ok" : `install: ${result.why}`);
+          renameSync(`${INSTALL_DONE}.part`, INSTALL_DONE);
+        }
         results.set(step.name, { ...result, at: at - started, took });
         process.stdout.write(`\n=== ${step.name} (${step.command.join(" ")})\n`);
         process.stdout.write(result.output);

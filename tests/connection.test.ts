@@ -14,11 +14,17 @@ import { lone, pair, settle } from "./helpers/channels";
 const api = contract({
   add: { params: t.tuple([t.number, t.number]), result: t.number },
   sleep: { params: t.tuple([t.number]), result: t.string },
+  hold: { result: t.string },
   fail: { result: t.null },
 });
 
 /** Signals the `sleep` handlers were handed, to check they abort. */
 const signals: AbortSignal[] = [];
+/**
+ * The `hold` requests in flight, each ended by calling it: a request slower than another by the
+ * test's say, not by a timer that a loaded machine can let run out first.
+ */
+const held: Array<() => void> = [];
 const app = server(api)
   .context<object>()
   .implement({
@@ -27,9 +33,12 @@ const app = server(api)
       new Promise((resolve) => {
         const { signal } = ctx as { signal: AbortSignal };
         signals.push(signal);
+        // Cancelled before it started (a cancel can overtake a request on a slow machine): no timer.
+        if (signal.aborted) return;
         const timer = setTimeout(() => resolve(E.right(`slept ${ms}`)), ms);
         signal.addEventListener("abort", () => clearTimeout(timer), { once: true });
       }),
+    hold: () => () => new Promise((resolve) => void held.push(() => resolve(E.right("released")))),
     fail: () => RpcError(7, "failed"),
   });
 const serving = { methods: app.methods, context: {} };
@@ -46,6 +55,7 @@ const until = async (check: () => boolean): Promise<void> => {
 
 afterEach(() => {
   signals.length = 0;
+  held.length = 0;
 });
 
 describe("serving", () => {
@@ -69,9 +79,13 @@ describe("serving", () => {
   test("no head-of-line blocking: a fast request is answered before a slow one sent earlier", async () => {
     const end = lone();
     connect(end, serving);
-    end.inject(request("sleep", [30], 1));
+    end.inject(request("hold", [], 1));
     end.inject(request("sleep", [1], 2));
-    await settle(60);
+    await until(() => end.sent.length === 1);
+    expect(answers(end.sent).map((a) => (a as { id: number }).id)).toEqual([2]);
+    expect(held).toHaveLength(1);
+    held[0]?.();
+    await until(() => end.sent.length === 2);
     expect(answers(end.sent).map((a) => (a as { id: number }).id)).toEqual([2, 1]);
   });
 
@@ -129,10 +143,11 @@ describe("cancellation, incoming", () => {
   test("lsp: $/cancelRequest answers -32800 at once and aborts the signal; a later answer is dropped", async () => {
     const end = lone();
     connect(end, { ...serving, cancellation: "lsp" });
-    end.inject(request("sleep", [20], 1));
+    // A minute: it cannot end before the cancel comes, however slow the machine (aborted, it stops).
+    end.inject(request("sleep", [60_000], 1));
     await settle();
     end.inject(JSON.stringify({ jsonrpc: "2.0", method: "$/cancelRequest", params: { id: 1 } }));
-    await settle(40);
+    await until(() => end.sent.length === 1);
     expect(answers(end.sent)).toEqual([
       { jsonrpc: "2.0", error: { code: -32800, message: "Request cancelled" }, id: 1 },
     ]);
@@ -142,11 +157,11 @@ describe("cancellation, incoming", () => {
   test("mcp: notifications/cancelled aborts the signal and sends no answer", async () => {
     const end = lone();
     connect(end, { ...serving, cancellation: "mcp" });
-    end.inject(request("sleep", [20], "r1"));
+    end.inject(request("sleep", [60_000], "r1"));
     await settle();
     end.inject(JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: "r1" } }));
     end.inject(request("add", [1, 1], "r2"));
-    await settle(40);
+    await until(() => end.sent.length === 1);
     expect(answers(end.sent)).toEqual([{ jsonrpc: "2.0", result: 2, id: "r2" }]);
     expect(signals.map((s) => s.aborted)).toEqual([true]);
   });
@@ -154,10 +169,11 @@ describe("cancellation, incoming", () => {
   test("mcp: a cancelled member of a batch is left out of its answer", async () => {
     const end = lone();
     connect(end, { ...serving, cancellation: "mcp" });
-    end.inject(`[${request("sleep", [20], 1)},${request("add", [1, 2], 2)}]`);
+    end.inject(`[${request("sleep", [60_000], 1)},${request("add", [1, 2], 2)}]`);
     await settle();
     end.inject(JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 1 } }));
-    await settle(40);
+    // Without the cancel the batch's answer would wait the minute out: none would come here.
+    await until(() => end.sent.length === 1);
     expect(answers(end.sent)).toEqual([[{ jsonrpc: "2.0", result: 3, id: 2 }]]);
   });
 

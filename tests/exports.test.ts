@@ -1,10 +1,10 @@
 /**
  * The public names: version constants, codes, sentinels, every specification-spelling alias as the
- * same function object as its TypeScript name, and the deprecated names.
+ * same function object as its TypeScript name, and the deprecated names. What the type-level entry
+ * exports, which TypeScript reports of the sources, is in tests/exports-types.test.ts.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
-import ts from "typescript";
 import * as index from "../src";
 import * as asyncMain from "../src/async_main";
 import * as batchModule from "../src/internal/client/batch";
@@ -239,58 +239,6 @@ describe("each public entry re-exports only what it documents", () => {
 
   test("rpcserver/types exports no value at run time", () => {
     expect({ ...typesEntry }).toStrictEqual({});
-  });
-
-  test("the type-level helpers are in rpcserver/types, and no longer in the main entry", () => {
-    const src = join(__dirname, "..", "src");
-    const program = ts.createProgram([join(src, "index.ts"), join(src, "types.ts")], {
-      strict: true,
-      noEmit: true,
-      skipLibCheck: true,
-      module: ts.ModuleKind.ESNext,
-      moduleResolution: ts.ModuleResolutionKind.Bundler,
-      target: ts.ScriptTarget.ES2022,
-    });
-    const checker = program.getTypeChecker();
-    const exported = (file: string): string[] => {
-      const source = program.getSourceFile(join(src, file));
-      const module = source === undefined ? undefined : checker.getSymbolAtLocation(source);
-      return module === undefined ? [] : checker.getExportsOfModule(module).map((symbol) => symbol.name);
-    };
-    const moved = [
-      "AddsSignal",
-      "After",
-      "CallArgsOf",
-      "Checked",
-      "CheckedStages",
-      "ContextOf",
-      "ContractRefusal",
-      "DispatchContext",
-      "ExpectedContext",
-      "ExpectsNone",
-      "HandlerArgs",
-      "MethodsFor",
-      "NoOptions",
-      "ParamsArgs",
-      "PostProcessed",
-      "Refused",
-      "ResultOfSchema",
-      "StagesFit",
-      "TypedAround",
-      "TypedOptions",
-      "TypedStages",
-      "WireOfSchema",
-    ];
-    expect(exported("types.ts").sort()).toEqual(moved);
-    const main = exported("index.ts");
-    expect(main.filter((name) => moved.includes(name))).toEqual([]);
-    // What users write in their own signatures stays in the main entry.
-    for (const name of ["Expects", "NoContext", "WithSignal", "Method", "Methods", "Result", "Response", "Contract"]) {
-      expect(main).toContain(name);
-    }
-    for (const name of ["Handlers", "Options", "Stage", "Call", "MethodsWithoutContext", "ArgsOf", "ResultOf"]) {
-      expect(main).toContain(name);
-    }
   });
 });
 
