@@ -68,6 +68,12 @@ export type DeclaredErrorsOf<E> = E extends { readonly errors: ReadonlyArray<inf
  * The client function of contract entry `E`: the method's arguments in, an {@link RpcCall} (or
  * {@link RpcStream}) out.
  *
+ * @example
+ * import * as t from "io-ts";
+ * import type { ClientFunction } from "rpcserver/client";
+ * type Add = ClientFunction<{ params: t.TupleC<[t.NumberC, t.NumberC]>; result: t.NumberC }>;
+ * // (a: number, b: number) => RpcCall<number, CallError<never>>
+ *
  * @since 5.0.10
  * @category client
  */

@@ -182,13 +182,30 @@ export type HandlerTree<M extends Entries, C> = {
  * (`implement(usersApi, {...})`, its methods reused as they are), or that table loaded on the
  * branch's first call ({@link lazy}).
  *
+ * @example
+ * import * as E from "fp-ts/Either";
+ * import * as t from "io-ts";
+ * import { contract, implement, lazy, type Branch, type NoContext } from "rpcserver";
+ * const users = contract({ get: { params: t.tuple([t.number]), result: t.string } });
+ * const table = implement(users, { get: (id) => E.right(`user ${id}`) });
+ * const asTree: Branch<typeof users.methods, NoContext> = { get: (id) => E.right(`user ${id}`) };
+ * const asTable: Branch<typeof users.methods, NoContext> = table;
+ * const loaded: Branch<typeof users.methods, NoContext> = lazy(async () => table);
+ *
  * @since 5.0.10
  * @category contract
  */
 export type Branch<M extends Entries, C> = HandlerTree<M, C> | Handlers<M, C> | Lazy<Implemented<M, C>>;
 
-/** No handler for a name the contract does not have (also for handlers held in a variable). */
-type NoExtra<H, M> = { readonly [K in Exclude<keyof H, keyof M | BranchNames<keyof M>>]: never };
+/**
+ * No handler for a name the contract does not have (also for handlers held in a variable), in
+ * each branch given as an object of handlers too.
+ */
+type NoExtra<H, M> = { readonly [K in Exclude<keyof H, keyof M | BranchNames<keyof M>>]: never } & {
+  readonly [K in keyof H & BranchNames<keyof M>]: H[K] extends Lazy<unknown> | ((...args: never[]) => unknown)
+    ? unknown
+    : NoExtra<H[K], BranchOf<M, K & string>>;
+};
 
 /**
  * The methods table a contract's handlers make: one method per entry (by its full name), carrying
@@ -279,7 +296,7 @@ const gather = (
   found: Map<string, unknown>,
   lazies: Map<string, Lazy<unknown>>,
 ): void => {
-  for (const [key, value] of Object.entries(handlers)) {
+  for (const [key, value] of Object.entries(handlers) as Array<[string, unknown]>) {
     const name = prefix + key;
     if (found.has(name) || lazies.has(name)) throw new TypeError(`implement: "${name}" is given twice`);
     if (isLazy(value)) lazies.set(name, value);

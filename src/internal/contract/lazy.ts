@@ -11,6 +11,15 @@ import { isOutcome, type Method } from "../core/methods";
  * A branch of handlers loaded on its first call: what {@link lazy} makes, given in `implement`'s
  * handlers where the branch's handlers would be. `T` is the implemented table it loads.
  *
+ * @example
+ * import * as E from "fp-ts/Either";
+ * import * as t from "io-ts";
+ * import { contract, implement, lazy, type Implemented, type Lazy, type NoContext } from "rpcserver";
+ * const admin = contract({ ban: { params: t.tuple([t.string]), result: t.boolean } });
+ * const later: Lazy<Implemented<typeof admin.methods, NoContext>> = lazy(async () => ({
+ *   default: implement(admin, { ban: () => E.right(true) }),
+ * }));
+ *
  * @since 5.0.10
  * @category contract
  */
@@ -52,7 +61,8 @@ type TableOf<L> = L extends { readonly default: infer D } ? D : L;
  * @category contract
  */
 export const lazy = <L>(load: () => PromiseLike<L>): Lazy<TableOf<L>> => {
-  if (typeof load !== "function") throw new TypeError(`lazy: expected a function that loads a table, got ${typeof load}`);
+  if (typeof load !== "function")
+    throw new TypeError(`lazy: expected a function that loads a table, got ${typeof load}`);
   let pending: Promise<unknown> | undefined;
   const once = (): Promise<unknown> => {
     if (pending === undefined) {
@@ -60,7 +70,8 @@ export const lazy = <L>(load: () => PromiseLike<L>): Lazy<TableOf<L>> => {
         .then(load)
         .then((value) => {
           const table = tableOf(value);
-          if (table === undefined) throw new TypeError("it answered no table (an object of methods, or a module whose default export is one)");
+          if (table === undefined)
+            throw new TypeError("it answered no table (an object of methods, or a module whose default export is one)");
           return table;
         });
       pending = loading;
@@ -88,8 +99,7 @@ export const isLazy = (value: unknown): value is Lazy<unknown> =>
   (value as { _tag?: unknown })._tag === "Lazy" &&
   typeof (value as { load?: unknown }).load === "function";
 
-const messageOf = (thrown: unknown): string =>
-  thrown instanceof globalThis.Error ? thrown.message : String(thrown);
+const messageOf = (thrown: unknown): string => (thrown instanceof globalThis.Error ? thrown.message : String(thrown));
 
 /**
  * The method that stands for `member` of lazy branch `branch` (named `where`) until it is loaded:

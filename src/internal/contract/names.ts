@@ -23,6 +23,10 @@ export type BranchNames<K> = K extends `${infer H}.${string}` ? (H extends "then
 /**
  * The names of `K` that are not dotted: the leaves at this level of the tree.
  *
+ * @example
+ * import type { LeafNames } from "rpcserver/types";
+ * type L = LeafNames<"users.get" | "ping">; // "ping"
+ *
  * @since 5.0.10
  * @category contract
  */
