@@ -75,15 +75,15 @@ describe("implement: a nested contract's handlers", () => {
       implement(api, { users: lazy(() => import("./fixtures/nested/admin")), admin: adminTable, ping });
       // @ts-expect-error a missing handler: `admin.audit.last`
       implement(api, { users: usersTable, admin: { ban: (who) => E.right(who), audit: {} }, ping });
-      // @ts-expect-error a handler of the wrong type two levels down: `audit.last` answers strings
       implement(api, {
         users: usersTable,
+        // @ts-expect-error a handler of the wrong type two levels down: `audit.last` answers strings
         admin: { ban: (who) => E.right(who), audit: { last: (n) => E.right(n) } },
         ping,
       });
-      // @ts-expect-error a handler's parameter typed by its nested entry: `ban` takes a string
       implement(api, {
         users: usersTable,
+        // @ts-expect-error a handler's parameter typed by its nested entry: `ban` takes a string
         admin: { ban: (who: number) => E.right(`${who}`), audit: { last: adminTable["audit.last"] } },
         ping,
       });
