@@ -3,8 +3,9 @@
  * dotted names (the wire, dispatch and OpenRPC see those), `implement` takes the handlers as a tree
  * (a branch's implemented table reused whole, or loaded on its first call with `lazy`), the
  * client calls them as a tree, and `merge` puts contracts or tables together, each name once. The
- * three-level service of tests/fixtures/nested is called over `local` and over HTTP against the
- * development server. The type rules are tests/contract-nested-types.test.ts.
+ * three-level service of tests/fixtures/nested is called by the typed client over `local`, over
+ * HTTP against the development server, over a connection on a real TCP socket pair and over a real
+ * nats-server. The type rules are tests/contract-nested-types.test.ts.
  */
 import type { AddressInfo } from "node:net";
 import * as E from "fp-ts/Either";
@@ -28,6 +29,11 @@ import {
 } from "../src";
 import { batch, client, http, local, type Transport } from "../src/client";
 import { adminApi, api, auditApi, usersApi } from "./fixtures/nested/api";
+import { connect, type Connection } from "../src/connection";
+import { natsTransport, serveNats, type NatsService } from "../src/nats";
+import { connect as connectNats, type TestConnection } from "./fixtures/nats.cjs";
+import { startNatsServer, type NatsServer } from "./fixtures/nats-server.cjs";
+import { tcpPair, type RealPair } from "./helpers/real-channels";
 import { recordLogs } from "./support";
 
 const NAMES = ["users.get", "users.since", "users.missing", "admin.ban", "admin.audit.last", "ping"];
@@ -213,8 +219,21 @@ describe("merge: contracts, or tables, each name once", () => {
   });
 });
 
+/** The table with rpc.discover, as the development server and serveNats answer it. */
+const discoverable = { ...methods, [DISCOVER]: discover({ title: "t", version: "1" }, methods) };
+
 let dev: DevServer;
 let devUrl = "";
+/** A connection each way over a real TCP socket pair: the server end serves the table. */
+let tcp: RealPair;
+let served: Connection;
+let calling: Connection;
+/** A real nats-server, `serveNats` on one connection, the client's transport on another. */
+let nats: NatsServer;
+let natsServing: TestConnection;
+let natsCalling: TestConnection;
+let service: NatsService;
+
 beforeAll(async () => {
   const quiet = recordLogs();
   try {
@@ -223,16 +242,29 @@ beforeAll(async () => {
     quiet.restore();
   }
   devUrl = `http://127.0.0.1:${(dev.address() as AddressInfo).port}/`;
+  tcp = await tcpPair("newline");
+  served = connect(tcp.channels[0], { methods: discoverable });
+  calling = connect(tcp.channels[1]);
+  nats = await startNatsServer();
+  [natsServing, natsCalling] = await Promise.all([connectNats(nats.url), connectNats(nats.url)]);
+  service = await serveNats(natsServing, methods, { name: "nested", version: "1.0.0", subject: "rpc.nested" });
 });
-afterAll(() => {
+afterAll(async () => {
   dev.closeAllConnections();
   dev.close();
+  calling.close();
+  served.close();
+  await tcp.dispose();
+  await service.stop();
+  await Promise.all([natsServing.close(), natsCalling.close()]);
+  await nats.stop();
 });
 
 describe.each([
-  // With rpc.discover, as the development server answers it.
-  ["local", (): Transport => local({ ...methods, [DISCOVER]: discover({ title: "t", version: "1" }, methods) })],
+  ["local", (): Transport => local(discoverable)],
   ["http (the development server)", (): Transport => http(devUrl)],
+  ["a connection (TCP, newline-framed)", (): Transport => calling.transport],
+  ["NATS (a real nats-server)", (): Transport => natsTransport(natsCalling, "rpc.nested")],
 ])("the typed client of a three-level service over %s", (_name, transport) => {
   test("calls as a tree, and by full name; codecs both ways; declared errors", async () => {
     const remote = client(api, transport());

@@ -7,7 +7,7 @@ import { isContract, type Contract, type Entries } from "./contract";
 import type { Method } from "../core/methods";
 
 /** A methods table `merge` takes: what `implement` makes, or any object of methods. */
-type Table = { readonly [name: string]: Method };
+type Mergeable = { readonly [name: string]: Method };
 
 /** The names of a contract or a table. */
 type NamesOf<X> = X extends Contract<infer M> ? keyof M : keyof X;
@@ -18,7 +18,7 @@ type Twice<T, Seen = never> = T extends readonly [infer H, ...infer R]
   : never;
 
 /** Every member of `T` refused, with the message, when a name is defined twice. */
-type Refused<T> = [Twice<T>] extends [never]
+type MergeRefusal<T> = [Twice<T>] extends [never]
   ? unknown
   : { readonly [K in keyof T]: `merge: "${Twice<T> & string}" is defined twice` };
 
@@ -60,10 +60,12 @@ const hasOwn = Object.prototype.hasOwnProperty;
  * @category contract
  */
 export function merge<const T extends readonly [Contract<Entries>, ...Array<Contract<Entries>>]>(
-  ...contracts: T & Refused<T>
+  ...contracts: T & MergeRefusal<T>
 ): Contract<Together<EntriesOf<T>>>;
-export function merge<const T extends readonly [Table, ...Table[]]>(...tables: T & Refused<T>): Together<MethodsOf<T>>;
-export function merge(...parts: ReadonlyArray<Contract<Entries> | Table>): Contract<Entries> | Table {
+export function merge<const T extends readonly [Mergeable, ...Mergeable[]]>(
+  ...tables: T & MergeRefusal<T>
+): Together<MethodsOf<T>>;
+export function merge(...parts: ReadonlyArray<Contract<Entries> | Mergeable>): Contract<Entries> | Mergeable {
   if (parts.length === 0) throw new TypeError("merge: expected contracts or methods tables, got none");
   const contracts = parts.filter((part) => isContract(part)).length;
   if (contracts !== 0 && contracts !== parts.length) {
@@ -80,7 +82,7 @@ export function merge(...parts: ReadonlyArray<Contract<Entries> | Table>): Contr
       merged[name] = value;
     }
   }
-  if (contracts === 0) return Object.freeze(merged) as Table;
+  if (contracts === 0) return Object.freeze(merged) as Mergeable;
   // A contract's methods are a plain object (as `contract` makes them), its entries already checked.
   return Object.freeze({ _tag: "Contract" as const, methods: Object.freeze({ ...merged }) as Entries });
 }
