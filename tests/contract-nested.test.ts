@@ -64,6 +64,13 @@ describe("contract: a contract holding contracts", () => {
     expect(Object.isFrozen(api.methods)).toBe(true);
   });
 
+  test("a method named __proto__ is a name like any other, flat or in a branch", () => {
+    const odd = contract(JSON.parse('{"__proto__":{}}') as Record<string, object>);
+    expect(Object.keys(odd.methods)).toEqual(["__proto__"]);
+    expect(Object.getPrototypeOf(odd.methods)).toBe(Object.prototype);
+    expect(Object.keys(contract({ odd }).methods)).toEqual(["odd.__proto__"]);
+  });
+
   test("refuses a full name defined twice, and a branch whose names JSON-RPC reserves", () => {
     expect(() => contract({ users: usersApi, "users.get": { result: t.string } })).toThrow(
       new TypeError('contract: "users.get" is defined twice'),

@@ -291,7 +291,8 @@ export const contract = <const D extends Definition>(
   const flat: Record<string, Entry> = {};
   const add = (name: string, entry: Entry): void => {
     if (hasOwn.call(flat, name)) throw new TypeError(`contract: "${name}" is defined twice`);
-    flat[name] = entry;
+    // Defined, not assigned: a method named `__proto__` is a name like any other.
+    Object.defineProperty(flat, name, { value: entry, enumerable: true, writable: true, configurable: true });
   };
   for (const [name, value] of Object.entries(methods as Definition)) {
     checkName(name);
