@@ -260,6 +260,8 @@ describe("each public entry re-exports only what it documents", () => {
     const moved = [
       "AddsSignal",
       "After",
+      "BranchNames",
+      "BranchOf",
       "CallArgsOf",
       "Checked",
       "CheckedStages",
@@ -269,6 +271,7 @@ describe("each public entry re-exports only what it documents", () => {
       "ExpectedContext",
       "ExpectsNone",
       "HandlerArgs",
+      "LeafNames",
       "MethodsFor",
       "NoOptions",
       "ParamsArgs",
