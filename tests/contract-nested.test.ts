@@ -27,7 +27,7 @@ import {
   type DevServer,
   type OpenRpcDocument,
 } from "../src";
-import { batch, client, http, local, type Transport } from "../src/client";
+import { batch, client, foldStream, http, local, type Transport } from "../src/client";
 import { adminApi, api, auditApi, usersApi } from "./fixtures/nested/api";
 import { connect, type Connection } from "../src/connection";
 import { natsTransport, serveNats, type NatsService } from "../src/nats";
@@ -202,6 +202,19 @@ describe("lazy: a branch loaded on its first call", () => {
     }
     expect(await asyncDispatch(body("admin.ban", ["c"], 3), app)).toBe('{"jsonrpc":"2.0","result":"c","id":3}');
     expect(attempts).toBe(2);
+  });
+  test("a streaming method of a lazy branch streams as it does loaded", async () => {
+    const feed = contract({ count: { params: t.tuple([t.number]), stream: t.number, result: t.string } });
+    const table = implement(feed, {
+      count: async function* (n) {
+        for (let i = 1; i <= n; i++) yield i;
+        return E.right(`counted to ${n}`);
+      },
+    });
+    const feeds = contract({ feed });
+    const remote = client(feeds, local(implement(feeds, { feed: lazy(async () => table) })));
+    const sum = foldStream(0, (total: number, n: number) => total + n);
+    expect(await sum(remote.feed.count(4))()).toStrictEqual(E.right([10, "counted to 4"]));
   });
 });
 
