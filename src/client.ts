@@ -36,6 +36,7 @@ export { local } from "./internal/client/transports/local";
 export {
   client,
   type ClientOptions,
+  type ClientFunction,
   type ContractClient,
   type DeclaredErrorsOf,
   type Json,

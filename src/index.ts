@@ -106,16 +106,22 @@ export {
   contract,
   type ArgsOf,
   type Contract,
+  type Definition,
   type Entries,
   type Entry,
+  type Flatten,
   type ResultOf,
 } from "./internal/contract/contract";
+export { lazy, type Lazy } from "./internal/contract/lazy";
+export { merge } from "./internal/contract/merge";
 export {
   fromResult,
   implement,
   server,
+  type Branch,
   type ErrorsOf,
   type HandlerFor,
+  type HandlerTree,
   type Handlers,
   type Implemented,
   type Outcome,

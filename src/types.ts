@@ -45,4 +45,5 @@ export type { ResultOfSchema, WireOfSchema } from "./internal/core/schema";
 
 // What a contract checks, and what its client and handlers take.
 export type { CallArgsOf, Checked, ContractRefusal } from "./internal/contract/contract";
+export type { BranchNames, BranchOf, LeafNames } from "./internal/contract/names";
 export type { HandlerArgs } from "./internal/contract/implement";

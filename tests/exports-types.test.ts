@@ -25,6 +25,8 @@ test("the type-level helpers are in rpcserver/types, and no longer in the main e
   const moved = [
     "AddsSignal",
     "After",
+    "BranchNames",
+    "BranchOf",
     "CallArgsOf",
     "Checked",
     "CheckedStages",
@@ -34,6 +36,7 @@ test("the type-level helpers are in rpcserver/types, and no longer in the main e
     "ExpectedContext",
     "ExpectsNone",
     "HandlerArgs",
+    "LeafNames",
     "MethodsFor",
     "NoOptions",
     "ParamsArgs",

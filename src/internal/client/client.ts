@@ -23,6 +23,7 @@ import {
   type Entry,
   type ResultOf,
 } from "../contract/contract";
+import { nest, type BranchNames, type BranchOf } from "../contract/names";
 import type { MethodError } from "../core/method-info";
 import {
   failureLines,
@@ -64,20 +65,38 @@ type DeclaredOf<X> = X extends { readonly code: infer C extends number }
 export type DeclaredErrorsOf<E> = E extends { readonly errors: ReadonlyArray<infer X> } ? DeclaredOf<X> : never;
 
 /**
+ * The client function of contract entry `E`: the method's arguments in, an {@link RpcCall} (or
+ * {@link RpcStream}) out.
+ *
+ * @example
+ * import * as t from "io-ts";
+ * import type { ClientFunction } from "rpcserver/client";
+ * type Add = ClientFunction<{ params: t.TupleC<[t.NumberC, t.NumberC]>; result: t.NumberC }>;
+ * // (a: number, b: number) => RpcCall<number, CallError<never>>
+ *
+ * @since 5.0.10
+ * @category client
+ */
+export type ClientFunction<E> = (
+  ...args: CallArgsOf<E>
+) => E extends { readonly stream: infer S extends Schema }
+  ? RpcStream<TypeOfSchema<S>, ResultOf<E>, CallError<DeclaredErrorsOf<E>>>
+  : RpcCall<ResultOf<E>, CallError<DeclaredErrorsOf<E>>>;
+
+/**
  * The client of a contract: one function per method, taking the method's arguments (decoded
  * form: a `Date` where the codec makes one) and making an {@link RpcCall} of its decoded result,
  * whose Left is a `CallError` of the errors its entry declares (a `ClientError` when none). For an
  * entry with `stream`, the call is an {@link RpcStream} of the values that codec decodes to.
+ * Dotted names are also a tree: `remote.users.get(1)` beside `remote["users.get"](1)`, one
+ * branch per first segment, at any depth.
  *
  * @since 5.0.10
  * @category client
  */
 export type ContractClient<M extends Entries> = {
-  readonly [K in keyof M]: (
-    ...args: CallArgsOf<M[K]>
-  ) => M[K] extends { readonly stream: infer S extends Schema }
-    ? RpcStream<TypeOfSchema<S>, ResultOf<M[K]>, CallError<DeclaredErrorsOf<M[K]>>>
-    : RpcCall<ResultOf<M[K]>, CallError<DeclaredErrorsOf<M[K]>>>;
+  readonly [K in keyof M | BranchNames<keyof M>]: (K extends keyof M ? ClientFunction<M[K]> : unknown) &
+    (K extends BranchNames<keyof M> & string ? ContractClient<BranchOf<M, K>> : unknown);
 };
 
 /**
@@ -256,7 +275,7 @@ const contractClient = (c: Contract<Entries>, transport: Transport, options: Cal
     stubs[method] = (...args: unknown[]) =>
       makeStream({ method, head, params: () => encode(args), decode, stream, declared, transport, options, nextId });
   }
-  return Object.freeze(stubs);
+  return nest(stubs);
 };
 
 /**

@@ -45,6 +45,59 @@ export type Entry = MethodInfo<Schema, Schema, Schema>;
 export type Entries = { readonly [name: string]: Entry };
 
 /**
+ * What `contract` takes: entries by name and, under a name, whole contracts (a branch: their
+ * methods named `name.method`, at any depth).
+ *
+ * @example
+ * import * as t from "io-ts";
+ * import { contract, type Definition } from "rpcserver";
+ * const users = contract({ get: { params: t.tuple([t.number]), result: t.string } });
+ * const definition: Definition = { users, ping: { result: t.literal("pong") } };
+ *
+ * @since 5.0.10
+ * @category contract
+ */
+export type Definition = { readonly [name: string]: Entry | Contract<Entries> };
+
+/** The full names of definition `D`: its entries' names, and each branch's names under its own. */
+type FlatName<D> = {
+  [K in keyof D & string]: D[K] extends Contract<infer S> ? `${K}.${keyof S & string}` : K;
+}[keyof D & string];
+
+/** The entry of full name `P` in definition `D`. */
+type FlatEntry<D, P> = P extends keyof D
+  ? D[P]
+  : P extends `${infer H}.${infer R}`
+    ? H extends keyof D
+      ? D[H] extends Contract<infer S>
+        ? S[R & keyof S]
+        : never
+      : never
+    : never;
+
+/** Does definition `D` hold a contract? */
+type HasBranch<D> = { [K in keyof D]: D[K] extends Contract<Entries> ? K : never }[keyof D];
+
+/**
+ * The entries of definition `D` by full name: each branch's methods named `branch.method`, its
+ * own entries as they are (a definition without branches is its own entries).
+ *
+ * @example
+ * import * as t from "io-ts";
+ * import type { Contract, Flatten } from "rpcserver";
+ * type Api = Flatten<{ users: Contract<{ get: { result: t.StringC } }>; ping: { result: t.NullC } }>;
+ * // { readonly "users.get": { result: t.StringC }; readonly ping: { result: t.NullC } }
+ *
+ * @since 5.0.10
+ * @category contract
+ */
+export type Flatten<D> = [HasBranch<D>] extends [never]
+  ? D extends Entries
+    ? D
+    : never
+  : { readonly [P in FlatName<D>]: FlatEntry<D, P> extends infer E extends Entry ? E : never };
+
+/**
  * A contract: its entries, method names kept as literal types.
  *
  * @example
@@ -128,7 +181,11 @@ type WireResult<E> = E extends { readonly result: infer R extends Schema }
 export type Checked<M> = {
   readonly [K in keyof M]: K extends "then" | `rpc.${string}`
     ? never
-    : { readonly examples?: ReadonlyArray<MethodExample<WireParams<M[K]>, WireResult<M[K]>>> };
+    : M[K] extends Contract<Entries>
+      ? K extends "rpc"
+        ? never
+        : unknown
+      : { readonly examples?: ReadonlyArray<MethodExample<WireParams<M[K]>, WireResult<M[K]>>> };
 };
 
 /**
@@ -173,11 +230,43 @@ export type ContractRefusal<M> = {
 /** Both ends use a codec whole: the server decodes params and encodes results, the client the reverse, and `is` tells it how to pass arguments. */
 const isCodec = (value: unknown): boolean => hasFunctions(value, "decode", "encode", "is");
 
+/** Refuses a full method name no client can carry or JSON-RPC reserves. */
+const checkName = (name: string): void => {
+  if (name === "then" || name.startsWith("rpc.") || name === "") {
+    throw new TypeError(
+      `contract: "${name}" cannot be a method name (JSON-RPC reserves rpc.*; then and "" no client can carry)`,
+    );
+  }
+};
+
+/** Refuses an entry whose codecs are not codecs. */
+const checkEntry = (name: string, entry: Entry): void => {
+  if (typeof entry !== "object" || entry === null) throw new TypeError(`contract: ${name} must be an object`);
+  if (entry.params !== undefined && !isCodec(entry.params) && !isStandardSchema(entry.params)) {
+    throw new TypeError(`contract: ${name}.params must be an io-ts codec or a Standard Schema`);
+  }
+  for (const key of ["result", "stream"] as const) {
+    const codec = entry[key];
+    if (codec !== undefined && !isCodec(codec) && !isStandardSchema(codec)) {
+      throw new TypeError(`contract: ${name}.${key} must be an io-ts codec or a Standard Schema`);
+    }
+  }
+};
+
+// Always called as hasOwn.call(object, key), never unbound.
+// eslint-disable-next-line @typescript-eslint/unbound-method
+const hasOwn = Object.prototype.hasOwnProperty;
+
 /**
  * Makes a contract: each method's io-ts codecs and documentation, by name. Names are kept as
  * literal types (`const`). A name `then` or starting with `rpc.` is refused (a compile error,
  * and a `TypeError`), as is a `params` or `result` that is not an io-ts codec (a `TypeError`).
  * Examples are typed in wire form: what the codecs encode to. The contract is frozen.
+ *
+ * A contract may hold contracts (see {@link Definition}): `contract({ users, admin, ping })` names
+ * the methods of `users` `users.get`, `users.list`, ..., at any depth, as the wire, dispatch and
+ * the OpenRPC document see them; `implement` and the client take them as a tree
+ * (`remote.users.get(1)`). A full name defined twice is a `TypeError`.
  *
  * @example
  * import * as t from "io-ts";
@@ -186,34 +275,39 @@ const isCodec = (value: unknown): boolean => hasFunctions(value, "decode", "enco
  *   add: { params: t.tuple([t.number, t.number]), result: t.number, paramNames: ["a", "b"] },
  *   greet: { params: t.type({ name: t.string }), result: t.string, errors: [{ code: 404, message: "No such person" }] },
  * });
+ * const users = contract({ get: { params: t.tuple([t.number]), result: t.string } });
+ * const service = contract({ users, math: api });
+ * Object.keys(service.methods); // ["users.get", "math.add", "math.greet"]
  *
  * @since 5.0.10
  * @category contract
  */
-export const contract = <const M extends Entries>(
-  methods: [ContractRefusal<M>] extends [never] ? M & Checked<M> : ContractRefusal<M>,
-): Contract<M> => {
+export const contract = <const D extends Definition>(
+  methods: [ContractRefusal<D>] extends [never] ? D & Checked<D> : ContractRefusal<D>,
+): Contract<Flatten<D>> => {
   if (typeof methods !== "object" || methods === null) {
     throw new TypeError(`contract: expected an object of methods, got ${String(methods)}`);
   }
-  for (const [name, entry] of Object.entries(methods as Entries)) {
-    if (name === "then" || name.startsWith("rpc.") || name === "") {
-      throw new TypeError(
-        `contract: "${name}" cannot be a method name (JSON-RPC reserves rpc.*; then and "" no client can carry)`,
-      );
-    }
-    if (typeof entry !== "object" || entry === null) throw new TypeError(`contract: ${name} must be an object`);
-    if (entry.params !== undefined && !isCodec(entry.params) && !isStandardSchema(entry.params)) {
-      throw new TypeError(`contract: ${name}.params must be an io-ts codec or a Standard Schema`);
-    }
-    for (const key of ["result", "stream"] as const) {
-      const codec = entry[key];
-      if (codec !== undefined && !isCodec(codec) && !isStandardSchema(codec)) {
-        throw new TypeError(`contract: ${name}.${key} must be an io-ts codec or a Standard Schema`);
+  const flat: Record<string, Entry> = {};
+  const add = (name: string, entry: Entry): void => {
+    if (hasOwn.call(flat, name)) throw new TypeError(`contract: "${name}" is defined twice`);
+    // Defined, not assigned: a method named `__proto__` is a name like any other.
+    Object.defineProperty(flat, name, { value: entry, enumerable: true, writable: true, configurable: true });
+  };
+  for (const [name, value] of Object.entries(methods as Definition)) {
+    checkName(name);
+    if (isContract(value)) {
+      for (const [inner, entry] of Object.entries(value.methods)) {
+        const full = `${name}.${inner}`;
+        checkName(full);
+        add(full, entry);
       }
+      continue;
     }
+    checkEntry(name, value);
+    add(name, value);
   }
-  return Object.freeze({ _tag: "Contract" as const, methods: Object.freeze({ ...methods }) });
+  return Object.freeze({ _tag: "Contract" as const, methods: Object.freeze(flat) as Flatten<D> });
 };
 
 /** Is `value` a contract (of any copy of this package)? @internal */

@@ -15,7 +15,9 @@ import type { TaskEither } from "fp-ts/TaskEither";
 import type * as t from "io-ts";
 import { asyncDispatch } from "../core/async-dispatch";
 import type { AddsSignal, After, Expects, NoContext, Refused, TypedAround, TypedStages } from "../core/context-marks";
-import type { ArgsOf, Contract, Entries, HandlerResultOf } from "./contract";
+import type { ArgsOf, Contract, Entries, Entry, HandlerResultOf } from "./contract";
+import { isLazy, lazyMethod, type Lazy } from "./lazy";
+import type { BranchNames, BranchOf, LeafNames } from "./names";
 import {
   markContextual,
   markOutcome,
@@ -149,17 +151,74 @@ export type ErrorsOf<Entry> = Entry extends { readonly errors: ReadonlyArray<inf
  */
 export type Handlers<M extends Entries, C> = { readonly [K in keyof M]: HandlerFor<M[K], C> };
 
-/** No handler for a name the contract does not have (also for handlers held in a variable). */
-type NoExtra<H, M> = { readonly [K in Exclude<keyof H, keyof M>]: never };
-
 /**
- * The methods table a contract's handlers make: one method per entry, carrying its codecs and
- * documentation, and (in the types) the context it expects.
+ * The handlers of contract entries `M` as a tree: for a contract that holds contracts, each
+ * branch's handlers under its name (`{ users: { get, list }, ping }` for `users.get`,
+ * `users.list` and `ping`), at any depth. A branch may also be given whole (see {@link Branch}).
+ * For a contract without dotted names it is {@link Handlers}.
+ *
+ * @example
+ * import * as t from "io-ts";
+ * import * as E from "fp-ts/Either";
+ * import { contract, type HandlerTree, type NoContext } from "rpcserver";
+ * const users = contract({ get: { params: t.tuple([t.number]), result: t.string } });
+ * const api = contract({ users });
+ * const handlers: HandlerTree<typeof api.methods, NoContext> = { users: { get: (id) => E.right(`user ${id}`) } };
  *
  * @since 5.0.10
  * @category contract
  */
-export type Implemented<M extends Entries, C> = { readonly [K in keyof M]: Method & Expects<C> };
+export type HandlerTree<M extends Entries, C> = {
+  readonly [K in LeafNames<keyof M> | BranchNames<keyof M>]: (K extends keyof M ? HandlerFor<M[K], C> : unknown) &
+    (K extends BranchNames<keyof M> & string ? Branch<BranchOf<M, K>, C> : unknown);
+};
+
+// The table is taken as flat handlers (each of its methods is typed as its handler too): a union
+// member of its own, whose methods' types differ from the handlers', would leave a handler's
+// parameters without a contextual type.
+/**
+ * A branch of a {@link HandlerTree}: its handlers as a tree, or flat (by their names in the
+ * branch), which is also how the table `implement` made of the branch's own contract is taken
+ * (`implement(usersApi, {...})`, its methods reused as they are), or that table loaded on the
+ * branch's first call ({@link lazy}).
+ *
+ * @example
+ * import * as E from "fp-ts/Either";
+ * import * as t from "io-ts";
+ * import { contract, implement, lazy, type Branch, type NoContext } from "rpcserver";
+ * const users = contract({ get: { params: t.tuple([t.number]), result: t.string } });
+ * const table = implement(users, { get: (id) => E.right(`user ${id}`) });
+ * const asTree: Branch<typeof users.methods, NoContext> = { get: (id) => E.right(`user ${id}`) };
+ * const asTable: Branch<typeof users.methods, NoContext> = table;
+ * const loaded: Branch<typeof users.methods, NoContext> = lazy(async () => table);
+ *
+ * @since 5.0.10
+ * @category contract
+ */
+export type Branch<M extends Entries, C> = HandlerTree<M, C> | Handlers<M, C> | Lazy<Implemented<M, C>>;
+
+/**
+ * No handler for a name the contract does not have (also for handlers held in a variable), in
+ * each branch given as an object of handlers too.
+ */
+type NoExtra<H, M> = { readonly [K in Exclude<keyof H, keyof M | BranchNames<keyof M>>]: never } & {
+  readonly [K in keyof H & BranchNames<keyof M>]: H[K] extends Lazy<unknown> | ((...args: never[]) => unknown)
+    ? unknown
+    : NoExtra<H[K], BranchOf<M, K & string>>;
+};
+
+/**
+ * The methods table a contract's handlers make: one method per entry (by its full name), carrying
+ * its codecs and documentation, and (in the types) the context it expects. Each method is also
+ * typed as its handler, so that a table's methods can be given as handlers again (to `implement`,
+ * or as a branch of a larger contract).
+ *
+ * @since 5.0.10
+ * @category contract
+ */
+export type Implemented<M extends Entries, C> = {
+  readonly [K in keyof M]: HandlerFor<M[K], C> & Method & Expects<C>;
+};
 
 const FROM_RESULT = Symbol.for("rpcserver.fromResult");
 
@@ -223,29 +282,86 @@ const ownable = (handler: Method): Method => {
   return wrapper as Method;
 };
 
+/** What `implement` made of each method: its entry, and whether it takes a context. */
+const made = new WeakMap<Method, { readonly entry: Entry; readonly contextual: boolean }>();
+
+/**
+ * The handlers of a tree by full name, and its lazy branches by name: a function is a handler, a
+ * lazy branch is kept whole, any other object is a branch (its handlers, or a table `implement`
+ * made) read the same way under its name.
+ */
+const gather = (
+  handlers: object,
+  prefix: string,
+  found: Map<string, unknown>,
+  lazies: Map<string, Lazy<unknown>>,
+): void => {
+  for (const [key, value] of Object.entries(handlers) as Array<[string, unknown]>) {
+    const name = prefix + key;
+    if (found.has(name) || lazies.has(name)) throw new TypeError(`implement: "${name}" is given twice`);
+    if (isLazy(value)) lazies.set(name, value);
+    else if (typeof value === "object" && value !== null) gather(value, `${name}.`, found, lazies);
+    else found.set(name, value);
+  }
+};
+
+/** The lazy branch whose name is the longest prefix of `name`, with that prefix. */
+const lazyOf = (lazies: ReadonlyMap<string, Lazy<unknown>>, name: string): [string, Lazy<unknown>] | undefined => {
+  let best: [string, Lazy<unknown>] | undefined;
+  for (const [where, branch] of lazies) {
+    if (name.startsWith(`${where}.`) && (best === undefined || where.length > best[0].length)) best = [where, branch];
+  }
+  return best;
+};
+
+/** The method of `entry` for handler `given`: it as it is when `implement` made it for that entry, else marked (or a wrapper, see `ownable`). */
+const methodOf = (entry: Entry, given: Method, contextual: boolean): Method => {
+  const before = made.get(given);
+  if (before !== undefined && before.entry === entry && before.contextual === contextual) return given;
+  const fromResult = isFromResult(given);
+  const f = ownable(given);
+  // A Result-vocabulary function is a method already; any other answers in Eithers.
+  if (!fromResult) markOutcome(f);
+  if (contextual) markContextual(f);
+  return withCodecs(entry, f as never);
+};
+
 /** The table of `handlers` for contract `c`; `contextual` marks them as taking a context. */
-const methodsOf = <M extends Entries, C>(
-  c: Contract<M>,
-  handlers: Handlers<M, C>,
-  contextual: boolean,
-): Implemented<M, C> => {
+const methodsOf = <M extends Entries, C>(c: Contract<M>, handlers: object, contextual: boolean): Implemented<M, C> => {
   if (typeof handlers !== "object" || handlers === null) {
     throw new TypeError(`implement: expected an object of handlers, got ${String(handlers)}`);
   }
-  for (const name of Object.keys(handlers)) {
+  const found = new Map<string, unknown>();
+  const lazies = new Map<string, Lazy<unknown>>();
+  gather(handlers, "", found, lazies);
+  for (const name of found.keys()) {
     if (!hasOwn.call(c.methods, name)) throw new TypeError(`implement: "${name}" is not a method of the contract`);
+  }
+  const names = Object.keys(c.methods);
+  for (const where of lazies.keys()) {
+    if (!names.some((name) => name.startsWith(`${where}.`))) {
+      throw new TypeError(`implement: "${where}" is not a branch of the contract`);
+    }
   }
   const methods = Object.create(null) as Record<string, Method>;
   for (const [name, entry] of Object.entries(c.methods)) {
-    const handler: unknown = hasOwn.call(handlers, name) ? (handlers as Record<string, unknown>)[name] : undefined;
-    if (typeof handler !== "function") throw new TypeError(`implement: no handler for "${name}"`);
-    const given = handler as Method;
-    const fromResult = isFromResult(given);
-    const f = ownable(given);
-    // A Result-vocabulary function is a method already; any other answers in Eithers.
-    if (!fromResult) markOutcome(f);
-    if (contextual) markContextual(f);
-    methods[name] = withCodecs(entry, f as never);
+    const handler = found.get(name);
+    const branch = lazyOf(lazies, name);
+    if (branch !== undefined && handler !== undefined) {
+      throw new TypeError(`implement: "${name}" is given twice (a handler, and in the lazy branch "${branch[0]}")`);
+    }
+    let method: Method;
+    if (branch !== undefined) {
+      const [where, load] = branch;
+      method = markOutcome(lazyMethod(load, name.slice(where.length + 1), where));
+      if (contextual) markContextual(method);
+      method = withCodecs(entry, method as never);
+    } else {
+      if (typeof handler !== "function") throw new TypeError(`implement: no handler for "${name}"`);
+      method = methodOf(entry, handler as Method, contextual);
+    }
+    made.set(method, { entry, contextual });
+    methods[name] = method;
   }
   return Object.freeze(methods) as Implemented<M, C>;
 };
@@ -257,6 +373,11 @@ const methodsOf = <M extends Entries, C>(
  * dispatch, `serve`, the `rpcserver` command and `openRpcDocument` take it. With a context or
  * stages, use {@link server}.
  *
+ * For a contract that holds contracts, the handlers are a tree ({@link HandlerTree}): each
+ * branch's under its name, or the branch whole: a table `implement` made of the branch's own
+ * contract (its methods reused as they are), or {@link lazy} to load it on its first call. The
+ * flat form (`{ "users.get": ... }`) is taken too.
+ *
  * @example
  * import * as E from "fp-ts/Either";
  * import * as t from "io-ts";
@@ -264,14 +385,20 @@ const methodsOf = <M extends Entries, C>(
  * const api = contract({ half: { params: t.tuple([t.number]), result: t.number } });
  * const methods = implement(api, { half: (n) => (n % 2 === 0 ? E.right(n / 2) : Error(1, "odd")) });
  * dispatch('{"jsonrpc":"2.0","method":"half","params":[4],"id":1}', methods); // '{"jsonrpc":"2.0","result":2,"id":1}'
+ * // Nested: a branch's table made apart, and reused whole.
+ * const users = contract({ get: { params: t.tuple([t.number]), result: t.string } });
+ * const usersTable = implement(users, { get: (id) => E.right(`user ${id}`) });
+ * const service = contract({ users, math: api });
+ * const all = implement(service, { users: usersTable, math: { half: methods.half } });
+ * dispatch('{"jsonrpc":"2.0","method":"users.get","params":[7],"id":2}', all); // '{"jsonrpc":"2.0","result":"user 7","id":2}'
  *
  * @since 5.0.10
  * @category contract
  */
-export const implement = <M extends Entries, H extends Handlers<M, NoContext>>(
+export const implement = <M extends Entries, H extends Handlers<M, NoContext> | HandlerTree<M, NoContext>>(
   c: Contract<M>,
   handlers: H & NoExtra<H, M>,
-): Implemented<M, NoContext> => methodsOf(c, handlers as Handlers<M, NoContext>, false);
+): Implemented<M, NoContext> => methodsOf(c, handlers, false);
 
 /** The context argument of a server's `dispatch` and `options`: none without a context. */
 type ContextArg<In> = [In] extends [NoContext] ? [] : [context: In];
@@ -332,7 +459,9 @@ export interface ServerBuilder<M extends Entries, In, Cur> {
     stage: S & (After<S, Cur> extends Refused<unknown> ? never : unknown),
   ): ServerBuilder<M, In, S extends AddsSignal ? After<S, Cur> : Cur>;
   /** Implements the contract: one handler per method, each receiving the context (if any) first. */
-  readonly implement: <H extends Handlers<M, Cur>>(handlers: H & NoExtra<H, M>) => Server<M, In, Cur>;
+  readonly implement: <H extends Handlers<M, Cur> | HandlerTree<M, Cur>>(
+    handlers: H & NoExtra<H, M>,
+  ) => Server<M, In, Cur>;
 }
 
 const builder = <M extends Entries, In, Cur>(

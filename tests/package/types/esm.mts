@@ -12,6 +12,8 @@ import {
   Error as RpcError,
   fromResult,
   implement,
+  lazy,
+  merge,
   method,
   NODATA,
   serve as serveDev,
@@ -165,3 +167,26 @@ export {
   notAStage,
 };
 export { sum2, greeting, both, local1, viaServer, asUser, describe, timedOut };
+
+// Nested contracts (issue 34): the tree of handlers and of client functions, typed by the full names.
+const usersApi = contract({ get: { params: t.tuple([t.number]), result: t.string } });
+const nestedApi = contract({
+  users: usersApi,
+  admin: contract({ ban: { params: t.tuple([t.string]), result: t.boolean } }),
+});
+const usersTable = implement(usersApi, { get: (id) => E.right(`user ${id}`) });
+const nestedMethods = implement(nestedApi, {
+  users: usersTable,
+  admin: lazy(async () => ({
+    default: implement(merge(contract({ ban: { params: t.tuple([t.string]), result: t.boolean } })), {
+      ban: () => E.right(true),
+    }),
+  })),
+});
+const nestedRemote = client(nestedApi, local(nestedMethods));
+const nestedCall: Promise<E.Either<unknown, string>> = nestedRemote.users.get(1)();
+// @ts-expect-error a handler of the wrong type in a branch: `users.get` answers a string
+implement(nestedApi, { users: { get: (id) => E.right(id) }, admin: { ban: () => E.right(true) } });
+// @ts-expect-error a wrong branch
+void nestedRemote.admins;
+export { nestedCall };

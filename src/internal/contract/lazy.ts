@@ -1,0 +1,130 @@
+/**
+ * Lazy branches: a branch of a contract whose handlers are loaded on its first call, for a cold
+ * start that pays only for what it runs.
+ *
+ * @module
+ */
+import * as E from "fp-ts/Either";
+import { isOutcome, type Method } from "../core/methods";
+
+/**
+ * A branch of handlers loaded on its first call: what {@link lazy} makes, given in `implement`'s
+ * handlers where the branch's handlers would be. `T` is the implemented table it loads.
+ *
+ * @example
+ * import * as E from "fp-ts/Either";
+ * import * as t from "io-ts";
+ * import { contract, implement, lazy, type Implemented, type Lazy, type NoContext } from "rpcserver";
+ * const admin = contract({ ban: { params: t.tuple([t.string]), result: t.boolean } });
+ * const later: Lazy<Implemented<typeof admin.methods, NoContext>> = lazy(async () => ({
+ *   default: implement(admin, { ban: () => E.right(true) }),
+ * }));
+ *
+ * @since 5.0.10
+ * @category contract
+ */
+export interface Lazy<T> {
+  readonly _tag: "Lazy";
+  /** The table, loaded once: concurrent first calls share one load; a load that fails is tried again at the next call. */
+  readonly load: () => Promise<unknown>;
+  /** The type of the table it loads (never set: a phantom, for the compiler). */
+  readonly _table?: T;
+}
+
+/** A module namespace's default export when it has one (`import()` of a module that exports the table as default), else the value. */
+type TableOf<L> = L extends { readonly default: infer D } ? D : L;
+
+/**
+ * A branch loaded on its first call: `load` answers the branch's implemented table (what
+ * `implement(branchContract, handlers)` made), or a module whose default export is one
+ * (`() => import("./admin.js")`); a named export is `() => import("./admin.js").then((m) => m.admin)`.
+ * The first call to any method of the branch loads it, once (concurrent first calls share that
+ * load); a load that fails (or answers no table) fails the calls waiting for it (-32603 Internal
+ * error, the cause logged, and in its `data` with `debug`) and is tried again at the next call.
+ * `rpc.discover` lists the branch from the contract, without loading it.
+ *
+ * @example
+ * import * as E from "fp-ts/Either";
+ * import * as t from "io-ts";
+ * import { asyncDispatch, contract, implement, lazy } from "rpcserver";
+ * const admin = contract({ ban: { params: t.tuple([t.string]), result: t.boolean } });
+ * const api = contract({ admin, ping: { result: t.string } });
+ * // In an application: lazy(() => import("./admin.js")), the module's default export the table.
+ * const methods = implement(api, {
+ *   admin: lazy(async () => implement(admin, { ban: () => E.right(true) })),
+ *   ping: () => E.right("pong"),
+ * });
+ * await asyncDispatch('{"jsonrpc":"2.0","method":"admin.ban","params":["eve"],"id":1}', methods);
+ * // '{"jsonrpc":"2.0","result":true,"id":1}'
+ *
+ * @since 5.0.10
+ * @category contract
+ */
+export const lazy = <L>(load: () => PromiseLike<L>): Lazy<TableOf<L>> => {
+  if (typeof load !== "function")
+    throw new TypeError(`lazy: expected a function that loads a table, got ${typeof load}`);
+  let pending: Promise<unknown> | undefined;
+  const once = (): Promise<unknown> => {
+    if (pending === undefined) {
+      const loading = Promise.resolve()
+        .then(load)
+        .then((value) => {
+          const table = tableOf(value);
+          if (table === undefined)
+            throw new TypeError("it answered no table (an object of methods, or a module whose default export is one)");
+          return table;
+        });
+      pending = loading;
+      // A failed load is forgotten, so that the next call tries again.
+      loading.then(undefined, () => {
+        if (pending === loading) pending = undefined;
+      });
+    }
+    return pending;
+  };
+  return Object.freeze({ _tag: "Lazy" as const, load: once });
+};
+
+/** The table a loader answered: a module's default export, or the value itself; `undefined` when neither is an object. */
+const tableOf = (value: unknown): Readonly<Record<string, unknown>> | undefined => {
+  if (typeof value !== "object" || value === null) return undefined;
+  const fallback = (value as { default?: unknown }).default;
+  return (typeof fallback === "object" && fallback !== null ? fallback : value) as Readonly<Record<string, unknown>>;
+};
+
+/** Is `value` a lazy branch? @internal */
+export const isLazy = (value: unknown): value is Lazy<unknown> =>
+  typeof value === "object" &&
+  value !== null &&
+  (value as { _tag?: unknown })._tag === "Lazy" &&
+  typeof (value as { load?: unknown }).load === "function";
+
+const messageOf = (thrown: unknown): string => (thrown instanceof globalThis.Error ? thrown.message : String(thrown));
+
+/**
+ * The method that stands for `member` of lazy branch `branch` (named `where`) until it is loaded:
+ * it loads the branch (once) and calls the loaded method with the arguments dispatch gives it. It
+ * answers in the contract vocabulary (it is marked so by `implement`): a loaded method of the
+ * `Result` vocabulary (`fromResult`) has its Right's `result` taken out. @internal
+ */
+export const lazyMethod = (branch: Lazy<unknown>, member: string, where: string): Method => {
+  const method = async (...args: unknown[]): Promise<unknown> => {
+    let table: unknown;
+    try {
+      table = await branch.load();
+    } catch (cause) {
+      throw new globalThis.Error(`the branch "${where}" could not be loaded: ${messageOf(cause)}`, { cause });
+    }
+    const loaded = (table as Readonly<Record<string, unknown>>)[member];
+    if (typeof loaded !== "function" || !Object.prototype.hasOwnProperty.call(table, member)) {
+      throw new TypeError(`the branch "${where}" loaded has no method "${member}"`);
+    }
+    const returned: unknown = (loaded as (...a: unknown[]) => unknown)(...args);
+    if (isOutcome(loaded as Method)) return typeof returned === "function" ? (returned as () => unknown)() : returned;
+    const result = await returned;
+    return E.isRight(result as E.Either<unknown, { result: unknown }>)
+      ? E.right((result as E.Right<{ result: unknown }>).right.result)
+      : result;
+  };
+  return method as unknown as Method;
+};

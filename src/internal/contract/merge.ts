@@ -1,0 +1,88 @@
+/**
+ * Merging: several contracts as one, or several methods tables as one, each name defined once.
+ *
+ * @module
+ */
+import { isContract, type Contract, type Entries } from "./contract";
+import type { Method } from "../core/methods";
+
+/** A methods table `merge` takes: what `implement` makes, or any object of methods. */
+type Mergeable = { readonly [name: string]: Method };
+
+/** The names of a contract or a table. */
+type NamesOf<X> = X extends Contract<infer M> ? keyof M : keyof X;
+
+/** The names two or more of `T` define. */
+type Twice<T, Seen = never> = T extends readonly [infer H, ...infer R]
+  ? (NamesOf<H> & Seen) | Twice<R, Seen | NamesOf<H>>
+  : never;
+
+/** Every member of `T` refused, with the message, when a name is defined twice. */
+type MergeRefusal<T> = [Twice<T>] extends [never]
+  ? unknown
+  : { readonly [K in keyof T]: `merge: "${Twice<T> & string}" is defined twice` };
+
+/** The entries of contracts `T`, together. */
+type EntriesOf<T> = T extends readonly [Contract<infer M>, ...infer R] ? M & EntriesOf<R> : unknown;
+
+/** The methods of tables `T`, together. */
+type MethodsOf<T> = T extends readonly [infer H, ...infer R] ? H & MethodsOf<R> : unknown;
+
+/** One object holding every name of `T`, for the compiler to show as one. */
+type Together<X> = { readonly [K in keyof X]: X[K] };
+
+// Always called as hasOwn.call(object, key), never unbound.
+// eslint-disable-next-line @typescript-eslint/unbound-method
+const hasOwn = Object.prototype.hasOwnProperty;
+
+/**
+ * Merges contracts into one contract, or methods tables (what `implement` makes, or any) into one
+ * table: every name of each, as it is. A name defined twice is refused: a compile error when the
+ * names are known (the message names it), and a `TypeError`. Contracts and tables are not mixed
+ * (implement the contract first). To put a contract under a name instead, nest it:
+ * `contract({ users, admin })`.
+ *
+ * @example
+ * import * as E from "fp-ts/Either";
+ * import * as t from "io-ts";
+ * import { contract, dispatch, implement, merge } from "rpcserver";
+ * const math = contract({ add: { params: t.tuple([t.number, t.number]), result: t.number } });
+ * const text = contract({ upper: { params: t.tuple([t.string]), result: t.string } });
+ * const api = merge(math, text); // a contract of add and upper
+ * const methods = merge(
+ *   implement(math, { add: (a, b) => E.right(a + b) }),
+ *   implement(text, { upper: (s) => E.right(s.toUpperCase()) }),
+ * );
+ * Object.keys(api.methods); // ["add", "upper"]
+ * dispatch('{"jsonrpc":"2.0","method":"upper","params":["hi"],"id":1}', methods); // '{"jsonrpc":"2.0","result":"HI","id":1}'
+ *
+ * @since 5.0.10
+ * @category contract
+ */
+export function merge<const T extends readonly [Contract<Entries>, ...Array<Contract<Entries>>]>(
+  ...contracts: T & MergeRefusal<T>
+): Contract<Together<EntriesOf<T>>>;
+export function merge<const T extends readonly [Mergeable, ...Mergeable[]]>(
+  ...tables: T & MergeRefusal<T>
+): Together<MethodsOf<T>>;
+export function merge(...parts: ReadonlyArray<Contract<Entries> | Mergeable>): Contract<Entries> | Mergeable {
+  if (parts.length === 0) throw new TypeError("merge: expected contracts or methods tables, got none");
+  const contracts = parts.filter((part) => isContract(part)).length;
+  if (contracts !== 0 && contracts !== parts.length) {
+    throw new TypeError("merge: expected contracts or methods tables, not both (implement the contracts first)");
+  }
+  const merged = Object.create(null) as Record<string, unknown>;
+  for (const part of parts) {
+    if (typeof part !== "object" || part === null) {
+      throw new TypeError(`merge: expected a contract or a methods table, got ${String(part)}`);
+    }
+    const named = contracts === 0 ? part : (part as Contract<Entries>).methods;
+    for (const [name, value] of Object.entries(named)) {
+      if (hasOwn.call(merged, name)) throw new TypeError(`merge: "${name}" is defined twice`);
+      merged[name] = value;
+    }
+  }
+  if (contracts === 0) return Object.freeze(merged) as Mergeable;
+  // A contract's methods are a plain object (as `contract` makes them), its entries already checked.
+  return Object.freeze({ _tag: "Contract" as const, methods: Object.freeze({ ...merged }) as Entries });
+}
