@@ -141,3 +141,23 @@ export const isStreamed = (value: unknown): value is AsyncIterator<unknown> =>
   value !== null &&
   typeof (value as { next?: unknown }).next === "function" &&
   typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === "function";
+
+/**
+ * Puts `tap` before the sink of `request`: it sees each value the sink is handed (`rpcserver/otel`'s
+ * event per value), then the sink takes it as before; without a sink, the values are still
+ * dropped. A sink given later (`streamTo`) replaces this one: tap after the transport's. @internal
+ */
+export const tapStream = (request: Request, tap: (value: unknown) => void): void => {
+  if (!isObjectKey(request)) return;
+  const stream = streamOf(request);
+  const sink = stream.sink;
+  stream.sink =
+    sink === undefined
+      ? (value) => {
+          tap(value);
+        }
+      : (value) => {
+          tap(value);
+          return sink(value);
+        };
+};
