@@ -5,7 +5,6 @@
  * spans with the answers, and records `rpc.client.call.duration`.
  *
  * @module
- * @internal
  */
 import {
   context as contexts,

@@ -5,7 +5,6 @@
  * registers it).
  *
  * @module
- * @internal
  */
 import type { TextMapGetter, TextMapSetter } from "@opentelemetry/api";
 

@@ -6,7 +6,6 @@
  * which conventions to emit. docs/otel.md says where the conventions leave room and what was chosen.
  *
  * @module
- * @internal
  */
 import type { Attributes, Histogram, Meter } from "@opentelemetry/api";
 

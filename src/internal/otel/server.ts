@@ -5,7 +5,6 @@
  * answer; and records `rpc.server.call.duration`.
  *
  * @module
- * @internal
  */
 import {
   context as contexts,

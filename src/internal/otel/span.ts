@@ -3,7 +3,6 @@
  * attributes of its outcome, its status, and the duration recorded; and the names both sides use.
  *
  * @module
- * @internal
  */
 import { SpanStatusCode, type Span } from "@opentelemetry/api";
 import { METHOD_NOT_FOUND, OTHER, endAttributes, SYSTEM, type Described, type Outcome, type Semconv } from "./semconv";
