@@ -13,10 +13,11 @@ const body = '{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}';
 const variants = {
   none: {},
   observe: { stages: [observe(() => undefined)] },
+  "an Around of yours": { stages: [{ _tag: "Around", asyncOnly: false, around: () => (next) => (call) => next(call) }] },
   "traced, no SDK": { stages: [traced({ methods })] },
   "traced, SDK": { stages: [traced({ methods, tracerProvider, meterProvider })] },
 };
-const N = 100_000;
+const N = Number(process.env.N ?? 100_000);
 const round = async (options) => {
   const t0 = performance.now();
   for (let i = 0; i < N; i++) {

@@ -167,12 +167,14 @@ export function traced<C = unknown>(options: TracedOptions<C> = {}): TypedAround
           parent,
         );
         let values = 0;
-        tapStream(request, () => {
+        const untap = tapStream(request, () => {
           values += 1;
           span.addEvent(STREAM_EVENT, { [STREAM_INDEX]: values });
         });
-        const failed = (thrown: unknown): void =>
+        const failed = (thrown: unknown): void => {
+          untap();
           end(span, described, { _tag: "failed", type: typeOfThrown(thrown) }, elapsed, false);
+        };
         let answer: unknown;
         try {
           answer = contexts.with(trace.setSpan(parent, span), () => next({ request, context: call.context }));
@@ -181,6 +183,7 @@ export function traced<C = unknown>(options: TracedOptions<C> = {}): TypedAround
           throw thrown;
         }
         const answered = (response: Response): Response => {
+          untap();
           end(span, described, outcomeOf(response), elapsed, guessed);
           return response;
         };
