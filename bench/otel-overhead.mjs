@@ -4,7 +4,14 @@ import { asyncDispatch, observe, Success } from "rpcserver";
 import { traced } from "rpcserver/otel";
 import { TracerProvider, SimpleSpanProcessor, InMemorySpanExporter } from "@opentelemetry/sdk-trace";
 import { MeterProvider, MetricReader } from "@opentelemetry/sdk-metrics";
-class Reader extends MetricReader { onForceFlush() { return Promise.resolve(); } onShutdown() { return Promise.resolve(); } }
+class Reader extends MetricReader {
+  onForceFlush() {
+    return Promise.resolve();
+  }
+  onShutdown() {
+    return Promise.resolve();
+  }
+}
 const exporter = new InMemorySpanExporter();
 const tracerProvider = new TracerProvider({ spanProcessors: [new SimpleSpanProcessor({ exporter })] });
 const meterProvider = new MeterProvider({ readers: [new Reader()] });
@@ -13,7 +20,9 @@ const body = '{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}';
 const variants = {
   none: {},
   observe: { stages: [observe(() => undefined)] },
-  "an Around of yours": { stages: [{ _tag: "Around", asyncOnly: false, around: () => (next) => (call) => next(call) }] },
+  "an Around of yours": {
+    stages: [{ _tag: "Around", asyncOnly: false, around: () => (next) => (call) => next(call) }],
+  },
   "traced, no SDK": { stages: [traced({ methods })] },
   "traced, SDK": { stages: [traced({ methods, tracerProvider, meterProvider })] },
 };
