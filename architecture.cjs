@@ -20,6 +20,7 @@ const PARTS = {
   client: ["core", "contract", "http"],
   connection: ["core", "contract", "client"],
   nats: ["core", "documents", "client"],
+  otel: ["core", "client"],
   inspector: [],
   node: ["core", "documents", "http", "client", "inspector"],
 };

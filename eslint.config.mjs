@@ -63,6 +63,20 @@ const natsZone = {
   message: "only src/nats.ts imports the NATS part: no other entry may load the optional NATS packages",
 };
 
+/** The OpenTelemetry part likewise: no other entry loads the optional `@opentelemetry/api`. */
+const otelZone = {
+  target: [
+    ...Object.keys(architecture.PARTS)
+      .filter((part) => part !== "otel")
+      .map((part) => `./src/internal/${part}`),
+    ...readdirSync(join(ROOT, "src"))
+      .filter((file) => file.endsWith(".ts") && file !== "otel.ts")
+      .map((file) => `./src/${file}`),
+  ],
+  from: "./src/internal/otel",
+  message: "only src/otel.ts imports the OpenTelemetry part: no other entry may load @opentelemetry/api",
+};
+
 const entriesZone = {
   target: "./src/internal",
   from: "./src",
@@ -110,7 +124,7 @@ export default tseslint.config(
       "import-x/no-cycle": ["error", { ignoreExternal: true }],
       "import-x/no-restricted-paths": [
         "error",
-        { zones: [...partZones, natsZone, entriesZone, ...browserEntriesZones] },
+        { zones: [...partZones, natsZone, otelZone, entriesZone, ...browserEntriesZones] },
       ],
       "import-x/no-self-import": "error",
     },

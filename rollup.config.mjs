@@ -39,6 +39,7 @@ export const entries = [
   "client",
   "connection",
   "nats",
+  "otel",
   "inspector",
   "node-http",
   "types",
@@ -49,8 +50,9 @@ const input = Object.fromEntries(
   entries.filter((name) => existsSync(`src/${name}.ts`)).map((name) => [name, `src/${name}.ts`]),
 );
 
-// The NATS packages are optional peers that only rpcserver/nats loads (internal/nats is reached by no other entry).
-const external = (id) => /^(fp-ts|io-ts|@nats-io\/[^/]+)(\/|$)/.test(id) || id.startsWith("node:");
+// The NATS packages are optional peers that only rpcserver/nats loads (internal/nats is reached by no other entry);
+// @opentelemetry/api likewise, loaded by rpcserver/otel alone.
+const external = (id) => /^(fp-ts|io-ts|@nats-io\/[^/]+|@opentelemetry\/api)(\/|$)/.test(id) || id.startsWith("node:");
 
 // fp-ts ships no exports map and its `fp-ts/Either` is a folder: Node's ESM loader cannot import it,
 // so both builds name the file itself (`fp-ts/lib/Either.js`), which every runtime and bundler resolves.
@@ -122,6 +124,7 @@ const HEARTS = {
   client: "client.ts",
   connection: "connect.ts",
   nats: "serve.ts",
+  otel: "server.ts",
   inspector: "page.ts",
 };
 

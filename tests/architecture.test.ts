@@ -172,6 +172,14 @@ describe("the import rules fail on a planted wrong import", () => {
     }
   });
 
+  test("only src/otel.ts imports the OpenTelemetry part: a part importing it is refused by the door's own zone too", () => {
+    for (const part of PART_NAMES.filter((name) => name !== "otel")) {
+      expect(seen(1 + PART_NAMES.indexOf(part))).toEqual(
+        expect.arrayContaining([expect.stringMatching(/^import-x\/no-restricted-paths: .*only src\/otel\.ts imports/)]),
+      );
+    }
+  });
+
   const after = 1 + PART_NAMES.length;
 
   test("an internal file importing a public entry is refused", () => {

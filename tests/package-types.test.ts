@@ -88,11 +88,11 @@ describe("the packed package's types", () => {
     expect(compile(withoutNode, "tsconfig.bundler.json")).toBe("");
   });
 
-  test("with no NATS package installed, every other entry loads (ESM and CommonJS), and rpcserver/nats says what it lacks", () => {
-    // The consumer without Node's types has only fp-ts and io-ts beside the package: no @nats-io/*.
+  test("with no NATS package and no @opentelemetry/api installed, every other entry loads (ESM and CommonJS), and rpcserver/nats and rpcserver/otel say what they lack", () => {
+    // The consumer without Node's types has only fp-ts and io-ts beside the package: no @nats-io/*, no @opentelemetry/*.
     const subpaths = Object.keys(
       JSON.parse(readFileSync(join(here, "subpaths.json"), "utf8")) as Record<string, unknown>,
-    ).filter((subpath) => subpath !== "rpcserver/nats");
+    ).filter((subpath) => subpath !== "rpcserver/nats" && subpath !== "rpcserver/otel");
     expect(subpaths.length).toBeGreaterThan(10);
     const script = [
       "const { createRequire } = await import('node:module');",
@@ -102,13 +102,21 @@ describe("the packed package's types", () => {
       "for (const load of [() => import('rpcserver/nats'), async () => require('rpcserver/nats')]) {",
       "  try { await load(); failures.push('loaded'); } catch (e) { failures.push(String(e.message).match(/@nats-io\\/[a-z-]+/)?.[0]); }",
       "}",
+      "for (const load of [() => import('rpcserver/otel'), async () => require('rpcserver/otel')]) {",
+      "  try { await load(); failures.push('loaded'); } catch (e) { failures.push(String(e.message).match(/@opentelemetry\\/api/)?.[0]); }",
+      "}",
       "console.log(JSON.stringify(failures));",
     ].join("\n");
     const out = execFileSync(process.execPath, ["--input-type=module", "-e", script], {
       cwd: withoutNode,
       encoding: "utf8",
     });
-    expect(JSON.parse(out)).toEqual(["@nats-io/services", "@nats-io/services"]);
+    expect(JSON.parse(out)).toEqual([
+      "@nats-io/services",
+      "@nats-io/services",
+      "@opentelemetry/api",
+      "@opentelemetry/api",
+    ]);
   });
 
   test("without Node's types, rpcserver/server does not compile: the check above can fail", () => {

@@ -21,7 +21,7 @@ import { ErrorResponse } from "../response";
 import { follow, signalIn } from "../signal";
 import { issueLines, SchemaRefused, standardOf, type Issues, type StandardCodec } from "../schema";
 import { idOf, type Call } from "../stages";
-import { endStream, streamOf, type Stream } from "../stream";
+import { drainedStreamOf, endStream, type Stream } from "../stream";
 import { nextTurn, Pace } from "../turns";
 import { refusePromise, thrownError } from "./failures";
 import type { Invocation } from "./resolve";
@@ -162,7 +162,7 @@ export class Streaming<R> extends Unsettled<R> {
     const drained = drain(
       source,
       encoderOf(streamCodecOf(invocation.method)),
-      streamOf(request),
+      drainedStreamOf(request),
       methodNameOf(request),
     ).finally(release);
     return F.wait(

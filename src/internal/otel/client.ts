@@ -1,0 +1,310 @@
+/**
+ * The client's side of `rpcserver/otel`: a wrapper of a client `Transport` that makes a CLIENT span
+ * per request of each body it sends, writes each span's trace context into its request's
+ * `params._meta` (and offers it to the `http` transport's headers, {@link traceHeaders}), ends the
+ * spans with the answers, and records `rpc.client.call.duration`.
+ *
+ * @module
+ */
+import {
+  context as contexts,
+  metrics,
+  propagation,
+  SpanKind,
+  trace,
+  type Attributes,
+  type Context,
+  type MeterProvider,
+  type Span,
+  type TextMapPropagator,
+  type TracerProvider,
+} from "@opentelemetry/api";
+import * as E from "fp-ts/Either";
+import type { TaskEither } from "fp-ts/TaskEither";
+import type { TransportError } from "../client/errors";
+import type { ParsedAnswer, Transport, TransportOptions } from "../client/transport";
+import { VERSION } from "../core/version";
+import { setter, withMeta } from "./meta";
+import {
+  durations,
+  recognizer,
+  semconvOf,
+  spanName,
+  startAttributes,
+  stopwatch,
+  type Described,
+  type Outcome,
+  type RecognizedMethods,
+  type Semconv,
+} from "./semconv";
+import { ender, SCOPE, STREAM_EVENT, STREAM_INDEX, typeOfThrown } from "./span";
+
+/**
+ * Options of {@link tracedTransport}.
+ *
+ * @example
+ * import type { TracedTransportOptions } from "rpcserver/otel";
+ * const options: TracedTransportOptions = {
+ *   methods: ["add", "ping"],
+ *   attributes: { "server.address": "api.example.com", "server.port": 443 },
+ * };
+ *
+ * @since 5.0.10
+ * @category otel
+ */
+export interface TracedTransportOptions {
+  /** Where the tracer comes from. Default: the global one of `@opentelemetry/api` (`trace`). */
+  readonly tracerProvider?: TracerProvider;
+  /** Where the meter comes from. Default: the global one (`metrics`). */
+  readonly meterProvider?: MeterProvider;
+  /** How a trace context is written into a carrier. Default: the global propagator (`propagation`). */
+  readonly propagator?: TextMapPropagator;
+  /**
+   * The recognized methods (a list of names, a methods table, a function); another name is
+   * recorded as `_OTHER`. Default: every name is taken as recognized when the span starts, and
+   * recorded as `_OTHER` when the answer is -32601 (Method not found).
+   */
+  readonly methods?: RecognizedMethods;
+  /** Which conventions: `"stable"` or `"dup"`. Default: from `OTEL_SEMCONV_STABILITY_OPT_IN`. */
+  readonly semconv?: Semconv;
+  /** Attributes added to every span when it starts (`server.address`, `server.port`). */
+  readonly attributes?: Attributes;
+  /**
+   * Whether each request with object params carries its span's trace context in `params._meta`
+   * (`traceparent`, `tracestate`). Default `true`. Positional params are never changed.
+   */
+  readonly meta?: boolean;
+}
+
+/** One request of a body, and its span. */
+interface Traced {
+  readonly described: Described;
+  readonly span: Span;
+  readonly context: Context;
+}
+
+interface RequestLike {
+  readonly method: string;
+  readonly params?: unknown;
+  readonly id?: unknown;
+}
+
+const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
+
+const isRequest = (value: unknown): value is RequestLike => isRecord(value) && typeof value["method"] === "string";
+
+const idOf = (request: RequestLike): string | number | null | undefined => {
+  if (!Object.prototype.hasOwnProperty.call(request, "id")) return undefined;
+  const id = request.id;
+  return typeof id === "string" || typeof id === "number" ? id : null;
+};
+
+/** The body's value, or `undefined` when it is not JSON. */
+const parse = (text: string): unknown => {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
+};
+
+/** The answers by id: a body's members that are responses. */
+const answersOf = (answer: string | ParsedAnswer): ReadonlyArray<Readonly<Record<string, unknown>>> => {
+  const value = typeof answer === "string" ? (answer === "" ? undefined : parse(answer)) : answer.json;
+  const members = Array.isArray(value) ? (value as unknown[]) : [value];
+  return members.filter(isRecord);
+};
+
+/** The outcome of one response member. */
+const outcomeOfMember = (member: Readonly<Record<string, unknown>>): Outcome => {
+  const error = member["error"];
+  if (!isRecord(error)) return { _tag: "ok" };
+  const code = typeof error["code"] === "number" ? error["code"] : NaN;
+  const message = typeof error["message"] === "string" ? error["message"] : "";
+  return Number.isNaN(code) ? { _tag: "failed", type: "_OTHER" } : { _tag: "answered", code, message };
+};
+
+/**
+ * The context whose trace the `http` transport's headers carry now: set while a traced call hands
+ * its body to the transport, which reads its headers synchronously at the start of the call.
+ */
+let sending: Context | undefined;
+
+/**
+ * The trace context of the call being sent, as headers (`traceparent`, `tracestate`), for the
+ * `headers` option of the `http` transport under {@link tracedTransport}, with `headers` (a record
+ * or a function of the same, as that option takes) beside them. Outside a traced call, the active
+ * context's. A single request's headers carry its span's context; a batch's, the context the batch
+ * was sent in (each request's own is in its `_meta`).
+ *
+ * @example
+ * import { http } from "rpcserver/client";
+ * import { traceHeaders, tracedTransport } from "rpcserver/otel";
+ * const transport = tracedTransport(http("http://localhost:5000", { headers: traceHeaders({ authorization: "Bearer t1" }) }));
+ *
+ * @since 5.0.10
+ * @category otel
+ */
+export const traceHeaders =
+  (
+    headers?:
+      | Readonly<Record<string, string>>
+      | (() => Readonly<Record<string, string>> | PromiseLike<Readonly<Record<string, string>>>),
+    propagator: TextMapPropagator = propagation,
+  ): (() => Readonly<Record<string, string>> | PromiseLike<Readonly<Record<string, string>>>) =>
+  () => {
+    const trace: Record<string, string> = {};
+    propagator.inject(sending ?? contexts.active(), trace, setter);
+    const given = typeof headers === "function" ? headers() : headers;
+    if (given === undefined) return trace;
+    if ("then" in given && typeof given.then === "function") {
+      return Promise.resolve(given).then((resolved) => ({ ...resolved, ...trace }));
+    }
+    return { ...(given as Readonly<Record<string, string>>), ...trace };
+  };
+
+/**
+ * Wraps a client transport (`http`, `local`, a connection's, `natsTransport`, your own) so that
+ * each request it sends gets a CLIENT span after the OpenTelemetry conventions for JSON-RPC (the
+ * same attributes as the server's {@link traced}), ended with its answer: an error answer sets
+ * `rpc.status_code`, `error.type` (the code as a string) and the status ERROR; a transport's
+ * failure sets `error.type` to its `reason` (`network`, `timeout`, `aborted`, ...). A batch gets a
+ * span per request. Each span's context goes to the server in its request's `params._meta` (object
+ * params only; see `meta`), and in the `http` transport's headers with {@link traceHeaders}. A
+ * streamed call's span has an event per value. The duration of each request goes to
+ * `rpc.client.call.duration` (seconds). docs/otel.md.
+ *
+ * @example
+ * import * as E from "fp-ts/Either";
+ * import * as t from "io-ts";
+ * import { contract, implement } from "rpcserver";
+ * import { client, local } from "rpcserver/client";
+ * import { traced, tracedTransport } from "rpcserver/otel";
+ * const api = contract({ add: { params: t.type({ a: t.number, b: t.number }), result: t.number } });
+ * const methods = implement(api, { add: ({ a, b }) => E.right(a + b) });
+ * const calc = client(api, tracedTransport(local(methods, { stages: [traced({ methods })] })));
+ * await calc.add({ a: 1, b: 2 })(); // { _tag: "Right", right: 3 }
+ *
+ * @since 5.0.10
+ * @category otel
+ */
+export const tracedTransport = (transport: Transport, options: TracedTransportOptions = {}): Transport => {
+  const semconv = semconvOf(options.semconv);
+  const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE, VERSION);
+  const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE, VERSION);
+  const { record } = durations(meter, "client", semconv);
+  const end = ender(semconv, record);
+  const propagator = options.propagator ?? propagation;
+  const isRecognized = recognizer(options.methods);
+  const guessed = isRecognized === undefined;
+  const extra = options.attributes ?? {};
+  const inject = options.meta ?? true;
+
+  const start = (request: RequestLike, parent: Context): Traced => {
+    const described: Described = {
+      method: request.method,
+      recognized: guessed || isRecognized(request.method),
+      id: idOf(request),
+    };
+    const span = tracer.startSpan(
+      spanName(described),
+      { kind: SpanKind.CLIENT, attributes: startAttributes(semconv, described, extra) },
+      parent,
+    );
+    return { described, span, context: trace.setSpan(parent, span) };
+  };
+
+  /** The body with each traced request's context in its `_meta`; the body as given when nothing changes, or when the body is not what `JSON.stringify` writes (a serializer of big numbers: rewriting it would lose them). */
+  const rewrite = (
+    body: string,
+    value: unknown,
+    requests: ReadonlyArray<unknown>,
+    calls: ReadonlyArray<Traced | undefined>,
+  ): string => {
+    if (!inject) return body;
+    let changed = false;
+    const sent = requests.map((request, index) => {
+      const call = calls[index];
+      if (call === undefined || !isRequest(request) || !isRecord(request.params)) return request;
+      const fields: Record<string, string> = {};
+      propagator.inject(call.context, fields, setter);
+      if (Object.keys(fields).length === 0) return request;
+      changed = true;
+      return { ...request, params: withMeta(request.params, fields) };
+    });
+    if (!changed || JSON.stringify(value) !== body) return body;
+    return JSON.stringify(Array.isArray(value) ? sent : sent[0]);
+  };
+
+  const wrapped = (
+    body: string,
+    transportOptions: TransportOptions,
+  ): TaskEither<TransportError, string | ParsedAnswer> => {
+    return () => {
+      const elapsed = stopwatch();
+      const value = parse(body);
+      const requests: ReadonlyArray<unknown> = Array.isArray(value) ? value : [value];
+      const parent = contexts.active();
+      const calls = requests.map((request) => (isRequest(request) ? start(request, parent) : undefined));
+      const single = calls.length === 1 ? calls[0] : undefined;
+      const { onValue } = transportOptions;
+      let values = 0;
+      const given: TransportOptions =
+        onValue === undefined || single === undefined
+          ? transportOptions
+          : {
+              ...transportOptions,
+              onValue: (streamed) => {
+                values += 1;
+                single.span.addEvent(STREAM_EVENT, { [STREAM_INDEX]: values });
+                return onValue(streamed);
+              },
+            };
+      const sent = rewrite(body, value, requests, calls);
+      const around = single?.context ?? parent;
+      let answer: Promise<E.Either<TransportError, string | ParsedAnswer>>;
+      const outer = sending;
+      sending = around;
+      try {
+        answer = contexts.with(around, () => transport(sent, given)());
+      } catch (thrown) {
+        for (const call of calls)
+          if (call !== undefined)
+            end(call.span, call.described, { _tag: "failed", type: typeOfThrown(thrown) }, elapsed, false);
+        throw thrown;
+      } finally {
+        sending = outer;
+      }
+      const finish = (
+        result: E.Either<TransportError, string | ParsedAnswer>,
+      ): E.Either<TransportError, string | ParsedAnswer> => {
+        const members = E.isRight(result) ? answersOf(result.right) : [];
+        const byId = new Map<unknown, Readonly<Record<string, unknown>>>();
+        for (const member of members) byId.set(member["id"], member);
+        // An answer to the whole body (id null: it could not be read) answers each request.
+        const whole = byId.get(null);
+        for (const call of calls) {
+          if (call === undefined) continue;
+          const { id } = call.described;
+          let outcome: Outcome;
+          if (E.isLeft(result)) outcome = { _tag: "failed", type: result.left.reason };
+          else if (id === undefined) outcome = { _tag: "ok" };
+          else {
+            const member = byId.get(id) ?? whole;
+            outcome = member === undefined ? { _tag: "failed", type: "_OTHER" } : outcomeOfMember(member);
+          }
+          end(call.span, call.described, outcome, elapsed, guessed);
+        }
+        return result;
+      };
+      return answer.then(finish, (thrown: unknown) => {
+        for (const call of calls)
+          if (call !== undefined)
+            end(call.span, call.described, { _tag: "failed", type: typeOfThrown(thrown) }, elapsed, false);
+        throw thrown;
+      });
+    };
+  };
+  return transport.nextId === undefined ? wrapped : Object.assign(wrapped, { nextId: transport.nextId });
+};

@@ -1,0 +1,203 @@
+/**
+ * The server's side of `rpcserver/otel`: an `Around` stage that makes a SERVER span per request,
+ * parented by the trace context its caller sent (`params._meta`, or the carrier a context gives,
+ * such as HTTP headers), runs the rest of the pipeline in that span's context, and ends it with the
+ * answer; and records `rpc.server.call.duration`.
+ *
+ * @module
+ */
+import {
+  context as contexts,
+  metrics,
+  propagation,
+  SpanKind,
+  trace,
+  type Attributes,
+  type Context,
+  type MeterProvider,
+  type TextMapPropagator,
+  type TracerProvider,
+} from "@opentelemetry/api";
+import type { URIS } from "fp-ts/HKT";
+import type { TypedAround } from "../core/context-marks";
+import type { Effect } from "../core/effect";
+import type { Request } from "../core/request";
+import type { Response } from "../core/response";
+import { isNotification, type Around, type Call, type Handler } from "../core/stages";
+import { passSink, tapStream } from "../core/stream";
+import { VERSION } from "../core/version";
+import { getter, metaOf, withoutTrace, type Carrier } from "./meta";
+import { ender, SCOPE, STREAM_EVENT, STREAM_INDEX, typeOfThrown } from "./span";
+import {
+  durations,
+  recognizer,
+  semconvOf,
+  spanName,
+  startAttributes,
+  stopwatch,
+  type Described,
+  type Outcome,
+  type RecognizedMethods,
+  type Semconv,
+} from "./semconv";
+
+/**
+ * Options of {@link traced}.
+ *
+ * @example
+ * import type { TracedOptions } from "rpcserver/otel";
+ * const options: TracedOptions<{ headers: Record<string, string> }> = {
+ *   methods: ["add", "ping"],
+ *   carrier: (call) => call.context.headers,
+ *   attributes: { "server.address": "api.example.com" },
+ * };
+ *
+ * @since 5.0.10
+ * @category otel
+ */
+export interface TracedOptions<C = unknown> {
+  /** Where the tracer comes from. Default: the global one of `@opentelemetry/api` (`trace`). */
+  readonly tracerProvider?: TracerProvider;
+  /** Where the meter comes from. Default: the global one (`metrics`). */
+  readonly meterProvider?: MeterProvider;
+  /** How a trace context is read from a carrier. Default: the global propagator (`propagation`). */
+  readonly propagator?: TextMapPropagator;
+  /**
+   * The recognized methods: a list of names, the methods table the service dispatches to (its own
+   * keys), or a function. Another name is recorded as `_OTHER`, with the name in
+   * `rpc.method_original`, and names the span `jsonrpc`. Default: every name is taken as
+   * recognized when the span starts, and recorded as `_OTHER` when the answer is -32601 (Method
+   * not found).
+   */
+  readonly methods?: RecognizedMethods;
+  /**
+   * Where a trace context is read when the request's `params._meta` carries none: for instance the
+   * HTTP headers the context holds (`(call) => call.context.headers`). Names are read in any case.
+   * Default: none; the span's parent is then the active context (an HTTP server span, if any).
+   */
+  readonly carrier?: (call: Call<C>) => Carrier | undefined;
+  /**
+   * Which conventions: `"stable"` (the current ones) or `"dup"` (the older ones beside them).
+   * Default: `OTEL_SEMCONV_STABILITY_OPT_IN` (`rpc/dup`: both), else the current ones.
+   */
+  readonly semconv?: Semconv;
+  /** Attributes added to every span when it starts (`server.address`, `server.port`). */
+  readonly attributes?: Attributes;
+}
+
+/** The outcome of a Response. */
+export const outcomeOf = (response: Response): Outcome =>
+  response._tag === "Right"
+    ? { _tag: "ok" }
+    : { _tag: "answered", code: response.left.code, message: response.left.message };
+
+/**
+ * A SERVER span per request, after the OpenTelemetry conventions for JSON-RPC: named after the
+ * method (a recognized one; else `jsonrpc`), with `rpc.system.name` "jsonrpc", `rpc.method`,
+ * `jsonrpc.protocol.version`, `jsonrpc.request.id` (not for a notification or a null id), and on
+ * an error answer `rpc.status_code` and `error.type` (the code as a string) and the status ERROR.
+ * Its parent is the trace context in `params._meta` (`traceparent`, `tracestate`, as MCP carries
+ * it; the stage removes them before the method sees its params), else in `options.carrier`, else
+ * the active context. The rest of the pipeline runs in the span's context, so the method's own
+ * spans are its children. A streaming method's span lasts until its stream ends, with an event per
+ * value. Each request's duration goes to the histogram `rpc.server.call.duration` (seconds).
+ * Works in sync and async dispatch; put it first to see every validated request. docs/otel.md.
+ *
+ * @example
+ * import { asyncDispatch, Success } from "rpcserver";
+ * import { traced } from "rpcserver/otel";
+ * const methods = { ping: () => Success("pong") };
+ * // Spans go to the tracer provider registered with @opentelemetry/api (none: nothing is recorded).
+ * await asyncDispatch('{"jsonrpc":"2.0","method":"ping","id":1}', methods, { stages: [traced({ methods })] });
+ * // '{"jsonrpc":"2.0","result":"pong","id":1}'
+ *
+ * @since 5.0.10
+ * @category otel
+ */
+export function traced<C = unknown>(options: TracedOptions<C> = {}): TypedAround<C, C> {
+  const semconv = semconvOf(options.semconv);
+  const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE, VERSION);
+  const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE, VERSION);
+  const { record } = durations(meter, "server", semconv);
+  const end = ender(semconv, record);
+  const propagator = options.propagator ?? propagation;
+  const isRecognized = recognizer(options.methods);
+  const extra = options.attributes ?? {};
+  const carrierOf = options.carrier;
+
+  /** The parent of a request's span, and the request as the method sees it (without the trace members of `_meta`). */
+  const parentOf = (call: Call): { readonly parent: Context; readonly request: Request } => {
+    const active = contexts.active();
+    const { request } = call;
+    const meta = metaOf(request.params);
+    if (meta !== undefined) {
+      const forwarded = { ...request, params: withoutTrace(request.params as Readonly<Record<string, unknown>>, meta) };
+      // The method's stream is the request's: values, and an end from outside, reach it.
+      passSink(request, forwarded);
+      return { parent: propagator.extract(active, meta, getter), request: forwarded };
+    }
+    let carrier: Carrier | undefined;
+    try {
+      carrier = carrierOf?.(call as Call<C>);
+    } catch {
+      // A carrier function that throws gives no parent: the call is answered as without the stage.
+      carrier = undefined;
+    }
+    return { parent: carrier === undefined ? active : propagator.extract(active, carrier, getter), request };
+  };
+
+  const stage: Around = {
+    _tag: "Around",
+    asyncOnly: false,
+    around:
+      <F extends URIS>(_F: Effect<F>) =>
+      (next: Handler<F>): Handler<F> =>
+      (call) => {
+        const elapsed = stopwatch();
+        const { parent, request } = parentOf(call);
+        const guessed = isRecognized === undefined;
+        const described: Described = {
+          method: request.method,
+          recognized: guessed || isRecognized(request.method),
+          id: isNotification(request) ? undefined : request.id,
+        };
+        const span = tracer.startSpan(
+          spanName(described),
+          { kind: SpanKind.SERVER, attributes: startAttributes(semconv, described, extra) },
+          parent,
+        );
+        let values = 0;
+        const untap = tapStream(request, () => {
+          values += 1;
+          span.addEvent(STREAM_EVENT, { [STREAM_INDEX]: values });
+        });
+        const failed = (thrown: unknown): void => {
+          untap();
+          end(span, described, { _tag: "failed", type: typeOfThrown(thrown) }, elapsed, false);
+        };
+        let answer: unknown;
+        try {
+          answer = contexts.with(trace.setSpan(parent, span), () => next({ request, context: call.context }));
+        } catch (thrown) {
+          failed(thrown);
+          throw thrown;
+        }
+        const answered = (response: Response): Response => {
+          untap();
+          end(span, described, outcomeOf(response), elapsed, guessed);
+          return response;
+        };
+        if (answer instanceof Promise) {
+          // A Promise here is async dispatch's Later; one that rejects (a request a stage broke)
+          // still ends the span, and goes on to the request's own net.
+          return (answer as Promise<Response>).then(answered, (thrown: unknown) => {
+            failed(thrown);
+            throw thrown;
+          }) as ReturnType<Handler<F>>;
+        }
+        answered(answer as Response);
+        return answer as ReturnType<Handler<F>>;
+      },
+  };
+  return stage as TypedAround<C, C>;
+}
