@@ -50,11 +50,12 @@ const require = createRequire(import.meta.url);
  * shares), 19.1 KiB with issue 32 (a stream's turns of the event loop, every source of abort
  * followed into the method's signal, log kinds bounded by what the server defines, declared
  * errors), 19.5 KiB with issue 33 (one abort per request, one sink of streamed values for every
- * wire, the HTTP part's own modules). The development server is loaded only when `serve` is called (a
+ * wire, the HTTP part's own modules), 20.4 KiB with issue 34 (nested contracts: the tree of names,
+ * `lazy` branches, `merge`), whence a ceiling of 22 KiB. The development server is loaded only when `serve` is called (a
  * chunk of its own, not counted): the headroom leaves room for features, and a jump past it (a
  * dependency bundled by mistake, a Node polyfill) still fails.
  */
-const MAX_MIN_GZIP_BYTES = 20 * 1024;
+const MAX_MIN_GZIP_BYTES = 22 * 1024;
 
 /**
  * The ceiling for rpcserver/client, minified and gzipped, in bytes. Measured at 7.9 KiB: the calls,
