@@ -18,3 +18,4 @@
 export { traced, type TracedOptions } from "./internal/otel/server";
 export { traceHeaders, tracedTransport, type TracedTransportOptions } from "./internal/otel/client";
 export type { RecognizedMethods, Semconv } from "./internal/otel/semconv";
+export type { InstrumentOptions } from "./internal/otel/span";

@@ -8,36 +8,20 @@
  */
 import {
   context as contexts,
-  metrics,
   propagation,
   SpanKind,
   trace,
-  type Attributes,
   type Context,
-  type MeterProvider,
   type Span,
   type TextMapPropagator,
-  type TracerProvider,
 } from "@opentelemetry/api";
 import * as E from "fp-ts/Either";
 import type { TaskEither } from "fp-ts/TaskEither";
 import type { TransportError } from "../client/errors";
 import type { ParsedAnswer, Transport, TransportOptions } from "../client/transport";
-import { VERSION } from "../core/version";
 import { setter, withMeta } from "./meta";
-import {
-  durations,
-  recognizer,
-  semconvOf,
-  spanName,
-  startAttributes,
-  stopwatch,
-  type Described,
-  type Outcome,
-  type RecognizedMethods,
-  type Semconv,
-} from "./semconv";
-import { ender, SCOPE, STREAM_EVENT, STREAM_INDEX, typeOfThrown } from "./span";
+import { spanName, startAttributes, stopwatch, type Described, type Outcome } from "./semconv";
+import { instruments, STREAM_EVENT, STREAM_INDEX, typeOfThrown, type InstrumentOptions } from "./span";
 
 /**
  * Options of {@link tracedTransport}.
@@ -52,23 +36,7 @@ import { ender, SCOPE, STREAM_EVENT, STREAM_INDEX, typeOfThrown } from "./span";
  * @since 5.0.10
  * @category otel
  */
-export interface TracedTransportOptions {
-  /** Where the tracer comes from. Default: the global one of `@opentelemetry/api` (`trace`). */
-  readonly tracerProvider?: TracerProvider;
-  /** Where the meter comes from. Default: the global one (`metrics`). */
-  readonly meterProvider?: MeterProvider;
-  /** How a trace context is written into a carrier. Default: the global propagator (`propagation`). */
-  readonly propagator?: TextMapPropagator;
-  /**
-   * The recognized methods (a list of names, a methods table, a function); another name is
-   * recorded as `_OTHER`. Default: every name is taken as recognized when the span starts, and
-   * recorded as `_OTHER` when the answer is -32601 (Method not found).
-   */
-  readonly methods?: RecognizedMethods;
-  /** Which conventions: `"stable"` or `"dup"`. Default: from `OTEL_SEMCONV_STABILITY_OPT_IN`. */
-  readonly semconv?: Semconv;
-  /** Attributes added to every span when it starts (`server.address`, `server.port`). */
-  readonly attributes?: Attributes;
+export interface TracedTransportOptions extends InstrumentOptions {
   /**
    * Whether each request with object params carries its span's trace context in `params._meta`
    * (`traceparent`, `tracestate`). Default `true`. Positional params are never changed.
@@ -190,15 +158,8 @@ export const traceHeaders =
  * @category otel
  */
 export const tracedTransport = (transport: Transport, options: TracedTransportOptions = {}): Transport => {
-  const semconv = semconvOf(options.semconv);
-  const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE, VERSION);
-  const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE, VERSION);
-  const { record } = durations(meter, "client", semconv);
-  const end = ender(semconv, record);
-  const propagator = options.propagator ?? propagation;
-  const isRecognized = recognizer(options.methods);
+  const { semconv, tracer, end, propagator, isRecognized, extra } = instruments(options, "client");
   const guessed = isRecognized === undefined;
-  const extra = options.attributes ?? {};
   const inject = options.meta ?? true;
 
   const start = (request: RequestLike, parent: Context): Traced => {

@@ -6,18 +6,7 @@
  *
  * @module
  */
-import {
-  context as contexts,
-  metrics,
-  propagation,
-  SpanKind,
-  trace,
-  type Attributes,
-  type Context,
-  type MeterProvider,
-  type TextMapPropagator,
-  type TracerProvider,
-} from "@opentelemetry/api";
+import { context as contexts, SpanKind, trace, type Context } from "@opentelemetry/api";
 import type { URIS } from "fp-ts/HKT";
 import type { TypedAround } from "../core/context-marks";
 import type { Effect } from "../core/effect";
@@ -25,21 +14,9 @@ import type { Request } from "../core/request";
 import type { Response } from "../core/response";
 import { isNotification, type Around, type Call, type Handler } from "../core/stages";
 import { passSink, tapStream } from "../core/stream";
-import { VERSION } from "../core/version";
 import { getter, metaOf, withoutTrace, type Carrier } from "./meta";
-import { ender, SCOPE, STREAM_EVENT, STREAM_INDEX, typeOfThrown } from "./span";
-import {
-  durations,
-  recognizer,
-  semconvOf,
-  spanName,
-  startAttributes,
-  stopwatch,
-  type Described,
-  type Outcome,
-  type RecognizedMethods,
-  type Semconv,
-} from "./semconv";
+import { spanName, startAttributes, stopwatch, type Described, type Outcome } from "./semconv";
+import { instruments, STREAM_EVENT, STREAM_INDEX, typeOfThrown, type InstrumentOptions } from "./span";
 
 /**
  * Options of {@link traced}.
@@ -55,34 +32,13 @@ import {
  * @since 5.0.10
  * @category otel
  */
-export interface TracedOptions<C = unknown> {
-  /** Where the tracer comes from. Default: the global one of `@opentelemetry/api` (`trace`). */
-  readonly tracerProvider?: TracerProvider;
-  /** Where the meter comes from. Default: the global one (`metrics`). */
-  readonly meterProvider?: MeterProvider;
-  /** How a trace context is read from a carrier. Default: the global propagator (`propagation`). */
-  readonly propagator?: TextMapPropagator;
-  /**
-   * The recognized methods: a list of names, the methods table the service dispatches to (its own
-   * keys), or a function. Another name is recorded as `_OTHER`, with the name in
-   * `rpc.method_original`, and names the span `jsonrpc`. Default: every name is taken as
-   * recognized when the span starts, and recorded as `_OTHER` when the answer is -32601 (Method
-   * not found).
-   */
-  readonly methods?: RecognizedMethods;
+export interface TracedOptions<C = unknown> extends InstrumentOptions {
   /**
    * Where a trace context is read when the request's `params._meta` carries none: for instance the
    * HTTP headers the context holds (`(call) => call.context.headers`). Names are read in any case.
    * Default: none; the span's parent is then the active context (an HTTP server span, if any).
    */
   readonly carrier?: (call: Call<C>) => Carrier | undefined;
-  /**
-   * Which conventions: `"stable"` (the current ones) or `"dup"` (the older ones beside them).
-   * Default: `OTEL_SEMCONV_STABILITY_OPT_IN` (`rpc/dup`: both), else the current ones.
-   */
-  readonly semconv?: Semconv;
-  /** Attributes added to every span when it starts (`server.address`, `server.port`). */
-  readonly attributes?: Attributes;
 }
 
 /** The outcome of a Response. */
@@ -115,14 +71,7 @@ export const outcomeOf = (response: Response): Outcome =>
  * @category otel
  */
 export function traced<C = unknown>(options: TracedOptions<C> = {}): TypedAround<C, C> {
-  const semconv = semconvOf(options.semconv);
-  const tracer = (options.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE, VERSION);
-  const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE, VERSION);
-  const { record } = durations(meter, "server", semconv);
-  const end = ender(semconv, record);
-  const propagator = options.propagator ?? propagation;
-  const isRecognized = recognizer(options.methods);
-  const extra = options.attributes ?? {};
+  const { semconv, tracer, end, propagator, isRecognized, extra } = instruments(options, "server");
   const carrierOf = options.carrier;
 
   /** The parent of a request's span, and the request as the method sees it (without the trace members of `_meta`). */

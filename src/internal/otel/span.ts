@@ -4,8 +4,31 @@
  *
  * @module
  */
-import { SpanStatusCode, type Span } from "@opentelemetry/api";
-import { METHOD_NOT_FOUND, OTHER, endAttributes, SYSTEM, type Described, type Outcome, type Semconv } from "./semconv";
+import {
+  metrics,
+  propagation,
+  SpanStatusCode,
+  trace,
+  type Attributes,
+  type MeterProvider,
+  type Span,
+  type TextMapPropagator,
+  type TracerProvider,
+} from "@opentelemetry/api";
+import { VERSION } from "../core/version";
+import {
+  durations,
+  endAttributes,
+  METHOD_NOT_FOUND,
+  OTHER,
+  recognizer,
+  semconvOf,
+  SYSTEM,
+  type Described,
+  type Outcome,
+  type RecognizedMethods,
+  type Semconv,
+} from "./semconv";
 
 /** The instrumentation scope's name: the tracer's and the meter's. */
 export const SCOPE = "rpcserver";
@@ -21,6 +44,58 @@ export const STREAM_INDEX = "rpcserver.stream.index";
 export const typeOfThrown = (thrown: unknown): string => {
   const name = (thrown as { constructor?: { name?: unknown } } | null | undefined)?.constructor?.name;
   return typeof thrown === "object" && thrown !== null && typeof name === "string" && name !== "" ? name : OTHER;
+};
+
+/**
+ * What both ends take, the server's stage ({@link TracedOptions}) and the client's transport
+ * ({@link TracedTransportOptions}): where spans and metrics go, how a trace context travels, which
+ * methods are recognized, which conventions.
+ *
+ * @example
+ * import type { InstrumentOptions } from "rpcserver/otel";
+ * const options: InstrumentOptions = { methods: ["add", "ping"], semconv: "dup" };
+ *
+ * @since 5.0.10
+ * @category otel
+ */
+export interface InstrumentOptions {
+  /** Where the tracer comes from. Default: the global one of `@opentelemetry/api` (`trace`). */
+  readonly tracerProvider?: TracerProvider;
+  /** Where the meter comes from. Default: the global one (`metrics`). */
+  readonly meterProvider?: MeterProvider;
+  /**
+   * How a trace context is written into a carrier (the client) or read from one (the server).
+   * Default: the global propagator (`propagation`).
+   */
+  readonly propagator?: TextMapPropagator;
+  /**
+   * The recognized methods: a list of names, a methods table (its own keys), or a function.
+   * Another name is recorded as `_OTHER`, with the name in `rpc.method_original`, and names the
+   * span `jsonrpc`. Default: every name is taken as recognized when the span starts, and recorded
+   * as `_OTHER` when the answer is -32601 (Method not found).
+   */
+  readonly methods?: RecognizedMethods;
+  /**
+   * Which conventions: `"stable"` (the current ones) or `"dup"` (the older ones beside them).
+   * Default: `OTEL_SEMCONV_STABILITY_OPT_IN` (`rpc/dup`: both), else the current ones.
+   */
+  readonly semconv?: Semconv;
+  /** Attributes added to every span when it starts (`server.address`, `server.port`). */
+  readonly attributes?: Attributes;
+}
+
+/** The instruments of one end, made once from its options: the tracer, how a span ends (its duration recorded), the rest. */
+export const instruments = (options: InstrumentOptions, side: "server" | "client") => {
+  const semconv = semconvOf(options.semconv);
+  const meter = (options.meterProvider ?? metrics.getMeterProvider()).getMeter(SCOPE, VERSION);
+  return {
+    semconv,
+    tracer: (options.tracerProvider ?? trace.getTracerProvider()).getTracer(SCOPE, VERSION),
+    end: ender(semconv, durations(meter, side, semconv).record),
+    propagator: options.propagator ?? propagation,
+    isRecognized: recognizer(options.methods),
+    extra: options.attributes ?? {},
+  };
 };
 
 /** Ends `span` with `outcome`: the attributes, the status, the duration measured. */
