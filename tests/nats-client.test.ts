@@ -84,8 +84,9 @@ test("nobody serving the subject: TransportError noResponders, with the subject"
 });
 
 test("close(): the calls awaiting answers fail with reason closed, and so do later calls", async () => {
-  // A short timeout, so that a later call that would wait for an answer fails fast.
-  const transport = natsTransport(setup.calling, SUBJECT, { timeoutMs: 1_000 });
+  // A time-out that cannot fire before close() on a loaded machine (the calls are held, then closed:
+  // reason "closed", not "timeout"), and short enough that a later call that waited would fail soon.
+  const transport = natsTransport(setup.calling, SUBJECT, { timeoutMs: 5_000 });
   const closing = client(api, transport);
   const calls = [closing.hold()(), closing.hold()()];
   await gate.holding(2);

@@ -108,14 +108,16 @@ test("inboxPrefix: the connection's per-user prefix is honoured; a refused inbox
 });
 
 test("a slow consumer of a fast stream gets every value: no timer runs once the answer is in", async () => {
-  const timeoutMs = 500;
+  // 1 s: the worker sends its 300 values and its answer well within it even on a loaded machine
+  // (at 500 ms, npm test's load once made the answer itself late).
+  const timeoutMs = 1_000;
   const count = 300;
   const run = open(rpcOver(SUBJECT, { timeoutMs }).count(count));
   const values: number[] = [];
-  // About 5 ms a value: the consumer takes three times the transport's timeout after the last message.
+  // About 10 ms a value: the consumer takes three times the transport's timeout after the last message.
   for await (const value of run) {
     values.push(value);
-    await new Promise((resolve) => setTimeout(resolve, 5));
+    await new Promise((resolve) => setTimeout(resolve, 10));
   }
   expect(await run.result).toEqual(E.right(`counted to ${count}`));
   expect(values).toEqual(Array.from({ length: count }, (_, i) => i + 1));
