@@ -6,24 +6,8 @@
  * Types are part of the recipes (typed params, the stages' signatures): `tsc -p tsconfig.json --noEmit`
  * checks the assignments and `@ts-expect-error` lines below.
  */
-import {
-  context,
-  ROOT_CONTEXT,
-  SpanKind,
-  SpanStatusCode,
-  trace,
-  TraceFlags,
-  type Context,
-  type ContextManager,
-  type Span,
-  type SpanAttributes,
-  type SpanAttributeValue,
-  type SpanContext,
-  type SpanStatus,
-  type Tracer,
-} from "@opentelemetry/api";
+import { context, SpanKind, SpanStatusCode, trace, type Tracer } from "@opentelemetry/api";
 import fc from "fast-check";
-import { AsyncLocalStorage } from "node:async_hooks";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import ts from "typescript";
@@ -58,6 +42,7 @@ import {
   type Stage,
   type SuccessResponse,
 } from "../src";
+import { registerGlobals, telemetry } from "./helpers/otel";
 import { jsonDispatchers, recordLogs } from "./support";
 
 /** `true` exactly when A and B are the same type. */
@@ -983,119 +968,32 @@ describe("recipe: OpenTelemetry, a span per request", () => {
     },
   });
 
-  /** What a recording span saw. */
-  class RecordedSpan implements Span {
-    readonly attributes: Record<string, unknown> = {};
-    status: SpanStatus | undefined = undefined;
-    ended = false;
-    constructor(
-      public name: string,
-      readonly kind: SpanKind | undefined,
-      attributes: SpanAttributes | undefined,
-      private readonly spanId: string,
-    ) {
-      Object.assign(this.attributes, attributes);
-    }
-    spanContext(): SpanContext {
-      return { traceId: "1".repeat(32), spanId: this.spanId, traceFlags: TraceFlags.SAMPLED };
-    }
-    setAttribute(key: string, value: SpanAttributeValue): this {
-      this.attributes[key] = value;
-      return this;
-    }
-    setAttributes(attributes: SpanAttributes): this {
-      Object.assign(this.attributes, attributes);
-      return this;
-    }
-    addEvent(): this {
-      return this;
-    }
-    addLink(): this {
-      return this;
-    }
-    addLinks(): this {
-      return this;
-    }
-    setStatus(status: SpanStatus): this {
-      this.status = status;
-      return this;
-    }
-    updateName(name: string): this {
-      this.name = name;
-      return this;
-    }
-    end(): void {
-      this.ended = true;
-    }
-    isRecording(): boolean {
-      return !this.ended;
-    }
-    recordException(): void {}
-  }
-  const recordingTracer = (spans: RecordedSpan[]): Tracer => ({
-    startSpan: (name, options = {}) => {
-      const span = new RecordedSpan(
-        name,
-        options.kind,
-        options.attributes,
-        spans.length.toString(16).padStart(16, "0"),
-      );
-      spans.push(span);
-      return span;
-    },
-    startActiveSpan: (() => {
-      throw new globalThis.Error("not used by the stage");
-    }) as Tracer["startActiveSpan"],
-  });
-  /** The context manager an SDK installs, reduced to AsyncLocalStorage. */
-  class StorageContextManager implements ContextManager {
-    private readonly storage = new AsyncLocalStorage<Context>();
-    active(): Context {
-      return this.storage.getStore() ?? ROOT_CONTEXT;
-    }
-    with<A extends unknown[], F extends (...args: A) => ReturnType<F>>(
-      ctx: Context,
-      fn: F,
-      thisArg?: ThisParameterType<F>,
-      ...args: A
-    ): ReturnType<F> {
-      return this.storage.run(ctx, () => fn.call(thisArg, ...args));
-    }
-    bind<T>(_ctx: Context, target: T): T {
-      return target;
-    }
-    enable(): this {
-      return this;
-    }
-    disable(): this {
-      this.storage.disable();
-      return this;
-    }
-  }
-
-  const active: Array<Span | undefined> = [];
+  // The real SDK: spans recorded in memory, the context manager on AsyncLocalStorage (tests/helpers/otel.ts).
+  const sdk = telemetry();
+  const tracer = sdk.tracerProvider.getTracer("recipe");
+  /** The span active while each method ran, by its span id. */
+  const active: Array<string | undefined> = [];
+  const idOfSpan = (span: { spanContext(): { spanId: string } } | undefined) => span?.spanContext().spanId;
   const methods = {
-    add: (a: number, b: number) => (active.push(trace.getActiveSpan()), Success(a + b)),
+    add: (a: number, b: number) => (active.push(idOfSpan(trace.getActiveSpan())), Success(a + b)),
     later: async () => {
       await new Promise((resolve) => setTimeout(resolve, 20));
-      active.push(trace.getActiveSpan());
+      active.push(idOfSpan(trace.getActiveSpan()));
       return Success("done");
     },
     fail: () => Error(1, "Nope"),
   };
-  beforeAll(() => {
-    context.setGlobalContextManager(new StorageContextManager());
-  });
+  beforeAll(registerGlobals);
   afterAll(() => {
     context.disable();
   });
   beforeEach(() => {
     active.length = 0;
+    sdk.reset();
   });
 
   test("a span per request, named after the method, with the JSON-RPC attributes; errors set the status", () => {
-    const spans: RecordedSpan[] = [];
-    const stages = [traced(recordingTracer(spans))];
+    const stages = [traced(tracer)];
     const out = dispatch(
       `[${request("add", [1, 2], 1)},${request("fail", undefined, "x")},${request("add", [1, 1], undefined)},${request("nope", undefined, null)}]`,
       methods,
@@ -1103,7 +1001,7 @@ describe("recipe: OpenTelemetry, a span per request", () => {
     );
     expect(JSON.parse(out)).toHaveLength(3);
     expect(
-      spans.map(({ name, kind, attributes, status, ended }) => ({ name, kind, attributes, status, ended })),
+      sdk.spans().map(({ name, kind, attributes, status, ended }) => ({ name, kind, attributes, status, ended })),
     ).toStrictEqual([
       {
         name: "add",
@@ -1114,7 +1012,7 @@ describe("recipe: OpenTelemetry, a span per request", () => {
           "rpc.jsonrpc.version": "2.0",
           "rpc.jsonrpc.request_id": "1",
         },
-        status: undefined,
+        status: { code: SpanStatusCode.UNSET },
         ended: true,
       },
       {
@@ -1135,7 +1033,7 @@ describe("recipe: OpenTelemetry, a span per request", () => {
         name: "add",
         kind: SpanKind.SERVER,
         attributes: { "rpc.system": "jsonrpc", "rpc.method": "add", "rpc.jsonrpc.version": "2.0" },
-        status: undefined,
+        status: { code: SpanStatusCode.UNSET },
         ended: true,
       },
       {
@@ -1154,19 +1052,18 @@ describe("recipe: OpenTelemetry, a span per request", () => {
       },
     ]);
     // The request's span is the active span while its method runs.
-    expect(active).toStrictEqual([spans[0], spans[2]]);
+    const spans = sdk.spans();
+    expect(active).toStrictEqual([idOfSpan(spans[0]), idOfSpan(spans[2])]);
   });
 
   test("async dispatch: the span is active across the method's awaits, and ends with the answer", async () => {
-    const spans: RecordedSpan[] = [];
-    const pending = asyncDispatch(request("later", undefined, 7), methods, {
-      stages: [traced(recordingTracer(spans))],
-    });
-    expect(spans).toHaveLength(1);
-    expect(spans[0]?.ended).toBe(false);
+    const pending = asyncDispatch(request("later", undefined, 7), methods, { stages: [traced(tracer)] });
+    // Started, not ended: nothing finished yet.
+    expect(sdk.spans()).toHaveLength(0);
     expect(await pending).toBe('{"jsonrpc":"2.0","result":"done","id":7}');
-    expect(spans[0]?.ended).toBe(true);
-    expect(active).toStrictEqual([spans[0]]);
+    const spans = sdk.spans();
+    expect(spans.map(({ name, ended }) => ({ name, ended }))).toStrictEqual([{ name: "later", ended: true }]);
+    expect(active).toStrictEqual([idOfSpan(spans[0])]);
     expect(trace.getActiveSpan()).toBeUndefined();
   });
 
