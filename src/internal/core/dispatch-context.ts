@@ -112,6 +112,19 @@ export type GivenContext<C> = 0 extends 1 & C
 export type DispatchContext<C, S> = Through<S, GivenContext<C>>;
 
 /**
+ * What a server that makes each message's context with a function of its own (`serveNats`,
+ * `fetchHandler`) requires of its options: nothing for methods that need no context (a plain
+ * table), else a `context` of type `Make` whose context, through the stages (`Given`), is the one
+ * the methods need. Their need is read from the table (`withContext`'s methods say theirs), as the
+ * context function's parameter is typed by its place and so cannot set it. Not exported by any entry.
+ */
+export type ContextFits<Needed, Given, Make> = [Needed] extends [NoContext]
+  ? unknown
+  : [Given] extends [Needed]
+    ? unknown
+    : { readonly context: Make };
+
+/**
  * A dispatch's `stages`, checked: `never` (a compile error) when a stage refuses the context it
  * is handed.
  *

@@ -11,7 +11,7 @@ import type { Server } from "../contract/implement";
 import type { Entries } from "../contract/contract";
 import { ERROR_INVALID_REQUEST } from "../core/codes";
 import type { NoContext, WithSignal } from "../core/context-marks";
-import type { DispatchContext, MethodsFor, TypedOptions } from "../core/dispatch-context";
+import type { ContextFits, DispatchContext, MethodsFor, TypedOptions } from "../core/dispatch-context";
 import { messageOf } from "../core/describe";
 import { isJsonRpcError } from "../core/exceptions";
 import type { Methods } from "../core/methods";
@@ -143,17 +143,6 @@ export type AppHandlerOptions<In> = Omit<JsonOptions, "context" | "stages"> &
  * @category fetch
  */
 export type FetchHandler = (request: Request) => Promise<Response>;
-
-/**
- * Whether the context that `context` makes (through the stages) is the one the methods need:
- * anything for methods that need none, else `context` is required and must make it (as
- * `serveNats` checks its own).
- */
-type ContextFits<Needed, Given> = [Needed] extends [NoContext]
-  ? unknown
-  : [Given] extends [Needed]
-    ? unknown
-    : { readonly context: (request: Request) => Needed | Promise<Needed> };
 
 /** Any contract's server, as the handler reads it at run time. */
 interface AnyApp {
@@ -380,8 +369,14 @@ export function fetchHandler<M extends Entries, In, Cur>(
 export function fetchHandler<C = NoContext, X = NoContext, const S extends ReadonlyArray<AnyStage> = readonly []>(
   methods: MethodsFor<C>,
   ...options: [C] extends [NoContext]
-    ? [options?: FetchHandlerOptions<X, S> & NoInfer<ContextFits<C, DispatchContext<WithSignal<X>, S>>>]
-    : [options: FetchHandlerOptions<X, S> & NoInfer<ContextFits<C, DispatchContext<WithSignal<X>, S>>>]
+    ? [
+        options?: FetchHandlerOptions<X, S> &
+          NoInfer<ContextFits<C, DispatchContext<WithSignal<X>, S>, (request: Request) => C | Promise<C>>>,
+      ]
+    : [
+        options: FetchHandlerOptions<X, S> &
+          NoInfer<ContextFits<C, DispatchContext<WithSignal<X>, S>, (request: Request) => C | Promise<C>>>,
+      ]
 ): FetchHandler;
 export function fetchHandler(methodsOrApp: unknown, options?: unknown): FetchHandler {
   const { methods, gate, limit, dispatchOptions } = prepare(methodsOrApp, options);

@@ -9,7 +9,7 @@
  */
 import { Svcm, type Service } from "@nats-io/services";
 import type { NoContext } from "../core/context-marks";
-import type { DispatchContext, MethodsFor, TypedOptions } from "../core/dispatch-context";
+import type { ContextFits, DispatchContext, MethodsFor, TypedOptions } from "../core/dispatch-context";
 import { isJsonRpcError } from "../core/exceptions";
 import { logSafely } from "../core/logger";
 import type { Methods } from "../core/methods";
@@ -71,18 +71,6 @@ export interface NatsServiceOptions<C> {
  * @category nats
  */
 export type NatsServeOptions<C, S> = Omit<TypedOptions<JsonOptions, C, S>, "context"> & NatsServiceOptions<C>;
-
-/**
- * Whether the context that the context function makes (through the stages) is the one the methods
- * need: anything for methods that need none (a plain table), else `context` is required and must
- * make it. The methods' need is read from the table (`withContext`'s methods say theirs), as the
- * context function's parameter is typed by its place and so cannot set it.
- */
-type ContextFits<Needed, Given> = [Needed] extends [NoContext]
-  ? unknown
-  : [Given] extends [Needed]
-    ? unknown
-    : { readonly context: (message: NatsMessage) => Needed };
 
 /**
  * A running service: its identity, and how to stop it.
@@ -326,7 +314,7 @@ const discoverable = (methods: Methods, info: (() => OpenRpcInfo) | undefined): 
 export const serveNats = async <C = NoContext, X = NoContext, const S extends ReadonlyArray<AnyStage> = readonly []>(
   connection: NatsConnection,
   methods: MethodsFor<C>,
-  options: NatsServeOptions<X, S> & NoInfer<ContextFits<C, DispatchContext<X, S>>>,
+  options: NatsServeOptions<X, S> & NoInfer<ContextFits<C, DispatchContext<X, S>, (message: NatsMessage) => C>>,
 ): Promise<NatsService> => {
   const {
     name,
