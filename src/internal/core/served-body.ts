@@ -10,6 +10,7 @@
  */
 import type { Kind, URIS } from "fp-ts/HKT";
 import { Async, promised } from "./effect";
+import { isJsonRpcError } from "./exceptions";
 import { isPlainObject } from "./guards";
 import type { Methods } from "./methods";
 import type { JsonOptions } from "./options";
@@ -18,7 +19,7 @@ import { dispatcher, dispatchOptions } from "./pipeline/dispatcher";
 import { toJson } from "./pipeline/output";
 import { httpTokens, requestCancelled, type Write } from "./progress-wire";
 import type { Request } from "./request";
-import type { Response } from "./response";
+import { ErrorResponse, toErrorDict, type Response } from "./response";
 import { NOCONTEXT } from "./sentinels";
 import { serialize } from "./serializer";
 import { follow, RequestAbort, withRequestAbort } from "./signal";
@@ -166,6 +167,16 @@ export const streamStage = (): Around =>
 /** The stages of a served body: this module's first. A `stages` that is not an array is left to dispatch to refuse. */
 const withStreamStage = (stages: unknown): unknown =>
   stages === undefined ? [streamStage()] : Array.isArray(stages) ? [streamStage(), ...(stages as AnyStage[])] : stages;
+
+/**
+ * The answer to a body whose context a wire's context function refused before dispatch (a
+ * `JsonRpcError` it threw): that error, id `null`, written by the body's serializer; `undefined`
+ * for anything else thrown, which is the wire's own failure. serveNats and fetchHandler both answer so.
+ */
+export const refusedContext = (thrown: unknown, serializer: JsonOptions["serializer"]): string | undefined =>
+  isJsonRpcError(thrown)
+    ? (serializer ?? serialize)(toErrorDict(ErrorResponse(thrown.code, thrown.message, thrown.data, null)))
+    : undefined;
 
 /** Made on the first call, for the reason {@link streamStage} is. */
 let dispatch: ((body: unknown, methods: Methods | undefined, o: DispatchOptions) => Promise<string>) | undefined;

@@ -13,11 +13,9 @@ import { ERROR_INVALID_REQUEST } from "../core/codes";
 import type { NoContext, WithSignal } from "../core/context-marks";
 import type { ContextFits, DispatchContext, MethodsFor, TypedOptions } from "../core/dispatch-context";
 import { messageOf } from "../core/describe";
-import { isJsonRpcError } from "../core/exceptions";
 import type { Methods } from "../core/methods";
 import type { JsonOptions } from "../core/options";
-import { ErrorResponse, toErrorDict } from "../core/response";
-import { serialize } from "../core/serializer";
+import { refusedContext } from "../core/served-body";
 import type { AnyStage } from "../core/stages";
 import { DEFAULT_INFO } from "../documents/openrpc";
 import type { OpenRpcInfo } from "../documents/openrpc-types";
@@ -234,13 +232,9 @@ const pathOf = (url: string): string => {
 type Made = { readonly options: JsonOptions } | { readonly refused: Response };
 
 const refusedBy = (thrown: unknown, o: JsonOptions, cors: HeaderValues): Response => {
-  if (!isJsonRpcError(thrown)) {
-    say("error", `rpcserver: fetchHandler: the context function failed: ${messageOf(thrown)}`);
-    return answerOf(200, { "Content-Type": JSON_TYPE, ...cors }, SERVER_ERROR_BODY);
-  }
-  const write = o.serializer ?? serialize;
-  const text = write(toErrorDict(ErrorResponse(thrown.code, thrown.message, thrown.data, null)));
-  return answerOf(200, { "Content-Type": JSON_TYPE, ...cors }, text);
+  const refusal = refusedContext(thrown, o.serializer);
+  if (refusal === undefined) say("error", `rpcserver: fetchHandler: the context function failed: ${messageOf(thrown)}`);
+  return answerOf(200, { "Content-Type": JSON_TYPE, ...cors }, refusal ?? SERVER_ERROR_BODY);
 };
 
 /** Everything a handler needs, checked once when it is made. */

@@ -10,14 +10,12 @@
 import { Svcm, type Service } from "@nats-io/services";
 import type { NoContext } from "../core/context-marks";
 import type { ContextFits, DispatchContext, MethodsFor, TypedOptions } from "../core/dispatch-context";
-import { isJsonRpcError } from "../core/exceptions";
 import { logSafely } from "../core/logger";
 import type { Methods } from "../core/methods";
 import type { JsonOptions } from "../core/options";
-import { ErrorResponse, toErrorDict } from "../core/response";
 import { serialize } from "../core/serializer";
 import type { AnyStage } from "../core/stages";
-import { dispatchStreamed, serveBody, type ServedBody } from "../core/served-body";
+import { dispatchStreamed, refusedContext, serveBody, type ServedBody } from "../core/served-body";
 import { VERSION } from "../core/version";
 import { openRpcDocument, withDiscovery } from "../documents/openrpc";
 import type { OpenRpcInfo } from "../documents/openrpc-types";
@@ -244,9 +242,9 @@ class Endpoint {
       try {
         options = { ...options, context: context(message) };
       } catch (thrown) {
-        if (!isJsonRpcError(thrown)) throw thrown;
-        const write = o.serializer ?? serialize;
-        answer(message, write(toErrorDict(ErrorResponse(thrown.code, thrown.message, thrown.data, null))));
+        const refusal = refusedContext(thrown, o.serializer);
+        if (refusal === undefined) throw thrown;
+        answer(message, refusal);
         return { answered: Promise.resolve() };
       }
     }
