@@ -233,6 +233,24 @@ describe("with Node's Request objects", () => {
     );
   });
 
+  test("a bad option is the TypeError the development server gives for it, named for the handler", async () => {
+    const bad: Array<Record<string, unknown>> = [{ openrpc: "yes" }, { inspector: "yes" }, { allowedOrigins: "x" }];
+    for (const options of bad) {
+      let served: unknown;
+      try {
+        (await serve("127.0.0.1", 0, { methods, ...options } as never)).close();
+      } catch (thrown) {
+        served = thrown;
+      }
+      expect(served).toBeInstanceOf(TypeError);
+      const said = (served as TypeError).message.replace(/^serve: /, "fetchHandler: ");
+      expect(() => fetchHandler(methods, options as never)).toThrow(new TypeError(said));
+    }
+    expect(() => fetchHandler(methods, { maxBodyBytes: -1 })).toThrow(
+      new TypeError("fetchHandler: maxBodyBytes must be a number of bytes (Infinity for no limit)"),
+    );
+  });
+
   test("the request's signal aborts the method's ctx.signal", async () => {
     let started!: () => void;
     const running = new Promise<void>((resolve) => (started = resolve));

@@ -24,7 +24,7 @@ import { browserGuard } from "./browser-guard";
 import { discoverable } from "./discovery";
 import { servedPage } from "./inspector-route";
 import { toHttp } from "./json-answer";
-import { corsOption, route, say, SERVER_ERROR_BODY, type Gate, type HeaderValues } from "./route";
+import { checkServedOptions, corsOption, route, say, SERVER_ERROR_BODY, type Gate, type HeaderValues } from "./route";
 
 /** The default body limit: 1 MiB, as docs/integrations.md recommends (JSON-RPC requests are small). */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -246,19 +246,11 @@ interface Prepared {
 }
 
 const checkOptions = (options: FetchServerOptions): void => {
-  const { maxBodyBytes, openrpc, inspector, allowedOrigins } = options;
+  const { maxBodyBytes } = options;
   if (maxBodyBytes !== undefined && (typeof maxBodyBytes !== "number" || !(maxBodyBytes >= 0))) {
     throw new TypeError("fetchHandler: maxBodyBytes must be a number of bytes (Infinity for no limit)");
   }
-  if (openrpc !== undefined && openrpc !== false && (typeof openrpc !== "object" || openrpc === null)) {
-    throw new TypeError("fetchHandler: openrpc must be an object or false");
-  }
-  if (inspector !== undefined && typeof inspector !== "boolean") {
-    throw new TypeError("fetchHandler: inspector must be a boolean");
-  }
-  if (allowedOrigins !== undefined && !Array.isArray(allowedOrigins)) {
-    throw new TypeError("fetchHandler: allowedOrigins must be an array of origins");
-  }
+  checkServedOptions(options, "fetchHandler");
 };
 
 /** The handler's parts, from a table or a server and the options. */

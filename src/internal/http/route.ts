@@ -148,3 +148,27 @@ export const corsOption = (
   }
   return { on: true, origins: (origins as readonly string[] | undefined) ?? [] };
 };
+
+/** What a value is, in a TypeError's words. */
+const kindOf = (value: unknown): string => (value === null ? "null" : typeof value);
+
+/**
+ * The options both HTTP servers here take beyond dispatch's (`serve`'s, `fetchHandler`'s), checked
+ * for their types; `who` names the server in the TypeError. The lists' entries are checked by
+ * `browserGuard`, `cors` by {@link corsOption}.
+ */
+export const checkServedOptions = (
+  options: { readonly openrpc?: unknown; readonly inspector?: unknown; readonly allowedOrigins?: unknown },
+  who: string,
+): void => {
+  const { openrpc, inspector, allowedOrigins } = options;
+  if (openrpc !== undefined && openrpc !== false && (typeof openrpc !== "object" || openrpc === null)) {
+    throw new TypeError(`${who}: openrpc must be an object or false, got ${kindOf(openrpc)}`);
+  }
+  if (allowedOrigins !== undefined && !Array.isArray(allowedOrigins)) {
+    throw new TypeError(`${who}: allowedOrigins must be an array of origins`);
+  }
+  if (inspector !== undefined && typeof inspector !== "boolean") {
+    throw new TypeError(`${who}: inspector must be a boolean, got ${kindOf(inspector)}`);
+  }
+};

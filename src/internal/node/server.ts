@@ -56,7 +56,7 @@ import { DEFAULT_INFO } from "../documents/openrpc";
 import { browserGuard, hostnameOf, isAddress, type BrowserGuardOptions } from "../http/browser-guard";
 import { discoverable } from "../http/discovery";
 import { isPagePath, servedPage } from "../http/inspector-route";
-import { corsOption, say } from "../http/route";
+import { checkServedOptions, corsOption, say } from "../http/route";
 import { handler, type NodeGate } from "./request-handler";
 import type { NoContext } from "../core/context-marks";
 import type { ServeOptions, ServeOptionsFor } from "./serve-options";
@@ -125,22 +125,14 @@ const checkPlace = (name: string, port: number): void => {
 
 /** `serve`'s options, checked for their types (the lists are checked by `browserGuard`). */
 const checkOptions = (options: ServeOptions): void => {
-  const { methods, debug, openrpc, allowedOrigins, inspector } = options;
+  const { methods, debug } = options;
   if (methods !== undefined && (typeof methods !== "object" || methods === null)) {
     throw new TypeError(`serve: methods must be an object or a Map, got ${methods === null ? "null" : typeof methods}`);
   }
   if (debug !== undefined && typeof debug !== "boolean") {
     throw new TypeError(`serve: debug must be a boolean, got ${typeof debug}`);
   }
-  if (openrpc !== undefined && openrpc !== false && (typeof openrpc !== "object" || openrpc === null)) {
-    throw new TypeError(`serve: openrpc must be an object or false, got ${openrpc === null ? "null" : typeof openrpc}`);
-  }
-  if (allowedOrigins !== undefined && !Array.isArray(allowedOrigins)) {
-    throw new TypeError("serve: allowedOrigins must be an array of origins");
-  }
-  if (inspector !== undefined && typeof inspector !== "boolean") {
-    throw new TypeError(`serve: inspector must be a boolean, got ${inspector === null ? "null" : typeof inspector}`);
-  }
+  checkServedOptions(options, "serve");
 };
 
 /** Starts `server` listening on `name`:`port`; once bound, the gate's guard is made for the address bound. */
