@@ -44,6 +44,14 @@ describe("the names of a nested contract", () => {
       void flat;
       // @ts-expect-error a branch named `rpc` would make rpc.* names, which JSON-RPC reserves
       contract({ rpc: usersApi });
+      // @ts-expect-error a segment `then`: the client's branch `a` would hold a `then`, and be taken for a Promise
+      contract({ "a.then": { result: t.string } });
+      // @ts-expect-error an empty segment no client can carry
+      contract({ "a..b": { result: t.string } });
+      // @ts-expect-error a dotted branch name is two levels in one key: nest the contracts
+      contract({ "a.b": usersApi });
+      // A dotted method name is a name like any other.
+      contract({ "a.b": { result: t.string } });
     });
     expect(Object.keys(api.methods)).toContain("admin.audit.last");
   });
@@ -137,6 +145,9 @@ describe("merge", () => {
       merge(usersApi, contract({ get: { result: t.string } }));
       // @ts-expect-error `get` is in both tables
       merge(usersTable, usersTable);
+      // A Map's names are known at run time only: merged, under any name.
+      const withMap = merge(usersTable, new Map([["extra", usersTable.get]]));
+      void withMap["extra"];
     });
     expect(Object.keys(merge(usersApi, auditApi).methods)).toHaveLength(4);
   });

@@ -9,6 +9,7 @@
  */
 import type { AddressInfo } from "node:net";
 import * as E from "fp-ts/Either";
+import * as TE from "fp-ts/TaskEither";
 import * as t from "io-ts";
 import {
   asyncDispatch,
@@ -218,6 +219,121 @@ describe("lazy: a branch loaded on its first call", () => {
   });
 });
 
+describe("a lazy branch's table is taken as implement takes handlers", () => {
+  const feedOf = (table: unknown) =>
+    implement(api, {
+      users: usersTable,
+      admin: lazy(async () => table as never),
+      ping: () => E.right("pong" as const),
+    });
+  const call = (methods: object, method: string, params: unknown, id = 1): Promise<string> =>
+    asyncDispatch(body(method, params, id), methods as never);
+
+  test("plain handlers, as a tree or flat, answering Eithers, TaskEithers or Promises of Eithers", async () => {
+    const tree = feedOf({ ban: (who: string) => E.right(`e ${who}`), audit: { last: () => TE.right(["t"]) } });
+    expect(await call(tree, "admin.ban", ["a"])).toBe('{"jsonrpc":"2.0","result":"e a","id":1}');
+    expect(await call(tree, "admin.audit.last", [1])).toBe('{"jsonrpc":"2.0","result":["t"],"id":1}');
+    const flat = feedOf({ ban: async () => E.left({ code: 403, message: "no" }), "audit.last": () => E.right([]) });
+    expect(await call(flat, "admin.ban", ["a"])).toBe('{"jsonrpc":"2.0","error":{"code":403,"message":"no"},"id":1}');
+    expect(await call(flat, "admin.audit.last", [1])).toBe('{"jsonrpc":"2.0","result":[],"id":1}');
+  });
+
+  test("a fromResult handler has its Right's result taken out", async () => {
+    const loaded = feedOf({
+      ban: fromResult((who: string) => Success(`r ${who}`)),
+      audit: { last: () => E.right([]) },
+    });
+    expect(await call(loaded, "admin.ban", ["a"])).toBe('{"jsonrpc":"2.0","result":"r a","id":1}');
+  });
+
+  test("under server(api).context<C>(), the loaded handlers receive the context first", async () => {
+    type Ctx = { readonly user: string };
+    const adminServer = server(adminApi)
+      .context<Ctx>()
+      .implement({ ban: (ctx, who) => E.right(`${ctx.user} bans ${who}`), audit: { last: () => E.right([]) } });
+    const app = server(api)
+      .context<Ctx>()
+      .implement({
+        users: {
+          get: () => E.left({ code: 1, message: "x" }),
+          since: (_ctx, day) => E.right(day),
+          missing: () => E.left({ code: 404, message: "No such user", data: 0 }),
+        },
+        admin: lazy(async () => adminServer.methods),
+        ping: () => E.right("pong" as const),
+      });
+    expect(await app.dispatch(body("admin.ban", ["eve"]), { user: "ann" })).toBe(
+      '{"jsonrpc":"2.0","result":"ann bans eve","id":1}',
+    );
+  });
+
+  test("a module Node's import() made of CommonJS ({ default: module.exports }, the table one default further)", async () => {
+    const table = implement(adminApi, { ban: (who) => E.right(who), audit: { last: () => E.right([]) } });
+    const loaded = feedOf({ default: { __esModule: true, default: table } });
+    expect(await call(loaded, "admin.ban", ["cjs"])).toBe('{"jsonrpc":"2.0","result":"cjs","id":1}');
+  });
+
+  test("a load that answers no table, or a table lacking a method, is -32603 naming why", async () => {
+    const logs = recordLogs();
+    try {
+      expect(await asyncDispatch(body("admin.ban", ["a"]), feedOf(42), { debug: true })).toBe(
+        '{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":"the branch \\"admin\\" could not be loaded: it answered no table (an object of methods, or a module whose default export is one)"},"id":1}',
+      );
+      expect(
+        await asyncDispatch(body("admin.audit.last", [1]), feedOf({ ban: () => E.right("x") }), { debug: true }),
+      ).toBe(
+        '{"jsonrpc":"2.0","error":{"code":-32603,"message":"Internal error","data":"the branch \\"admin\\" loaded has no method \\"audit.last\\""},"id":1}',
+      );
+    } finally {
+      logs.restore();
+    }
+  });
+
+  test("a handler given beside the lazy branch that holds it is a TypeError", () => {
+    expect(() =>
+      implement(api, {
+        users: usersTable,
+        admin: lazy(async () => ({})),
+        "admin.ban": () => E.right("x"),
+        ping: () => E.right("pong" as const),
+      } as never),
+    ).toThrow(new TypeError('implement: "admin.ban" is given twice (a handler, and in the lazy branch "admin")'));
+  });
+});
+
+describe("names no client can carry", () => {
+  test("a segment then or empty, and a dotted branch, are refused", () => {
+    for (const name of ["then", "a.then", "then.a", "a.then.b", "", "a.", ".a", "a..b"]) {
+      expect(() => contract({ [name]: { result: t.string } } as never)).toThrow(
+        new TypeError(
+          `contract: "${name}" cannot be a method name (JSON-RPC reserves rpc.*; no client can carry a segment then or "")`,
+        ),
+      );
+    }
+    expect(() => contract({ a: contract({ then: { result: t.string } } as never) } as never)).toThrow(
+      /"then" cannot be/,
+    );
+    expect(() => contract({ "a.b": usersApi } as never)).toThrow(
+      new TypeError('contract: the branch "a.b" cannot hold a dot (nest it)'),
+    );
+  });
+
+  test("a method that is also a branch: the client calls both", async () => {
+    const both = merge(contract({ users: { result: t.string } }), contract({ users: usersApi }));
+    const table = merge(
+      implement(contract({ users: { result: t.string } }), { users: () => E.right("all") }),
+      implement(contract({ users: usersApi }), { users: usersTable }),
+    );
+    const remote = client(both, local(table)) as unknown as {
+      users: (() => () => Promise<E.Either<unknown, unknown>>) & {
+        get: (id: number) => () => Promise<E.Either<unknown, unknown>>;
+      };
+    };
+    expect(await remote.users()()).toStrictEqual(E.right("all"));
+    expect(await remote.users.get(3)()).toStrictEqual(E.right({ id: 3, name: "user 3" }));
+  });
+});
+
 describe("merge: contracts, or tables, each name once", () => {
   test("contracts into a contract, tables into a table", () => {
     const both = merge(usersApi, auditApi);
@@ -236,6 +352,18 @@ describe("merge: contracts, or tables, each name once", () => {
       new TypeError('merge: "get" is defined twice'),
     );
     expect(() => merge(usersApi, usersTable as never)).toThrow(/not both/);
+    expect(() => merge(usersTable, new Map([["get", usersTable.get]]))).toThrow(
+      new TypeError('merge: "get" is defined twice'),
+    );
+  });
+
+  test("a Map of methods merges as an object of them does", () => {
+    const table = merge(
+      new Map([["last", implement(auditApi, { last: (n) => E.right([String(n)]) }).last]]),
+      usersTable,
+    );
+    expect(Object.keys(table)).toEqual(["last", "get", "since", "missing"]);
+    expect(dispatch(body("last", [5]), table)).toBe('{"jsonrpc":"2.0","result":["5"],"id":1}');
   });
 });
 

@@ -9,6 +9,7 @@
  */
 import type * as t from "io-ts";
 import { hasFunctions } from "../core/guards";
+import { isRefusedSegment, joinName } from "./names";
 import type { MethodExample, MethodInfo } from "../core/method-info";
 import type { ParamsArgs } from "../core/methods";
 import {
@@ -172,21 +173,34 @@ type WireResult<E> = E extends { readonly result: infer R extends Schema }
 
 /**
  * What `contract` checks of each entry beyond {@link Entry}: its examples in their wire form
- * (against the codecs' output types), and its name: not `then` (a client with a `then` member
- * would be taken for a Promise) nor an `rpc.` name (JSON-RPC reserves them).
+ * (against the codecs' output types), and its name: no segment `then` (a client with a `then`
+ * member would be taken for a Promise) or empty, no `rpc.` name (JSON-RPC reserves them), and no
+ * dot in a branch's name (nest the contracts instead).
  *
  * @since 5.0.10
  * @category contract
  */
 export type Checked<M> = {
-  readonly [K in keyof M]: K extends "then" | `rpc.${string}`
+  readonly [K in keyof M]: K extends RefusedName
     ? never
     : M[K] extends Contract<Entries>
-      ? K extends "rpc"
+      ? K extends "rpc" | `${string}.${string}`
         ? never
         : unknown
       : { readonly examples?: ReadonlyArray<MethodExample<WireParams<M[K]>, WireResult<M[K]>>> };
 };
+
+/** The names `contract` refuses: `rpc.*`, and any holding a segment `then` or an empty one. */
+type RefusedName =
+  | `rpc.${string}`
+  | "then"
+  | `then.${string}`
+  | `${string}.then`
+  | `${string}.then.${string}`
+  | ""
+  | `.${string}`
+  | `${string}.`
+  | `${string}..${string}`;
 
 /**
  * Why a contract's result (or stream) Standard Schema cannot be one, or `never`. The server sends
@@ -230,11 +244,15 @@ export type ContractRefusal<M> = {
 /** Both ends use a codec whole: the server decodes params and encodes results, the client the reverse, and `is` tells it how to pass arguments. */
 const isCodec = (value: unknown): boolean => hasFunctions(value, "decode", "encode", "is");
 
-/** Refuses a full method name no client can carry or JSON-RPC reserves. */
+/**
+ * Refuses a full method name no client can carry or JSON-RPC reserves: one starting `rpc.`, or
+ * holding a segment `then` or an empty one (`a.then`, `a..b`: the client's branch `a` would hold
+ * a `then`, and be taken for a Promise).
+ */
 const checkName = (name: string): void => {
-  if (name === "then" || name.startsWith("rpc.") || name === "") {
+  if (name.startsWith("rpc.") || name.split(".").some(isRefusedSegment)) {
     throw new TypeError(
-      `contract: "${name}" cannot be a method name (JSON-RPC reserves rpc.*; then and "" no client can carry)`,
+      `contract: "${name}" cannot be a method name (JSON-RPC reserves rpc.*; no client can carry a segment then or "")`,
     );
   }
 };
@@ -297,8 +315,10 @@ export const contract = <const D extends Definition>(
   for (const [name, value] of Object.entries(methods as Definition)) {
     checkName(name);
     if (isContract(value)) {
+      // A dotted branch name would be two levels of the tree in one key: nest the contracts instead.
+      if (name.includes(".")) throw new TypeError(`contract: the branch "${name}" cannot hold a dot (nest it)`);
       for (const [inner, entry] of Object.entries(value.methods)) {
-        const full = `${name}.${inner}`;
+        const full = joinName(name, inner);
         checkName(full);
         add(full, entry);
       }

@@ -17,9 +17,11 @@ import { asyncDispatch } from "../core/async-dispatch";
 import type { AddsSignal, After, Expects, NoContext, Refused, TypedAround, TypedStages } from "../core/context-marks";
 import type { ArgsOf, Contract, Entries, Entry, HandlerResultOf } from "./contract";
 import { isLazy, lazyMethod, type Lazy } from "./lazy";
-import type { BranchNames, BranchOf, LeafNames } from "./names";
+import { joinName, nameUnder, type BranchNames, type BranchOf, type LeafNames } from "./names";
 import {
+  isFromResult,
   markContextual,
+  markFromResult,
   markOutcome,
   paramsCodecOf,
   resultCodecOf,
@@ -220,8 +222,6 @@ export type Implemented<M extends Entries, C> = {
   readonly [K in keyof M]: HandlerFor<M[K], C> & Method & Expects<C>;
 };
 
-const FROM_RESULT = Symbol.for("rpcserver.fromResult");
-
 /**
  * Lets a function written in the `Result` vocabulary (`Success(...)`, `Error(...)`, `Returns<A>`)
  * be a contract handler: it is marked, not wrapped, and registered as the method it already is.
@@ -240,7 +240,7 @@ export const fromResult = <Args extends unknown[], A, L extends ErrorResult = Er
   f: (...args: Args) => E.Either<L, SuccessResult<A>> | PromiseLike<E.Either<L, SuccessResult<A>>>,
 ): ((...args: Args) => Outcome<A, ResultErrors<L>>) => {
   if (typeof f !== "function") throw new TypeError(`fromResult: expected a function, got ${typeof f}`);
-  Object.defineProperty(f, FROM_RESULT, { value: true, configurable: true });
+  markFromResult(f);
   return f as unknown as (...args: Args) => Outcome<A, ResultErrors<L>>;
 };
 
@@ -251,39 +251,29 @@ export const fromResult = <Args extends unknown[], A, L extends ErrorResult = Er
  */
 type ResultErrors<L> = (<X>() => X extends L ? 1 : 2) extends <X>() => X extends ErrorResult ? 1 : 2 ? never : L;
 
-const isFromResult = (f: unknown): boolean => (f as { [FROM_RESULT]?: unknown })[FROM_RESULT] === true;
-
-// Always called as hasOwn.call(object, key), never unbound.
-// eslint-disable-next-line @typescript-eslint/unbound-method
-const hasOwn = Object.prototype.hasOwnProperty;
-
-/** Handlers some `implement` has made methods of: their marks and codecs are that entry's. */
-const claimed = new WeakSet<Method>();
+/** What `implement` made of each method: its entry, and whether it takes a context. */
+const made = new WeakMap<Method, { readonly entry: Entry; readonly contextual: boolean }>();
 
 /**
  * The function to mark for an entry: the handler itself (no wrapper, no cost), unless it already
- * is a method of another entry (the same function given twice) or carries codecs of its own: then
- * a wrapper of the same length, so that each entry keeps its own codecs.
+ * is a method `implement` made (the same function given twice, or a table's method given for
+ * another entry) or carries codecs of its own: then a wrapper of the same length, so that each
+ * entry keeps its own codecs.
  */
 const ownable = (handler: Method): Method => {
   if (
-    !claimed.has(handler) &&
+    !made.has(handler) &&
     paramsCodecOf(handler) === undefined &&
     resultCodecOf(handler) === undefined &&
     streamCodecOf(handler) === undefined
   ) {
-    claimed.add(handler);
     return handler;
   }
   const call = handler as (...args: unknown[]) => unknown;
   const wrapper = (...args: unknown[]): unknown => call(...args);
   Object.defineProperty(wrapper, "length", { value: handler.length });
-  claimed.add(wrapper as Method);
   return wrapper as Method;
 };
-
-/** What `implement` made of each method: its entry, and whether it takes a context. */
-const made = new WeakMap<Method, { readonly entry: Entry; readonly contextual: boolean }>();
 
 /**
  * The handlers of a tree by full name, and its lazy branches by name: a function is a handler, a
@@ -297,19 +287,23 @@ const gather = (
   lazies: Map<string, Lazy<unknown>>,
 ): void => {
   for (const [key, value] of Object.entries(handlers) as Array<[string, unknown]>) {
-    const name = prefix + key;
+    const name = prefix === "" ? key : joinName(prefix, key);
     if (found.has(name) || lazies.has(name)) throw new TypeError(`implement: "${name}" is given twice`);
     if (isLazy(value)) lazies.set(name, value);
-    else if (typeof value === "object" && value !== null) gather(value, `${name}.`, found, lazies);
+    else if (typeof value === "object" && value !== null) gather(value, name, found, lazies);
     else found.set(name, value);
   }
 };
 
-/** The lazy branch whose name is the longest prefix of `name`, with that prefix. */
-const lazyOf = (lazies: ReadonlyMap<string, Lazy<unknown>>, name: string): [string, Lazy<unknown>] | undefined => {
-  let best: [string, Lazy<unknown>] | undefined;
+/** The lazy branch whose name is the longest prefix of `name`: its name, it, and `name` under it. */
+const lazyOf = (
+  lazies: ReadonlyMap<string, Lazy<unknown>>,
+  name: string,
+): readonly [where: string, branch: Lazy<unknown>, member: string] | undefined => {
+  let best: readonly [string, Lazy<unknown>, string] | undefined;
   for (const [where, branch] of lazies) {
-    if (name.startsWith(`${where}.`) && (best === undefined || where.length > best[0].length)) best = [where, branch];
+    const member = nameUnder(where, name);
+    if (member !== undefined && (best === undefined || where.length > best[0].length)) best = [where, branch, member];
   }
   return best;
 };
@@ -335,11 +329,11 @@ const methodsOf = <M extends Entries, C>(c: Contract<M>, handlers: object, conte
   const lazies = new Map<string, Lazy<unknown>>();
   gather(handlers, "", found, lazies);
   for (const name of found.keys()) {
-    if (!hasOwn.call(c.methods, name)) throw new TypeError(`implement: "${name}" is not a method of the contract`);
+    if (!Object.hasOwn(c.methods, name)) throw new TypeError(`implement: "${name}" is not a method of the contract`);
   }
   const names = Object.keys(c.methods);
   for (const where of lazies.keys()) {
-    if (!names.some((name) => name.startsWith(`${where}.`))) {
+    if (!names.some((name) => nameUnder(where, name) !== undefined)) {
       throw new TypeError(`implement: "${where}" is not a branch of the contract`);
     }
   }
@@ -352,8 +346,8 @@ const methodsOf = <M extends Entries, C>(c: Contract<M>, handlers: object, conte
     }
     let method: Method;
     if (branch !== undefined) {
-      const [where, load] = branch;
-      method = markOutcome(lazyMethod(load, name.slice(where.length + 1), where));
+      const [where, load, member] = branch;
+      method = markOutcome(lazyMethod(load, member, where));
       if (contextual) markContextual(method);
       method = withCodecs(entry, method as never);
     } else {

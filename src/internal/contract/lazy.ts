@@ -5,7 +5,7 @@
  * @module
  */
 import * as E from "fp-ts/Either";
-import { isOutcome, type Method } from "../core/methods";
+import { isFromResult, type Method } from "../core/methods";
 
 /**
  * A branch of handlers loaded on its first call: what {@link lazy} makes, given in `implement`'s
@@ -85,12 +85,19 @@ export const lazy = <L>(load: () => PromiseLike<L>): Lazy<TableOf<L>> => {
   return Object.freeze({ _tag: "Lazy" as const, load: once });
 };
 
-/** The table a loader answered: a module's default export, or the value itself; `undefined` when neither is an object. */
+/**
+ * The table a loader answered: a module's default export, or the value itself; `undefined` when
+ * neither is an object. Node's own `import()` of a CommonJS module compiled from `export default`
+ * gives `{ default: module.exports }`, its table one `default` further: taken too.
+ */
 const tableOf = (value: unknown): Readonly<Record<string, unknown>> | undefined => {
-  if (typeof value !== "object" || value === null) return undefined;
-  const fallback = (value as { default?: unknown }).default;
-  return (typeof fallback === "object" && fallback !== null ? fallback : value) as Readonly<Record<string, unknown>>;
+  if (!isObject(value)) return undefined;
+  const module = isObject(value.default) ? value.default : value;
+  return module.__esModule === true && isObject(module.default) ? module.default : module;
 };
+
+const isObject = (value: unknown): value is Readonly<Record<string, unknown>> =>
+  typeof value === "object" && value !== null;
 
 /** Is `value` a lazy branch? @internal */
 export const isLazy = (value: unknown): value is Lazy<unknown> =>
@@ -99,13 +106,31 @@ export const isLazy = (value: unknown): value is Lazy<unknown> =>
   (value as { _tag?: unknown })._tag === "Lazy" &&
   typeof (value as { load?: unknown }).load === "function";
 
+/**
+ * The loaded table's `member` (a name within the branch, `audit.last`): its own entry of that name
+ * (a table `implement` made is flat), or down its own branches (a tree of plain handlers).
+ */
+const memberOf = (table: Readonly<Record<string, unknown>>, member: string): unknown => {
+  if (Object.hasOwn(table, member)) return table[member];
+  for (let dot = member.indexOf("."); dot > 0; dot = member.indexOf(".", dot + 1)) {
+    const head = member.slice(0, dot);
+    const branch = Object.hasOwn(table, head) ? table[head] : undefined;
+    if (isObject(branch)) {
+      const found = memberOf(branch, member.slice(dot + 1));
+      if (found !== undefined) return found;
+    }
+  }
+  return undefined;
+};
+
 const messageOf = (thrown: unknown): string => (thrown instanceof globalThis.Error ? thrown.message : String(thrown));
 
 /**
  * The method that stands for `member` of lazy branch `branch` (named `where`) until it is loaded:
  * it loads the branch (once) and calls the loaded method with the arguments dispatch gives it. It
- * answers in the contract vocabulary (it is marked so by `implement`): a loaded method of the
- * `Result` vocabulary (`fromResult`) has its Right's `result` taken out. @internal
+ * answers in the contract vocabulary (it is marked so by `implement`), and takes the loaded method
+ * as `implement` takes a handler: in that vocabulary (an Either, or a TaskEither, which it runs)
+ * unless `fromResult` marked it, whose Right's `result` is taken out. @internal
  */
 export const lazyMethod = (branch: Lazy<unknown>, member: string, where: string): Method => {
   const method = async (...args: unknown[]): Promise<unknown> => {
@@ -115,12 +140,10 @@ export const lazyMethod = (branch: Lazy<unknown>, member: string, where: string)
     } catch (cause) {
       throw new globalThis.Error(`the branch "${where}" could not be loaded: ${messageOf(cause)}`, { cause });
     }
-    const loaded = (table as Readonly<Record<string, unknown>>)[member];
-    if (typeof loaded !== "function" || !Object.prototype.hasOwnProperty.call(table, member)) {
-      throw new TypeError(`the branch "${where}" loaded has no method "${member}"`);
-    }
+    const loaded = memberOf(table as Readonly<Record<string, unknown>>, member);
+    if (typeof loaded !== "function") throw new TypeError(`the branch "${where}" loaded has no method "${member}"`);
     const returned: unknown = (loaded as (...a: unknown[]) => unknown)(...args);
-    if (isOutcome(loaded as Method)) return typeof returned === "function" ? (returned as () => unknown)() : returned;
+    if (!isFromResult(loaded)) return typeof returned === "function" ? (returned as () => unknown)() : returned;
     const result = await returned;
     return E.isRight(result as E.Either<unknown, { result: unknown }>)
       ? E.right((result as E.Right<{ result: unknown }>).right.result)

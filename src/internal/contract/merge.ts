@@ -3,14 +3,14 @@
  *
  * @module
  */
-import { isContract, type Contract, type Entries } from "./contract";
-import type { Method } from "../core/methods";
+import { contract, isContract, type Contract, type Entries } from "./contract";
+import { isMethodMap, type Method } from "../core/methods";
 
-/** A methods table `merge` takes: what `implement` makes, or any object of methods. */
-type Mergeable = { readonly [name: string]: Method };
+/** A methods table `merge` takes: what `implement` makes, any object of methods, or a Map of them. */
+type Mergeable = { readonly [name: string]: Method } | ReadonlyMap<string, Method>;
 
-/** The names of a contract or a table. */
-type NamesOf<X> = X extends Contract<infer M> ? keyof M : keyof X;
+/** The names of a contract or a table (a Map's are not known until run time). */
+type NamesOf<X> = X extends Contract<infer M> ? keyof M : X extends ReadonlyMap<string, Method> ? never : keyof X;
 
 /** The names two or more of `T` define. */
 type Twice<T, Seen = never> = T extends readonly [infer H, ...infer R]
@@ -25,20 +25,19 @@ type MergeRefusal<T> = [Twice<T>] extends [never]
 /** The entries of contracts `T`, together. */
 type EntriesOf<T> = T extends readonly [Contract<infer M>, ...infer R] ? M & EntriesOf<R> : unknown;
 
-/** The methods of tables `T`, together. */
-type MethodsOf<T> = T extends readonly [infer H, ...infer R] ? H & MethodsOf<R> : unknown;
+/** The methods of tables `T`, together (a Map's under any name). */
+type MethodsOf<T> = T extends readonly [infer H, ...infer R]
+  ? (H extends ReadonlyMap<string, Method> ? { readonly [name: string]: Method } : H) & MethodsOf<R>
+  : unknown;
 
 /** One object holding every name of `T`, for the compiler to show as one. */
 type Together<X> = { readonly [K in keyof X]: X[K] };
 
-// Always called as hasOwn.call(object, key), never unbound.
-// eslint-disable-next-line @typescript-eslint/unbound-method
-const hasOwn = Object.prototype.hasOwnProperty;
-
 /**
  * Merges contracts into one contract, or methods tables (what `implement` makes, or any) into one
- * table: every name of each, as it is. A name defined twice is refused: a compile error when the
- * names are known (the message names it), and a `TypeError`. Contracts and tables are not mixed
+ * table (objects or Maps of methods; the table merged is an object): every name of each, as it
+ * is. A name defined twice is refused: a compile error when the names are known (the message names
+ * it), and a `TypeError`. Contracts and tables are not mixed
  * (implement the contract first). To put a contract under a name instead, nest it:
  * `contract({ users, admin })`.
  *
@@ -76,13 +75,16 @@ export function merge(...parts: ReadonlyArray<Contract<Entries> | Mergeable>): C
     if (typeof part !== "object" || part === null) {
       throw new TypeError(`merge: expected a contract or a methods table, got ${String(part)}`);
     }
-    const named = contracts === 0 ? part : (part as Contract<Entries>).methods;
-    for (const [name, value] of Object.entries(named)) {
-      if (hasOwn.call(merged, name)) throw new TypeError(`merge: "${name}" is defined twice`);
-      merged[name] = value;
+    const named = isMethodMap(part as Mergeable)
+      ? [...(part as ReadonlyMap<string, Method>)]
+      : Object.entries(contracts === 0 ? part : (part as Contract<Entries>).methods);
+    for (const [name, value] of named) {
+      if (Object.hasOwn(merged, name)) throw new TypeError(`merge: "${name}" is defined twice`);
+      // Defined, not assigned: a method named `__proto__` is a name like any other.
+      Object.defineProperty(merged, name, { value, enumerable: true, writable: true, configurable: true });
     }
   }
   if (contracts === 0) return Object.freeze(merged) as Mergeable;
-  // A contract's methods are a plain object (as `contract` makes them), its entries already checked.
-  return Object.freeze({ _tag: "Contract" as const, methods: Object.freeze({ ...merged }) as Entries });
+  // Built by `contract`, as every contract is: its entries (full names already) checked there once more.
+  return contract(merged as never);
 }

@@ -47,6 +47,18 @@ export type BranchOf<M, H extends string> = {
   readonly [K in keyof M as K extends `${H}.${infer R}` ? R : never]: M[K];
 };
 
+/** The full name of `name` under branch `branch`: `users` and `get` make `users.get`. @internal */
+export const joinName = (branch: string, name: string): string => `${branch}.${name}`;
+
+/** The rest of `name` under branch `branch` (`get` for `users.get` under `users`), or `undefined` when it is not under it. @internal */
+export const nameUnder = (branch: string, name: string): string | undefined =>
+  name.length > branch.length + 1 && name.startsWith(branch) && name[branch.length] === "."
+    ? name.slice(branch.length + 1)
+    : undefined;
+
+/** Is `segment` a segment no name may hold: `then` (an object with it is taken for a Promise), or empty? @internal */
+export const isRefusedSegment = (segment: string): boolean => segment === "then" || segment === "";
+
 /** Defines `key` on `target` (a function's `name` and `length` are not writable, but configurable). */
 const put = (target: object, key: string, value: unknown): void => {
   Object.defineProperty(target, key, { value, enumerable: true, configurable: false, writable: false });
@@ -65,7 +77,7 @@ export const nest = (flat: Readonly<Record<string, unknown>>): Readonly<Record<s
     tree[name] = value;
     const dot = name.indexOf(".");
     const head = name.slice(0, dot);
-    if (dot <= 0 || head === "then") continue;
+    if (dot <= 0 || isRefusedSegment(head)) continue;
     let branch = branches.get(head);
     if (branch === undefined) branches.set(head, (branch = Object.create(null) as Record<string, unknown>));
     branch[name.slice(dot + 1)] = value;

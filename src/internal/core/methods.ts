@@ -100,6 +100,7 @@ const RESERVED = Symbol.for("rpcserver.reservedName");
 const OUTCOME = Symbol.for("rpcserver.outcome");
 const CONTEXTUAL = Symbol.for("rpcserver.contextual");
 const DESCRIBES = Symbol.for("rpcserver.describes");
+const FROM_RESULT = Symbol.for("rpcserver.fromResult");
 
 type Registry = { [name: string]: Method };
 
@@ -335,6 +336,19 @@ export const markOutcome = <F extends Method>(f: F): F => {
 
 /** Does `f` answer in the contract vocabulary? @internal */
 export const isOutcome = (f: Method): boolean => (f as { [OUTCOME]?: unknown })[OUTCOME] === true;
+
+/**
+ * Marks `f`, a contract handler, as written in the `Result` vocabulary (`Success(...)`, a Right of
+ * `{ result }`): `fromResult` marks it, so that `implement` and a lazy branch take it as the method
+ * it already is rather than as an Either of the result. @internal
+ */
+export const markFromResult = <F extends object>(f: F): F => {
+  define(f, FROM_RESULT, true);
+  return f;
+};
+
+/** Was `f` marked by `fromResult`? @internal */
+export const isFromResult = (f: unknown): boolean => (f as { [FROM_RESULT]?: unknown } | null)?.[FROM_RESULT] === true;
 
 /** Marks `f` as taking a context first (made by `withContext` or a server with a context). @internal */
 export const markContextual = <F extends Method>(f: F): F => {
