@@ -22,7 +22,7 @@ const PARTS = {
   nats: ["core", "documents", "client"],
   otel: ["core", "client"],
   inspector: [],
-  node: ["core", "documents", "http", "client", "inspector"],
+  node: ["core", "documents", "contract", "http", "client", "inspector"],
 };
 
 /** The folders under src/internal today. */

@@ -88,10 +88,10 @@ test("the README has examples; a ts block promises output unless it is compile-o
 // ts blocks: type-checked together, in one program
 
 /**
- * The handlers of docs/integrations.md import `./methods.mjs` (and Koa's `./read-body.mjs`), the
- * files the examples share: beside the blocks, those names re-export the examples' own.
+ * The handlers of docs/integrations.md import `./methods.mjs`, the file the examples share: beside
+ * the blocks, that name re-exports the examples' own.
  */
-const shared = ["methods.mjs", "read-body.mjs"];
+const shared = ["methods.mjs"];
 
 /**
  * The blocks with the libs a project chooses: ES2022 alone (a Node project that says `lib`), and

@@ -1,19 +1,18 @@
 /**
  * `fetchHandler` (rpcserver/fetch), from the sources: driven with Node's own (undici) `Request`
- * objects, and through a real `node:http` server that turns each request into a `Request` and
- * writes the `Response` back, side by side with the development server (`serve`) answering the
- * same requests: the same status, headers and body. The `@ts-expect-error` lines are compiled by
+ * objects, and through a real `node:http` server (`nodeHandler`, which is fetchHandler on Node's
+ * `req` and `res`), side by side with the development server (`serve`) answering the same
+ * requests: the same status, headers and body. The `@ts-expect-error` lines are compiled by
  * `tsc` (npm run typecheck): each fails to compile without its comment.
  */
 import * as http from "node:http";
 import type { AddressInfo } from "node:net";
-import { Readable } from "node:stream";
 import * as E from "fp-ts/Either";
 import * as t from "io-ts";
 import { contract, JsonRpcError, server, Success, withContext } from "../src";
 import { fetchHandler, DEFAULT_MAX_BODY_BYTES, type FetchHandler } from "../src/fetch";
 import { setLogger, type Logger } from "../src/internal/core/logger";
-import { serve } from "../src/server";
+import { nodeHandler, serve, type NodeHandler } from "../src/server";
 
 const call = (method: string, params?: unknown, id: number | string | null = 1): string =>
   JSON.stringify({ jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }), id });
@@ -341,29 +340,9 @@ describe("with Node's Request objects", () => {
   });
 });
 
-/** A node:http server that hands each request to `handler` as a `Request` and writes its `Response`. */
-const nodeServer = async (handler: FetchHandler): Promise<{ url: string; close: () => void }> => {
-  const httpServer = http.createServer((req, res) => {
-    const leaving = new AbortController();
-    res.once("close", () => leaving.abort());
-    const headers = new Headers();
-    for (let i = 0; i < req.rawHeaders.length; i += 2)
-      headers.append(req.rawHeaders[i] ?? "", req.rawHeaders[i + 1] ?? "");
-    const hasBody = req.method !== "GET" && req.method !== "HEAD";
-    const request = new Request(`http://${req.headers.host ?? "localhost"}${req.url ?? "/"}`, {
-      method: req.method ?? "GET",
-      headers,
-      signal: leaving.signal,
-      ...(hasBody ? { body: Readable.toWeb(req) as ReadableStream<Uint8Array>, duplex: "half" } : {}),
-    } as RequestInit);
-    void handler(request).then(async (response) => {
-      res.writeHead(response.status, Object.fromEntries(response.headers));
-      if (response.body !== null) {
-        for await (const chunk of response.body as unknown as AsyncIterable<Uint8Array>) res.write(chunk);
-      }
-      res.end();
-    });
-  });
+/** A node:http server serving `handler` on Node's req and res: `nodeHandler`, which is fetchHandler there. */
+const nodeServer = async (handler: NodeHandler): Promise<{ url: string; close: () => void }> => {
+  const httpServer = http.createServer((req, res) => void handler(req, res));
   await new Promise<void>((resolve) => httpServer.listen(0, "127.0.0.1", resolve));
   const { port } = httpServer.address() as AddressInfo;
   return {
@@ -409,7 +388,7 @@ describe("through a real node:http server, beside the development server", () =>
   beforeAll(async () => {
     // Bound to every interface, as fetchHandler's guard assumes: the same hosts and refusals.
     dev = await serve("", 0, { methods, cors: { origins: ["https://app.example"] } });
-    ours = await nodeServer(fetchHandler(methods, { cors: { origins: ["https://app.example"] } }));
+    ours = await nodeServer(nodeHandler(methods, { cors: { origins: ["https://app.example"] } }));
   });
   afterAll(() => {
     dev.close();
@@ -492,7 +471,7 @@ describe("through a real node:http server, beside the development server", () =>
       }
       return Success("ended");
     };
-    const leaving = await nodeServer(fetchHandler({ endless }, { context: () => ({}) }));
+    const leaving = await nodeServer(nodeHandler({ endless }, { context: () => ({}) }));
     const client = new AbortController();
     const response = fetch(leaving.url, {
       method: "POST",

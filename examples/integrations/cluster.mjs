@@ -6,17 +6,16 @@
  *     npm run build && node examples/integrations/cluster.mjs            # WORKERS=4 for 4 workers
  *
  * The primary forks the workers, replaces one that dies, and on SIGINT or SIGTERM stops them all
- * and exits. Each worker is a plain `node:http` server: POST /rpc, a body of at most 1 MiB (more is
+ * and exits. Each worker is a `node:http` server with `nodeHandler` on /rpc: a body of at most 1 MiB (more is
  * 413), batches of at most 100, 204 for a notification, the caller from `Authorization: Bearer
  * <token>` as the context. The `whoserved` method tells which worker answered.
  */
 import cluster from "node:cluster";
 import { createServer } from "node:http";
 import { availableParallelism } from "node:os";
-import { answerHttp, Success } from "rpcserver";
-import { BODY_LIMIT, listenOn, MAX_BATCH_SIZE, methods, userFromAuthorization } from "./methods.mjs";
-import { closedSignal, writeAnswer } from "./node-answer.mjs";
-import { readBody } from "./read-body.mjs";
+import { Success } from "rpcserver";
+import { nodeHandler } from "rpcserver/server";
+import { handlerOptions, listenOn, methods } from "./methods.mjs";
 
 const { host, port } = listenOn(process.env);
 
@@ -52,27 +51,15 @@ if (cluster.isPrimary) {
     whoserved: (context) => Success({ worker: context.worker, pid: process.pid }),
   };
 
-  const server = createServer(async (req, res) => {
-    if (req.url !== "/rpc" || req.method !== "POST") {
-      req.resume();
-      res.writeHead(req.url === "/rpc" ? 405 : 404, req.url === "/rpc" ? { Allow: "POST" } : {}).end();
-      return;
-    }
-    let body;
-    try {
-      body = await readBody(req, BODY_LIMIT);
-    } catch (error) {
-      res.writeHead(error.status ?? 400, { "Content-Type": "text/plain" }).end(error.message);
-      return;
-    }
-    const context = { user: userFromAuthorization(req.headers.authorization), worker: cluster.worker.id };
-    const answer = await answerHttp(body, clusterMethods, {
-      context,
-      maxBatchSize: MAX_BATCH_SIZE,
-      accept: req.headers.accept,
-      signal: closedSignal(res),
-    });
-    await writeAnswer(res, answer);
+  const handler = nodeHandler(clusterMethods, {
+    ...handlerOptions,
+    context: (request) => ({ ...handlerOptions.context(request), worker: cluster.worker.id }),
+  });
+  // `nodeHandler` answers every path; this server serves JSON-RPC on /rpc only.
+  const server = createServer((req, res) => {
+    if (new URL(req.url ?? "/", "http://localhost").pathname === "/rpc") return void handler(req, res);
+    req.resume();
+    res.writeHead(404).end();
   });
   server.listen(port, host);
 }

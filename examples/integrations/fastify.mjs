@@ -1,39 +1,29 @@
 /**
- * Fastify 5: JSON-RPC on POST /rpc.
+ * Fastify 5: JSON-RPC on POST /rpc, with `nodeHandler` (rpcserver/server) on the raw request and
+ * reply.
  *
  *     npm run build && node examples/integrations/fastify.mjs
  *
- * Fastify's own JSON parser is replaced by one that keeps the raw bytes, whatever the Content-Type:
- * dispatch parses them, so a bad body gets the JSON-RPC parse error (-32700) rather than Fastify's
- * 400. `bodyLimit` refuses more than 1 MiB with 413. The caller, from `Authorization: Bearer
+ * Fastify's parsers leave the body to the handler, which reads it itself, at most 1 MiB (more is
+ * 413), and hands it to dispatch (a bad body is -32700). The caller, from `Authorization: Bearer
  * <token>`, reaches the methods as the context. A notification is answered 204 with no body. A
  * client whose `Accept` names `text/event-stream` gets the values a method streams as server-sent
- * events before its answer (202 for notifications alone): Fastify sends the web stream at the
- * client's pace; its going away stops the method.
+ * events before its answer (202 for notifications alone), at its pace; its going away stops the
+ * method.
  */
 import Fastify from "fastify";
-import { answerHttp } from "rpcserver";
-import { BODY_LIMIT, listenOn, MAX_BATCH_SIZE, methods, userFromAuthorization } from "./methods.mjs";
-import { closedSignal } from "./node-answer.mjs";
+import { nodeHandler } from "rpcserver/server";
+import { handlerOptions, listenOn, methods } from "./methods.mjs";
 
-export const app = Fastify({ bodyLimit: BODY_LIMIT });
+export const app = Fastify();
+// Every body is left unread for the handler: it reads it within its own limit.
 app.removeAllContentTypeParsers();
-app.addContentTypeParser("*", { parseAs: "buffer" }, (_request, body, done) => done(null, body));
+app.addContentTypeParser("*", (_request, _payload, done) => done(null));
 
-app.post("/rpc", async (request, reply) => {
-  const context = { user: userFromAuthorization(request.headers.authorization) };
-  const body = Buffer.isBuffer(request.body) ? request.body : "";
-  const answer = await answerHttp(body, methods, {
-    context,
-    maxBatchSize: MAX_BATCH_SIZE,
-    accept: request.headers.accept,
-    signal: closedSignal(reply.raw), // the client going away aborts the methods' signal
-  });
-  // `send(null)` would write "null": no body at all is `send()` (202 for notifications alone).
-  return reply
-    .code(answer.status)
-    .headers(answer.headers)
-    .send(answer.body ?? undefined);
+const handler = nodeHandler(methods, handlerOptions);
+app.post("/rpc", (request, reply) => {
+  reply.hijack(); // the handler writes the answer itself
+  return handler(request.raw, reply.raw);
 });
 
 const { host, port } = listenOn(process.env);

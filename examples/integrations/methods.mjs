@@ -46,6 +46,16 @@ export const userFromToken = (token) => tokens.get(token ?? "") ?? ANONYMOUS;
 /** The user of an `Authorization: Bearer <token>` header value (possibly undefined). */
 export const userFromAuthorization = (header) => userFromToken(/^Bearer\s+(\S+)$/i.exec(header ?? "")?.[1]);
 
+/**
+ * What `nodeHandler` and `fetchHandler` are told: the caller, from the request's
+ * `Authorization: Bearer <token>`, as the methods' context, and the limits.
+ */
+export const handlerOptions = {
+  context: (request) => ({ user: userFromAuthorization(request.headers.get("Authorization") ?? undefined) }),
+  maxBatchSize: MAX_BATCH_SIZE,
+  maxBodyBytes: BODY_LIMIT,
+};
+
 export const methods = {
   /** Who is calling, as the transport worked it out: `"Ada"`, or `"anonymous"`. */
   whoami: (context) => Success(context.user.name),

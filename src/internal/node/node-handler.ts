@@ -1,0 +1,226 @@
+/**
+ * `nodeHandler`: `fetchHandler` on Node's own request and response (`node:http`, Express, Connect,
+ * Fastify's raw ones, Koa's `ctx.req`/`ctx.res`). The request becomes a web `Request` whose body
+ * is read from `req` as the handler asks for it (so the body limit stops reading, not only
+ * counting), and the `Response` is written back to `res`: JSON with its length, an event stream
+ * chunk by chunk at the client's pace (../node/body-writer). One HTTP path: what is answered, and
+ * how, is `fetchHandler`'s.
+ *
+ * @module
+ */
+import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
+import type { Entries } from "../contract/contract";
+import type { Server } from "../contract/implement";
+import type { NoContext, WithSignal } from "../core/context-marks";
+import { messageOf } from "../core/describe";
+import type { ContextFits, DispatchContext, MethodsFor } from "../core/dispatch-context";
+import type { AnyStage } from "../core/stages";
+import {
+  fetchHandler,
+  type AppHandlerOptions,
+  type FetchHandler,
+  type FetchHandlerOptions,
+} from "../http/fetch-handler";
+import { say } from "../http/route";
+import { writeBody } from "./body-writer";
+
+/**
+ * A Node request handler: answers `req` on `res`. The Promise settles once the answer is written
+ * (or the client left); it never rejects.
+ *
+ * @since 5.0.10
+ * @category server
+ */
+export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+/** Nothing to do: what a cancel of a stream already gone rejects with is of no use. */
+const ignore = (): void => undefined;
+
+/** Methods whose requests have no body, by the Fetch standard. */
+const BODILESS = new Set(["GET", "HEAD"]);
+
+/** The URL the `Request` is made with: the path and query as sent; the host is read from the `Host` header. */
+const urlOf = (req: IncomingMessage): string => {
+  try {
+    const url = new URL(req.url ?? "/", "http://localhost");
+    return `http://localhost${url.pathname}${url.search}`;
+  } catch {
+    return "http://localhost/";
+  }
+};
+
+/**
+ * A body a framework's parser already read (Express's `express.raw()`, `express.text()` or
+ * `express.json()`), or `undefined` when the stream is still to be read.
+ */
+const parsedBody = (req: IncomingMessage): string | Uint8Array | undefined => {
+  const body = (req as { body?: unknown }).body;
+  if (body === undefined || !req.readableEnded) return undefined;
+  if (typeof body === "string") return body;
+  if (body instanceof Uint8Array) return new Uint8Array(body.buffer, body.byteOffset, body.byteLength);
+  // A parsed JSON value (express.json()): the same JSON again; its size was the parser's limit to check.
+  return JSON.stringify(body);
+};
+
+/** Whether reading stopped before the body's end (the limit): the connection cannot be reused then. */
+interface Reading {
+  cut: boolean;
+}
+
+/**
+ * `req`'s body as a web stream, read as it is pulled: `req` is paused while the stream's queue is
+ * full, so a client sending more than the handler reads is held by TCP, not buffered here. A cancel
+ * (the body over the limit) stops reading and leaves the connection to be closed after the answer.
+ */
+const bodyOf = (req: IncomingMessage, reading: Reading): ReadableStream<Uint8Array> =>
+  new ReadableStream<Uint8Array>(
+    {
+      start(controller) {
+        req.on("data", (chunk: Buffer) => {
+          if (reading.cut) return;
+          controller.enqueue(new Uint8Array(chunk.buffer, chunk.byteOffset, chunk.byteLength));
+          if ((controller.desiredSize ?? 0) <= 0) req.pause();
+        });
+        req.once("end", () => {
+          if (!reading.cut) controller.close();
+        });
+        req.once("error", (e) => {
+          if (!reading.cut) controller.error(e);
+        });
+        req.pause();
+      },
+      pull() {
+        req.resume();
+      },
+      cancel() {
+        reading.cut = true;
+        req.pause();
+      },
+    },
+    { highWaterMark: 4 },
+  );
+
+/** The web `Request` of `req`: its method, path, headers and body, and `signal` for the client leaving. */
+const requestOf = (req: IncomingMessage, signal: AbortSignal, reading: Reading): Request => {
+  const headers = new Headers();
+  const raw = req.rawHeaders;
+  for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
+  const method = req.method ?? "GET";
+  const init: RequestInit & { duplex?: "half" } = { method, headers, signal };
+  if (!BODILESS.has(method)) {
+    init.body = parsedBody(req) ?? bodyOf(req, reading);
+    init.duplex = "half";
+  }
+  return new Request(urlOf(req), init);
+};
+
+/** Writes `response` to `res`: its head, then its body (an event stream at the client's pace). */
+const write = async (response: Response, res: ServerResponse, reading: Reading): Promise<void> => {
+  if (res.headersSent || res.destroyed) {
+    response.body?.cancel().catch(ignore);
+    return;
+  }
+  const headers: OutgoingHttpHeaders = {};
+  response.headers.forEach((value, name) => (headers[name] = value));
+  // The rest of a body over the limit was never read: the connection ends with this answer.
+  if (reading.cut) headers["connection"] = "close";
+  const body = response.body;
+  if (body === null) {
+    res.writeHead(response.status, headers).end();
+    return;
+  }
+  if (response.headers.get("content-type")?.startsWith("text/event-stream") === true) {
+    res.writeHead(response.status, headers);
+    await writeBody(res, body);
+    return;
+  }
+  const bytes = new Uint8Array(await response.arrayBuffer());
+  headers["content-length"] = bytes.byteLength;
+  res.writeHead(response.status, headers).end(bytes);
+};
+
+/** Answers one request with `handle`. */
+const answer = async (handle: FetchHandler, req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  // The client going away (`res` closing before the answer, or a FIN while it is pending, as the
+  // development server reads one) aborts the request's signal, and so the methods'.
+  const gone = new AbortController();
+  const leave = (): void => gone.abort();
+  res.once("close", leave);
+  const { socket } = req;
+  if (socket.readableEnded) leave();
+  else socket.once("end", leave);
+  const reading: Reading = { cut: false };
+  try {
+    const response = await handle(requestOf(req, gone.signal, reading));
+    await write(response, res, reading);
+  } finally {
+    // A keep-alive socket outlives this request: it keeps no listener of it.
+    socket.removeListener("end", leave);
+  }
+};
+
+/**
+ * JSON-RPC over HTTP as a Node request handler, `(req, res) => Promise<void>`: {@link fetchHandler}
+ * (the same options, answers and checks) on Node's `IncomingMessage` and `ServerResponse`.
+ *
+ * When to use it: to serve methods from `node:http`, Express, Connect, Fastify or Koa in one line,
+ * an event stream written at the client's pace.
+ *
+ * Details:
+ * - The body is read from `req` as the handler asks for it: a body over `maxBodyBytes` (1 MiB by
+ *   default) is not read further, answered 413, and its connection closed after the answer. A body
+ *   a framework's parser read first (`req.body`: Express's `raw`, `text` or `json`) is taken as it
+ *   is (a parsed JSON value as its JSON again).
+ * - `context(request)` gets the web `Request` (its headers), as `fetchHandler`'s does.
+ * - The client going away aborts the methods' signal and ends an event stream.
+ *
+ * @example
+ * import { createServer } from "node:http";
+ * import { Success } from "rpcserver";
+ * import { nodeHandler } from "rpcserver/server";
+ * const handler = nodeHandler({ add: (a: number, b: number) => Success(a + b) }, { maxBatchSize: 100 });
+ * const server = createServer((req, res) => void handler(req, res));
+ * // Express: app.post("/rpc", handler). Koa: ctx.respond = false; await handler(ctx.req, ctx.res).
+ * server.close();
+ *
+ * @since 5.0.10
+ * @category server
+ */
+export function nodeHandler<M extends Entries, In, Cur>(
+  app: Server<M, In, Cur>,
+  ...options: [In] extends [NoContext] ? [options?: AppHandlerOptions<In>] : [options: AppHandlerOptions<In>]
+): NodeHandler;
+export function nodeHandler<C = NoContext, X = NoContext, const S extends ReadonlyArray<AnyStage> = readonly []>(
+  methods: MethodsFor<C>,
+  ...options: [C] extends [NoContext]
+    ? [
+        options?: FetchHandlerOptions<X, S> &
+          NoInfer<ContextFits<C, DispatchContext<WithSignal<X>, S>, (request: Request) => C | Promise<C>>>,
+      ]
+    : [
+        options: FetchHandlerOptions<X, S> &
+          NoInfer<ContextFits<C, DispatchContext<WithSignal<X>, S>, (request: Request) => C | Promise<C>>>,
+      ]
+): NodeHandler;
+export function nodeHandler(methodsOrApp: unknown, options?: unknown): NodeHandler {
+  let handle: FetchHandler;
+  try {
+    handle = (fetchHandler as (m: unknown, o?: unknown) => FetchHandler)(methodsOrApp, options);
+  } catch (thrown) {
+    // The same checks, named for this handler.
+    if (thrown instanceof TypeError) throw new TypeError(thrown.message.replace(/^fetchHandler\b/, "nodeHandler"));
+    throw thrown;
+  }
+  return (req, res) =>
+    answer(handle, req, res).catch((thrown: unknown) => {
+      // A request Node took that the Fetch API refuses, or a bug of this module: never a rejection.
+      say(
+        "info",
+        `rpcserver: nodeHandler: ${req.method ?? "?"} ${req.url ?? "?"}: not answered (${messageOf(thrown)})`,
+      );
+      if (!res.headersSent && !res.destroyed) {
+        res.writeHead(400, { "content-type": "text/plain; charset=utf-8", connection: "close" });
+        res.end("rpcserver: the request could not be read\n");
+      } else res.destroy();
+    });
+}

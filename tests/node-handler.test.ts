@@ -1,0 +1,284 @@
+/**
+ * `nodeHandler` (rpcserver/server, issue 34 item 2): fetchHandler on Node's `req` and `res`, on
+ * real sockets: the body limit stops reading (a declared length and a body that keeps coming), an
+ * event stream written at the client's pace and stopped by its leaving, a keep-alive connection
+ * that keeps no listener per request, and the one-line mounts of docs/integrations.md in Express,
+ * Koa and Fastify. What it answers, case by case beside the development server, is
+ * tests/fetch-handler.test.ts's "through a real node:http server". The `@ts-expect-error` lines
+ * are compiled by `tsc`.
+ */
+import * as http from "node:http";
+import * as net from "node:net";
+import type { AddressInfo } from "node:net";
+import * as E from "fp-ts/Either";
+import * as t from "io-ts";
+import express from "express";
+import Fastify from "fastify";
+import { contract, server, Success, withContext } from "../src";
+import { nodeHandler, type NodeHandler } from "../src/server";
+import { setLogger, type Logger } from "../src/internal/core/logger";
+
+const call = (method: string, params?: unknown, id: number = 1): string =>
+  JSON.stringify({ jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }), id });
+
+const quiet: Logger = { error: () => undefined, warn: () => undefined, info: () => undefined };
+beforeAll(() => setLogger(quiet));
+
+const methods = {
+  add: (a: number, b: number) => Success(a + b),
+  count: async function* (to: number) {
+    for (let i = 1; i <= to; i++) yield i;
+    return Success(`counted to ${to}`);
+  },
+};
+
+/** A listening node:http server on 127.0.0.1, and how to reach and close it. */
+const listen = async (listener: http.RequestListener): Promise<{ port: number; url: string; close: () => void }> => {
+  const httpServer = http.createServer(listener);
+  await new Promise<void>((resolve) => httpServer.listen(0, "127.0.0.1", resolve));
+  const { port } = httpServer.address() as AddressInfo;
+  return {
+    port,
+    url: `http://127.0.0.1:${port}/rpc`,
+    close: () => {
+      httpServer.close();
+      httpServer.closeAllConnections();
+    },
+  };
+};
+
+const served = (handler: NodeHandler) => listen((req, res) => void handler(req, res));
+
+const post = async (url: string, body: string, headers: Record<string, string> = {}) => {
+  const response = await fetch(url, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...headers },
+    body,
+  });
+  return { status: response.status, type: response.headers.get("content-type"), body: await response.text() };
+};
+
+/** Everything a raw socket receives until the server closes it. */
+const untilClosed = (socket: net.Socket): Promise<string> =>
+  new Promise((resolve) => {
+    const chunks: Buffer[] = [];
+    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+    socket.on("error", () => undefined);
+    socket.on("close", () => resolve(Buffer.concat(chunks).toString("latin1")));
+  });
+
+describe("nodeHandler on node:http", () => {
+  test("a call: 200 JSON with its length; a notification: 204", async () => {
+    const s = await served(nodeHandler(methods));
+    try {
+      const response = await fetch(s.url, { method: "POST", body: call("add", [2, 3]) });
+      expect(response.status).toBe(200);
+      expect(response.headers.get("content-length")).toBe("35");
+      expect(await response.text()).toBe('{"jsonrpc":"2.0","result":5,"id":1}');
+      const note = await fetch(s.url, { method: "POST", body: '{"jsonrpc":"2.0","method":"add","params":[1,1]}' });
+      expect([note.status, await note.text()]).toEqual([204, ""]);
+    } finally {
+      s.close();
+    }
+  });
+
+  test("a declared length over the limit: 413 before a byte is read, and the connection closed", async () => {
+    const s = await served(nodeHandler(methods, { maxBodyBytes: 100 }));
+    try {
+      const socket = net.connect(s.port, "127.0.0.1");
+      const received = untilClosed(socket);
+      // The head only: the body is never sent, so an answer can only come from the declared length.
+      socket.write("POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000\r\n\r\n");
+      const text = await received;
+      expect(text).toMatch(/^HTTP\/1\.1 413 /);
+      expect(text.toLowerCase()).toContain("connection: close");
+      expect(text).toContain('"data":"the body is over 100 bytes"');
+    } finally {
+      s.close();
+    }
+  });
+
+  test("a chunked body that keeps coming: 413 once past the limit, without waiting for its end", async () => {
+    const s = await served(nodeHandler(methods, { maxBodyBytes: 1000 }));
+    try {
+      const socket = net.connect(s.port, "127.0.0.1");
+      const received = untilClosed(socket);
+      socket.write("POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n");
+      // 2,000 bytes in one chunk, and the body never ended: the answer comes from the limit alone.
+      socket.write(`7d0\r\n${"x".repeat(2000)}\r\n`);
+      const text = await received;
+      expect(text).toMatch(/^HTTP\/1\.1 413 /);
+      expect(text).toContain('"data":"the body is over 1000 bytes"');
+    } finally {
+      s.close();
+    }
+  });
+
+  test("an event stream; the client leaving mid-way stops the method (its finally runs)", async () => {
+    let finished!: () => void;
+    const ended = new Promise<void>((resolve) => (finished = resolve));
+    const endless = async function* () {
+      try {
+        for (let i = 0; ; i++) yield i;
+      } finally {
+        finished();
+      }
+    };
+    const s = await served(nodeHandler({ endless }));
+    try {
+      const socket = net.connect(s.port, "127.0.0.1");
+      socket.on("error", () => undefined);
+      const body = call("endless");
+      socket.write(
+        `POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/event-stream\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      );
+      const head = await new Promise<string>((resolve) =>
+        socket.once("data", (chunk: Buffer) => resolve(chunk.toString("latin1"))),
+      );
+      expect(head).toMatch(/^HTTP\/1\.1 200 /);
+      expect(head.toLowerCase()).toContain("content-type: text/event-stream");
+      socket.destroy();
+      await ended;
+    } finally {
+      s.close();
+    }
+  });
+
+  test("a keep-alive connection: many requests, no listener left on its socket", async () => {
+    let socket: net.Socket | undefined;
+    const handler = nodeHandler(methods);
+    const s = await listen((req, res) => {
+      socket = req.socket;
+      void handler(req, res);
+    });
+    const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+    try {
+      const once = () =>
+        new Promise<string>((resolve, reject) => {
+          const request = http.request(s.url, { method: "POST", agent }, (response) => {
+            const chunks: Buffer[] = [];
+            response.on("data", (chunk: Buffer) => chunks.push(chunk));
+            response.on("end", () => resolve(Buffer.concat(chunks).toString()));
+          });
+          request.on("error", reject);
+          request.end(call("add", [1, 2]));
+        });
+      const first = await once();
+      const listeners = socket?.listenerCount("end");
+      for (let i = 0; i < 20; i++) expect(await once()).toBe(first);
+      expect(socket?.listenerCount("end")).toBe(listeners);
+    } finally {
+      agent.destroy();
+      s.close();
+    }
+  });
+
+  test("context(request) reads the request's headers; a server's context is typed and required", async () => {
+    const whoami = withContext<{ user: string }>().withCodecs({ result: t.string }, (ctx) => Success(ctx.user));
+    const s = await served(
+      nodeHandler({ whoami }, { context: (request) => ({ user: request.headers.get("x-user") ?? "?" }) }),
+    );
+    const app = server(contract({ who: { result: t.string } }))
+      .context<{ token: string }>()
+      .implement({ who: (ctx) => E.right(ctx.token) });
+    const a = await served(
+      nodeHandler(app, { context: (request) => ({ token: request.headers.get("x-token") ?? "" }) }),
+    );
+    try {
+      expect((await post(s.url, call("whoami"), { "X-User": "ada" })).body).toBe(
+        '{"jsonrpc":"2.0","result":"ada","id":1}',
+      );
+      expect((await post(a.url, call("who"), { "X-Token": "t1" })).body).toBe('{"jsonrpc":"2.0","result":"t1","id":1}');
+    } finally {
+      s.close();
+      a.close();
+    }
+    // Compiled, never run:
+    void (() => {
+      // @ts-expect-error: the server takes a context: the function that makes it is required
+      nodeHandler(app);
+      // @ts-expect-error: it must make the server's context
+      nodeHandler(app, { context: () => ({ token: 1 }) });
+      // @ts-expect-error: the methods need a context
+      nodeHandler({ whoami });
+    });
+  });
+
+  test("a bad option is fetchHandler's TypeError, named for this handler", () => {
+    expect(() => nodeHandler(methods, { maxBodyBytes: -1 })).toThrow(
+      new TypeError("nodeHandler: maxBodyBytes must be a number of bytes (Infinity for no limit)"),
+    );
+    expect(() => nodeHandler(null as never)).toThrow(/^nodeHandler: give a methods table/);
+  });
+});
+
+/** What this test uses of Koa (its own types do not compile against the installed content-disposition's). */
+interface KoaContext {
+  respond: boolean;
+  readonly req: http.IncomingMessage;
+  readonly res: http.ServerResponse;
+}
+// eslint-disable-next-line @typescript-eslint/no-require-imports
+const Koa = require("koa") as new () => {
+  use: (middleware: (ctx: KoaContext) => Promise<void>) => void;
+  callback: () => http.RequestListener;
+};
+
+describe("one line in each framework (docs/integrations.md)", () => {
+  const handler = nodeHandler(methods);
+  const expectAnswers = async (url: string): Promise<void> => {
+    expect(await post(url, call("add", [20, 22]))).toEqual({
+      status: 200,
+      type: "application/json",
+      body: '{"jsonrpc":"2.0","result":42,"id":1}',
+    });
+    const streamed = await post(url, call("count", [2]), { Accept: "text/event-stream" });
+    expect(streamed.type).toBe("text/event-stream");
+    expect(streamed.body).toContain('"result":"counted to 2"');
+    expect(streamed.body.match(/\$\/progress/g)).toHaveLength(2);
+  };
+
+  test("Express: app.post(path, handler), with no body parser or after express.json()", async () => {
+    const app = express();
+    app.post("/rpc", handler);
+    app.post("/parsed", express.json(), handler);
+    const s = await listen(app);
+    try {
+      await expectAnswers(s.url);
+      await expectAnswers(s.url.replace("/rpc", "/parsed"));
+    } finally {
+      s.close();
+    }
+  });
+
+  test("Koa: ctx.respond = false, then the handler on ctx.req and ctx.res", async () => {
+    const app = new Koa();
+    app.use(async (ctx: KoaContext) => {
+      ctx.respond = false;
+      await handler(ctx.req, ctx.res);
+    });
+    const s = await listen(app.callback());
+    try {
+      await expectAnswers(s.url);
+    } finally {
+      s.close();
+    }
+  });
+
+  test("Fastify: its parsers leave the body, the reply hijacked, the handler on the raw ones", async () => {
+    const app = Fastify();
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser("*", (_request, _payload, done) => done(null));
+    app.post("/rpc", (request, reply) => {
+      reply.hijack();
+      return handler(request.raw, reply.raw);
+    });
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      const { port } = app.server.address() as AddressInfo;
+      await expectAnswers(`http://127.0.0.1:${port}/rpc`);
+    } finally {
+      await app.close();
+    }
+  });
+});
