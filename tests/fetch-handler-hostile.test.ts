@@ -4,11 +4,13 @@
  * handler(c.req.raw))`), called by Node's `fetch` and by raw TCP clients. Each case here was a
  * defect found by probing the handler as a hostile peer or a hurried integrator would.
  */
-import type { Server } from "node:http";
+import * as http from "node:http";
 import type { AddressInfo } from "node:net";
+import { gzipSync } from "node:zlib";
 import { Success } from "../src";
 import { fetchHandler, type FetchHandler } from "../src/fetch";
 import { setLogger, type Logger } from "../src/internal/core/logger";
+import { serve } from "../src/server";
 
 const call = (method: string, params?: unknown, id: number | string | null = 1): string =>
   JSON.stringify({ jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }), id });
@@ -46,7 +48,7 @@ interface Hono {
 const { Hono } = require("hono") as { Hono: new () => Hono };
 // eslint-disable-next-line @typescript-eslint/no-require-imports
 const { serve: honoServe } = require("@hono/node-server") as {
-  serve: (options: { fetch: Hono["fetch"]; port: number; hostname: string }) => Server;
+  serve: (options: { fetch: Hono["fetch"]; port: number; hostname: string }) => http.Server;
 };
 
 /** A Hono app on a real socket: `before` (a middleware) runs first, then `mount` hands the request to the handler. */
@@ -109,6 +111,73 @@ describe("a request the handler cannot read through no fault of the client", () 
       expect(logged.error[0]).toContain("fetchHandler takes a web Request");
       expect(logged.info).toEqual([]);
     } finally {
+      await app.close();
+    }
+  });
+});
+
+/** One raw exchange over node:http: status, the headers that are not framing, the body. */
+const exchange = (
+  url: string,
+  headers: Record<string, string>,
+  body: Uint8Array,
+): Promise<{ status: number; headers: Record<string, string>; body: string }> =>
+  new Promise((resolve, reject) => {
+    const request = http.request(url, { method: "POST", headers, agent: false }, (response) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("end", () => {
+        const framing = ["date", "connection", "keep-alive", "content-length", "transfer-encoding"];
+        const kept = Object.entries(response.headers).filter(([name]) => !framing.includes(name));
+        resolve({
+          status: response.statusCode ?? 0,
+          headers: Object.fromEntries(kept.map(([name, value]) => [name, String(value)]).sort()),
+          body: Buffer.concat(chunks).toString("utf8"),
+        });
+      });
+    });
+    request.on("error", reject);
+    request.end(body);
+  });
+
+describe("an encoded body (Content-Encoding), which no host here decodes", () => {
+  test("415 with Accept-Encoding: identity and an error that names the coding, on both servers alike", async () => {
+    let ran = 0;
+    const counted = {
+      add: (a: number, b: number) => {
+        ran++;
+        return Success(a + b);
+      },
+    };
+    const dev = await serve("127.0.0.1", 0, { methods: counted });
+    const app = await hono((a) => a.all("/rpc", (c) => fetchHandler(counted)(c.req.raw)));
+    try {
+      const zipped = gzipSync(call("add", [1, 2]));
+      const headers = { "Content-Type": "application/json", "Content-Encoding": "gzip" };
+      const expected = {
+        status: 415,
+        headers: { "accept-encoding": "identity", "content-type": "application/json" },
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          error: {
+            code: -32600,
+            message: "Invalid Request",
+            data: "the body is encoded (Content-Encoding: gzip): send it unencoded",
+          },
+          id: null,
+        }),
+      };
+      expect(await exchange(dev.url, headers, zipped)).toEqual(expected);
+      expect(await exchange(app.url, headers, zipped)).toEqual(expected);
+      expect(ran).toBe(0);
+      // identity is no encoding: dispatched as before.
+      const plain = new TextEncoder().encode(call("add", [1, 2]));
+      const identity = { "Content-Encoding": "identity" };
+      expect((await exchange(dev.url, identity, plain)).body).toBe('{"jsonrpc":"2.0","result":3,"id":1}');
+      expect((await exchange(app.url, identity, plain)).body).toBe('{"jsonrpc":"2.0","result":3,"id":1}');
+    } finally {
+      dev.close();
+      dev.closeAllConnections();
       await app.close();
     }
   });

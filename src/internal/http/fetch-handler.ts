@@ -9,7 +9,6 @@
  */
 import type { Server } from "../contract/implement";
 import type { Entries } from "../contract/contract";
-import { ERROR_INVALID_REQUEST } from "../core/codes";
 import type { NoContext, WithSignal } from "../core/context-marks";
 import type { ContextFits, DispatchContext, MethodsFor, TypedOptions } from "../core/dispatch-context";
 import { messageOf } from "../core/describe";
@@ -27,6 +26,7 @@ import {
   checkServedOptions,
   corsOption,
   NO_HEADERS,
+  refusedBody,
   route,
   say,
   SERVER_ERROR_BODY,
@@ -170,15 +170,7 @@ const JSON_TYPE = "application/json";
 
 /** The answer to a body over the limit: 413, and the JSON-RPC error a client reads. */
 const tooLarge = (limit: number, cors: HeaderValues): Response =>
-  answerOf(
-    413,
-    { "Content-Type": JSON_TYPE, ...cors },
-    JSON.stringify({
-      jsonrpc: "2.0",
-      error: { code: ERROR_INVALID_REQUEST, message: "Invalid Request", data: `the body is over ${limit} bytes` },
-      id: null,
-    }),
-  );
+  answerOf(413, { "Content-Type": JSON_TYPE, ...cors }, refusedBody(`the body is over ${limit} bytes`));
 
 /** A `Response` with headers whose values may be numbers (`Access-Control-Max-Age`). */
 const answerOf = (
@@ -349,8 +341,8 @@ const responseOf = (answered: HttpStreamAnswer, cors: HeaderValues): Response =>
  * handler`), or Node through an adapter. It replaces the glue of docs/integrations.md.
  *
  * Details:
- * - POST: the body (at most `maxBodyBytes`, 1 MiB by default: else 413 and a JSON-RPC error) is
- *   dispatched by `answerHttp`: 200 JSON, 204 for notifications; with `text/event-stream` in
+ * - POST: the body (at most `maxBodyBytes`, 1 MiB by default: else 413 and a JSON-RPC error; not
+ *   encoded: else 415) is dispatched by `answerHttp`: 200 JSON, 204 for notifications; with `text/event-stream` in
  *   `Accept`, 202 for notifications alone, or the values methods stream as server-sent events then
  *   the answer. The request's `signal` aborts the methods' (a client that leaves stops them).
  * - `rpc.discover` answers the methods' OpenRPC document (`openrpc: false`: not).
