@@ -5,7 +5,7 @@
  * defect found by probing the handler as a hostile peer or a hurried integrator would.
  */
 import * as http from "node:http";
-import type { AddressInfo } from "node:net";
+import * as net from "node:net";
 import { gzipSync } from "node:zlib";
 import { Success } from "../src";
 import { fetchHandler, type FetchHandler } from "../src/fetch";
@@ -61,7 +61,7 @@ const hono = async (
   mount(app);
   const server = honoServe({ fetch: app.fetch, port: 0, hostname: "127.0.0.1" });
   await new Promise<void>((resolve) => server.once("listening", resolve));
-  const { port } = server.address() as AddressInfo;
+  const { port } = server.address() as net.AddressInfo;
   return {
     url: `http://127.0.0.1:${port}/rpc`,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
@@ -178,6 +178,36 @@ describe("an encoded body (Content-Encoding), which no host here decodes", () =>
     } finally {
       dev.close();
       dev.closeAllConnections();
+      await app.close();
+    }
+  });
+});
+
+describe("held under probing (kept so)", () => {
+  test("the body limit is enforced as the body streams: a chunked body past it that never ends gets its 413", async () => {
+    let ran = 0;
+    const handler = fetchHandler({ hit: () => Success(++ran) }, { maxBodyBytes: 1000 });
+    const app = await hono((a) => a.all("/rpc", (c) => handler(c.req.raw)));
+    const { port } = new URL(app.url);
+    const socket = net.connect(Number(port), "127.0.0.1");
+    try {
+      const head = await new Promise<string>((resolve, reject) => {
+        let got = "";
+        socket.on("data", (chunk: Buffer) => {
+          got += chunk.toString("latin1");
+          if (got.includes("\r\n\r\n")) resolve(got);
+        });
+        socket.on("error", reject);
+        const chunk = "x".repeat(600);
+        // Two chunks past the limit, and no last chunk: a handler that waited for the end would never answer.
+        socket.write(`POST /rpc HTTP/1.1\r\nHost: localhost\r\nTransfer-Encoding: chunked\r\n\r\n`);
+        socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
+        socket.write(`${chunk.length.toString(16)}\r\n${chunk}\r\n`);
+      });
+      expect(head.startsWith("HTTP/1.1 413 ")).toBe(true);
+      expect(ran).toBe(0);
+    } finally {
+      socket.destroy();
       await app.close();
     }
   });
