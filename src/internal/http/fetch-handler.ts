@@ -342,9 +342,9 @@ const responseOf = (answered: HttpStreamAnswer, cors: HeaderValues): Response =>
  *
  * Details:
  * - POST: the body (at most `maxBodyBytes`, 1 MiB by default: else 413 and a JSON-RPC error; not
- *   encoded: else 415) is dispatched by `answerHttp`: 200 JSON, 204 for notifications; with `text/event-stream` in
- *   `Accept`, 202 for notifications alone, or the values methods stream as server-sent events then
- *   the answer. The request's `signal` aborts the methods' (a client that leaves stops them).
+ *   encoded: else 415) is dispatched by `answerHttp`: 200 JSON, 204 for notifications; with
+ *   `text/event-stream` in `Accept`, 202 for notifications alone, or the values methods stream as
+ *   server-sent events then the answer. The request's `signal` aborts the methods' (a client that leaves stops them).
  * - `rpc.discover` answers the methods' OpenRPC document (`openrpc: false`: not).
  * - GET with `Accept: text/html`: the inspector page, calling the handler's own path
  *   (`inspector: false`: not); any other GET, and any other method, 405 with `Allow: POST`.
