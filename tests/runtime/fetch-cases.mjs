@@ -101,6 +101,26 @@ const CASES = [
     },
   ],
   [
+    "an encoded body (Content-Encoding: gzip): 415 with Accept-Encoding: identity, not dispatched",
+    async (send, base) => {
+      // Really gzipped, so that a runtime that decoded it before the handler (none does) would show here.
+      const zipped = new Uint8Array(
+        await new globalThis.Response(
+          new globalThis.Blob([call("add", [1, 2])]).stream().pipeThrough(new globalThis.CompressionStream("gzip")),
+        ).arrayBuffer(),
+      );
+      const r = await send({
+        method: "POST",
+        url: base,
+        headers: { ...json, "Content-Encoding": "gzip" },
+        body: zipped,
+      });
+      const got = [r.status, r.header("accept-encoding"), JSON.parse(r.text).error?.data];
+      const expected = [415, "identity", "the body is encoded (Content-Encoding: gzip): send it unencoded"];
+      return same(got, expected) ? "" : `got ${r.status} ${r.text}`;
+    },
+  ],
+  [
     "rpc.discover: the methods' OpenRPC document",
     async (send, base) => {
       const r = await send({ method: "POST", url: base, headers: json, body: call("rpc.discover", undefined) });

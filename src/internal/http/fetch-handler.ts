@@ -9,7 +9,6 @@
  */
 import type { Server } from "../contract/implement";
 import type { Entries } from "../contract/contract";
-import { ERROR_INVALID_REQUEST } from "../core/codes";
 import type { NoContext, WithSignal } from "../core/context-marks";
 import type { ContextFits, DispatchContext, MethodsFor, TypedOptions } from "../core/dispatch-context";
 import { messageOf } from "../core/describe";
@@ -23,8 +22,17 @@ import { answerHttp, type HttpStreamAnswer } from "./answer";
 import { browserGuard } from "./browser-guard";
 import { discoverable } from "./discovery";
 import { servedPage } from "./inspector-route";
-import { toHttp } from "./json-answer";
-import { checkServedOptions, corsOption, route, say, SERVER_ERROR_BODY, type Gate, type HeaderValues } from "./route";
+import {
+  checkServedOptions,
+  corsOption,
+  NO_HEADERS,
+  refusedBody,
+  route,
+  say,
+  SERVER_ERROR_BODY,
+  type Gate,
+  type HeaderValues,
+} from "./route";
 
 /** The default body limit: 1 MiB, as docs/integrations.md recommends (JSON-RPC requests are small). */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
@@ -162,15 +170,7 @@ const JSON_TYPE = "application/json";
 
 /** The answer to a body over the limit: 413, and the JSON-RPC error a client reads. */
 const tooLarge = (limit: number, cors: HeaderValues): Response =>
-  answerOf(
-    413,
-    { "Content-Type": JSON_TYPE, ...cors },
-    JSON.stringify({
-      jsonrpc: "2.0",
-      error: { code: ERROR_INVALID_REQUEST, message: "Invalid Request", data: `the body is over ${limit} bytes` },
-      id: null,
-    }),
-  );
+  answerOf(413, { "Content-Type": JSON_TYPE, ...cors }, refusedBody(`the body is over ${limit} bytes`));
 
 /** A `Response` with headers whose values may be numbers (`Access-Control-Max-Age`). */
 const answerOf = (
@@ -183,30 +183,40 @@ const answerOf = (
   return new Response(status === 204 ? null : body, { status, headers: init });
 };
 
+/** What reading a POST's body came to: its bytes, more than the limit, or a stream that broke off. */
+type Read = Uint8Array | "over" | { readonly broken: unknown };
+
 /**
- * The body's bytes, or `undefined` once more than `limit` came (the rest not read): a declared
- * `Content-Length` over the limit is refused before a byte is read.
+ * The body's bytes, or `"over"` once more than `limit` came (the rest not read): a declared
+ * `Content-Length` over the limit is refused before a byte is read. A stream that errors (the
+ * client left mid-upload) is `broken`: the client's doing, unlike anything else that fails here.
  */
-const readBody = async (request: Request, limit: number): Promise<Uint8Array | undefined> => {
-  const declared = request.headers.get("content-length");
-  const body = request.body;
+const readBody = async (
+  body: ReadableStream<Uint8Array> | null,
+  declared: string | null,
+  limit: number,
+): Promise<Read> => {
   if (declared !== null && Number(declared) > limit) {
     body?.cancel().catch(() => undefined);
-    return undefined;
+    return "over";
   }
   if (body === null) return new Uint8Array(0);
-  const reader = (body as ReadableStream<Uint8Array>).getReader();
+  const reader = body.getReader();
   const chunks: Uint8Array[] = [];
   let length = 0;
-  for (;;) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    length += value.byteLength;
-    if (length > limit) {
-      reader.cancel().catch(() => undefined);
-      return undefined;
+  try {
+    for (;;) {
+      const { done, value } = await reader.read();
+      if (done) break;
+      length += value.byteLength;
+      if (length > limit) {
+        reader.cancel().catch(() => undefined);
+        return "over";
+      }
+      chunks.push(value);
     }
-    chunks.push(value);
+  } catch (broken) {
+    return { broken };
   }
   // One array of this realm: dispatch checks `instanceof Uint8Array`, and a runtime's chunks may be another's.
   const bytes = new Uint8Array(length);
@@ -217,6 +227,18 @@ const readBody = async (request: Request, limit: number): Promise<Uint8Array | u
   }
   return bytes;
 };
+
+/** What an integrator passed instead of a `Request` (Hono's `c.req`) is told so, not answered as a client's fault. */
+const isRequest = (given: unknown): given is Request =>
+  typeof (given as Partial<Request> | null)?.headers?.get === "function" &&
+  typeof (given as Partial<Request>).url === "string";
+
+const NOT_A_REQUEST = "fetchHandler takes a web Request (in Hono: c.req.raw, not c.req)";
+
+/** A body something read before the handler was called (a middleware's `c.req.json()`): nothing left to dispatch. */
+const READ_BEFORE =
+  "the request's body was read before the handler was called (by a middleware: Hono's c.req.json()?); " +
+  "call the handler with the request before anything reads its body";
 
 /** The path and query of a URL (what the development server's `req.url` is). */
 const pathOf = (url: string): string => {
@@ -231,10 +253,17 @@ const pathOf = (url: string): string => {
 /** The context's answer: its options for dispatch, or the `Response` of its refusal. */
 type Made = { readonly options: JsonOptions } | { readonly refused: Response };
 
+/** The answer to a request this server failed (not its client): -32000 "Server error", and `why` logged as an error. */
+const serverError = (why: string, cors: HeaderValues): Response => {
+  say("error", `rpcserver: fetchHandler: ${why}`);
+  return answerOf(200, { "Content-Type": JSON_TYPE, ...cors }, SERVER_ERROR_BODY);
+};
+
 const refusedBy = (thrown: unknown, o: JsonOptions, cors: HeaderValues): Response => {
   const refusal = refusedContext(thrown, o.serializer);
-  if (refusal === undefined) say("error", `rpcserver: fetchHandler: the context function failed: ${messageOf(thrown)}`);
-  return answerOf(200, { "Content-Type": JSON_TYPE, ...cors }, refusal ?? SERVER_ERROR_BODY);
+  return refusal === undefined
+    ? serverError(`the context function failed: ${messageOf(thrown)}`, cors)
+    : answerOf(200, { "Content-Type": JSON_TYPE, ...cors }, refusal);
 };
 
 /** Everything a handler needs, checked once when it is made. */
@@ -312,10 +341,10 @@ const responseOf = (answered: HttpStreamAnswer, cors: HeaderValues): Response =>
  * handler`), or Node through an adapter. It replaces the glue of docs/integrations.md.
  *
  * Details:
- * - POST: the body (at most `maxBodyBytes`, 1 MiB by default: else 413 and a JSON-RPC error) is
- *   dispatched by `answerHttp`: 200 JSON, 204 for notifications; with `text/event-stream` in
- *   `Accept`, 202 for notifications alone, or the values methods stream as server-sent events then
- *   the answer. The request's `signal` aborts the methods' (a client that leaves stops them).
+ * - POST: the body (at most `maxBodyBytes`, 1 MiB by default: else 413 and a JSON-RPC error; not
+ *   encoded: else 415) is dispatched by `answerHttp`: 200 JSON, 204 for notifications; with
+ *   `text/event-stream` in `Accept`, 202 for notifications alone, or the values methods stream as
+ *   server-sent events then the answer. The request's `signal` aborts the methods' (a client that leaves stops them).
  * - `rpc.discover` answers the methods' OpenRPC document (`openrpc: false`: not).
  * - GET with `Accept: text/html`: the inspector page, calling the handler's own path
  *   (`inspector: false`: not); any other GET, and any other method, 405 with `Allow: POST`.
@@ -323,6 +352,8 @@ const responseOf = (answered: HttpStreamAnswer, cors: HeaderValues): Response =>
  *   name, an IP address or in `allowedHosts`, or an `Origin` that is not a loopback page or in
  *   `allowedOrigins`, is refused 403. CORS only when `cors` asks.
  * - `context(request)` makes each request's context, typed against the methods (or the server).
+ * - A request it cannot serve through no fault of its client (its body read before the handler
+ *   was called, or not a `Request`) is 200 with -32000, and an error logged that says why.
  *
  * Gotchas: deployed under a name (`api.example`), list it in `allowedHosts` (or `true`), or every
  * request is refused 403. Set `maxBatchSize`.
@@ -367,6 +398,7 @@ export function fetchHandler<C = NoContext, X = NoContext, const S extends Reado
 export function fetchHandler(methodsOrApp: unknown, options?: unknown): FetchHandler {
   const { methods, gate, limit, dispatchOptions } = prepare(methodsOrApp, options);
   const handle = async (request: Request): Promise<Response> => {
+    if (!isRequest(request)) return serverError(NOT_A_REQUEST, NO_HEADERS);
     const headers = request.headers;
     const header = (name: string): string | undefined =>
       headers.get(name) ?? (name === "host" ? hostOf(request.url) : undefined);
@@ -376,33 +408,37 @@ export function fetchHandler(methodsOrApp: unknown, options?: unknown): FetchHan
       return answerOf(routed.status, routed.headers, routed.body);
     }
     const { cors } = routed;
-    const bytes = await readBody(request, limit);
-    if (bytes === undefined) return tooLarge(limit, cors);
-    const made = await dispatchOptions(request, cors);
-    if ("refused" in made) return made.refused;
-    let answered: HttpStreamAnswer;
-    try {
-      answered = await answerHttp(bytes, methods, {
-        ...made.options,
-        accept: headers.get("accept"),
-        signal: request.signal,
-      } as never);
-    } catch (thrown) {
-      say("error", `rpcserver: fetchHandler: dispatch failed: ${messageOf(thrown)}`);
-      answered = toHttp(SERVER_ERROR_BODY);
-    }
-    return responseOf(answered, cors);
-  };
-  return (request) =>
-    handle(request).catch((thrown: unknown) => {
-      // A body that broke off (the client left mid-upload) or a bug of this module: never a rejection.
-      say("info", `rpcserver: fetchHandler: ${request.method} ${request.url}: not answered (${messageOf(thrown)})`);
+    if (request.bodyUsed || request.body?.locked === true) return serverError(READ_BEFORE, cors);
+    const read = await readBody(request.body, headers.get("content-length"), limit);
+    if (read === "over") return tooLarge(limit, cors);
+    if (!(read instanceof Uint8Array)) {
+      say(
+        "info",
+        `rpcserver: fetchHandler: ${request.method} ${request.url}: not answered (${messageOf(read.broken)})`,
+      );
       return answerOf(
         400,
         { "Content-Type": "text/plain; charset=utf-8" },
         "rpcserver: the request could not be read\n",
       );
-    });
+    }
+    const made = await dispatchOptions(request, cors);
+    if ("refused" in made) return made.refused;
+    let answered: HttpStreamAnswer;
+    try {
+      answered = await answerHttp(read, methods, {
+        ...made.options,
+        accept: headers.get("accept"),
+        signal: request.signal,
+      } as never);
+    } catch (thrown) {
+      return serverError(`dispatch failed: ${messageOf(thrown)}`, cors);
+    }
+    return responseOf(answered, cors);
+  };
+  // Only a bug of this module gets here: logged as one, and never a rejection.
+  return (request) =>
+    handle(request).catch((thrown: unknown) => serverError(`could not answer: ${messageOf(thrown)}`, NO_HEADERS));
 }
 
 /** A request's URL's host, for one made without a `Host` header (`new Request(url)` in a test). */

@@ -7,7 +7,7 @@
  *
  * @module
  */
-import { ERROR_SERVER_ERROR } from "../core/codes";
+import { ERROR_INVALID_REQUEST, ERROR_SERVER_ERROR } from "../core/codes";
 import { log } from "../core/logger";
 import type { GuardedHeaders, Refusal } from "./browser-guard";
 import { acceptsHtml, PAGE_HEADERS, varyingByAccept } from "./inspector-route";
@@ -33,6 +33,17 @@ export const SERVER_ERROR_BODY = JSON.stringify({
   error: { code: ERROR_SERVER_ERROR, message: "Server error" },
   id: null,
 });
+
+/**
+ * The body of a POST refused as a whole, before dispatch (too large, encoded): JSON-RPC's -32600
+ * with id `null`, so that a client reading JSON reads why (`data`).
+ */
+export const refusedBody = (why: string): string =>
+  JSON.stringify({
+    jsonrpc: "2.0",
+    error: { code: ERROR_INVALID_REQUEST, message: "Invalid Request", data: why },
+    id: null,
+  });
 
 /** The text of a 405. */
 export const NOT_ALLOWED = "rpcserver: send JSON-RPC 2.0 requests with POST\n";
@@ -62,7 +73,7 @@ export interface Gate {
 /** The answer to a request by its head: everything but a POST, and a POST refused. */
 export interface HeadAnswer {
   readonly dispatch: false;
-  readonly status: 200 | 204 | 403 | 405;
+  readonly status: 200 | 204 | 403 | 405 | 415;
   readonly headers: HeaderValues;
   /** The body (`""` for the 204 of a preflight). */
   readonly body: string;
@@ -77,6 +88,24 @@ export interface ToDispatch {
   readonly dispatch: true;
   readonly cors: HeaderValues;
 }
+
+/** A `Content-Encoding` that is one: no header, `""` and `identity` are none. */
+const isEncoded = (coding: string | undefined): coding is string =>
+  coding !== undefined &&
+  coding.split(",").some((name) => name.trim() !== "" && name.trim().toLowerCase() !== "identity");
+
+/**
+ * A POST whose body is encoded (gzip...): neither server decodes one (nor does Node, Bun or Deno
+ * before them), and dispatched as it came it would be -32700 for bytes that are not UTF-8, which
+ * says nothing of the cause. 415, and `Accept-Encoding: identity` as RFC 9110 (15.5.16) asks.
+ */
+const encoded = (coding: string, cors: HeaderValues): HeadAnswer => ({
+  dispatch: false,
+  status: 415,
+  headers: { ...cors, "Content-Type": "application/json", "Accept-Encoding": "identity" },
+  body: refusedBody(`the body is encoded (Content-Encoding: ${coding}): send it unencoded`),
+  said: "415 (encoded body)",
+});
 
 /** A preflight from an allowed origin: 204 with what the page may send. */
 const preflight = (cors: HeaderValues, header: (name: string) => string | undefined): HeadAnswer => {
@@ -101,7 +130,7 @@ const preflight = (cors: HeaderValues, header: (name: string) => string | undefi
 /**
  * How a request is answered, by its method, its URL (path and query) and its headers (`header`
  * gives a lower-case name's value, `undefined` when absent): checked by the guard first (403), then
- * a POST is to be dispatched; a browser's GET of the page's path gets the page, a preflight from an
+ * a POST is to be dispatched (unless its body is encoded: 415); a browser's GET of the page's path gets the page, a preflight from an
  * allowed origin its 204, and anything else 405 with `Allow: POST`.
  */
 export const route = (
@@ -117,7 +146,10 @@ export const route = (
   }
   const cors =
     gate.cors && origin !== undefined ? { "Access-Control-Allow-Origin": origin, Vary: "Origin" } : NO_HEADERS;
-  if (method === "POST") return { dispatch: true, cors };
+  if (method === "POST") {
+    const coding = header("content-encoding");
+    return isEncoded(coding) ? encoded(coding, cors) : { dispatch: true, cors };
+  }
   const onPagePath = gate.page !== undefined && method === "GET" && gate.pagePath(url);
   if (onPagePath && gate.page !== undefined && acceptsHtml(header("accept"))) {
     return { dispatch: false, status: 200, headers: PAGE_HEADERS, body: gate.page(url), said: "200 (inspector page)" };

@@ -15,7 +15,8 @@
  *   inspector-route.ts.
  * - Any other HTTP method, and any other GET: 405 with `Allow: POST`.
  * - The body is handed to dispatch as bytes: invalid UTF-8 and text that is not JSON are answered
- *   with the JSON-RPC parse error (-32700), like any other bad request.
+ *   with the JSON-RPC parse error (-32700), like any other bad request. An encoded body
+ *   (`Content-Encoding`) is not decoded: 415, with the JSON-RPC error -32600 naming the coding.
  * - Requests are handled concurrently; a client that goes away, a broken or half-sent request, a
  *   stream error: each is logged and dropped, and the server goes on answering.
  * - On start it logs where it listens (through `log().warn`, so the default logger prints it on
