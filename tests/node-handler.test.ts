@@ -265,6 +265,29 @@ describe("one line in each framework (docs/integrations.md)", () => {
     }
   });
 
+  test("Fastify with its own JSON parser, which reads the body first: -32000 and an error saying so, not a hang", async () => {
+    const errors: unknown[] = [];
+    setLogger({ ...quiet, error: (...args: unknown[]) => errors.push(args[0]) });
+    const app = Fastify();
+    app.post("/rpc", (request, reply) => {
+      reply.hijack();
+      return handler(request.raw, reply.raw);
+    });
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      const { port } = app.server.address() as AddressInfo;
+      expect(await post(`http://127.0.0.1:${port}/rpc`, call("add", [1, 2]))).toEqual({
+        status: 200,
+        type: "application/json",
+        body: '{"jsonrpc":"2.0","error":{"code":-32000,"message":"Server error"},"id":null}',
+      });
+      expect(errors).toEqual([expect.stringContaining("the request's body was read before the handler was called")]);
+    } finally {
+      setLogger(quiet);
+      await app.close();
+    }
+  });
+
   test("Fastify: its parsers leave the body, the reply hijacked, the handler on the raw ones", async () => {
     const app = Fastify();
     app.removeAllContentTypeParsers();

@@ -237,8 +237,8 @@ const NOT_A_REQUEST = "fetchHandler takes a web Request (in Hono: c.req.raw, not
 
 /** A body something read before the handler was called (a middleware's `c.req.json()`): nothing left to dispatch. */
 const READ_BEFORE =
-  "the request's body was read before the handler was called (by a middleware: Hono's c.req.json()?); " +
-  "call the handler with the request before anything reads its body";
+  "the request's body was read before the handler was called (by a middleware or a body parser: Hono's " +
+  "c.req.json()? Fastify's content-type parsers?); call the handler with the request before anything reads its body";
 
 /** The path and query of a URL (what the development server's `req.url` is). */
 const pathOf = (url: string): string => {

@@ -100,17 +100,27 @@ const bodyOf = (req: IncomingMessage, reading: Reading): ReadableStream<Uint8Arr
     { highWaterMark: 4 },
   );
 
-/** The web `Request` of `req`: its method, path, headers and body, and `signal` for the client leaving. */
-const requestOf = (req: IncomingMessage, signal: AbortSignal, reading: Reading): Request => {
+/**
+ * The web `Request` of `req`: its method, path, headers and body, and `signal` for the client
+ * leaving. A body something else read before (Fastify's own parsers), with nothing kept in
+ * `req.body`, is a `Request` whose body is used: `fetchHandler` says what happened, where a stream
+ * waiting for an end that already came would hang the request.
+ */
+const requestOf = async (req: IncomingMessage, signal: AbortSignal, reading: Reading): Promise<Request> => {
   const headers = new Headers();
   const raw = req.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
   const method = req.method ?? "GET";
   const init: RequestInit & { duplex?: "half" } = { method, headers, signal };
-  if (!BODILESS.has(method)) {
-    init.body = parsedBody(req) ?? bodyOf(req, reading);
-    init.duplex = "half";
+  if (BODILESS.has(method)) return new Request(urlOf(req), init);
+  const parsed = parsedBody(req);
+  if (parsed === undefined && req.readableEnded) {
+    const used = new Request(urlOf(req), { ...init, body: "" });
+    await used.arrayBuffer();
+    return used;
   }
+  init.body = parsed ?? bodyOf(req, reading);
+  init.duplex = "half";
   return new Request(urlOf(req), init);
 };
 
@@ -151,7 +161,7 @@ const answer = async (handle: FetchHandler, req: IncomingMessage, res: ServerRes
   else socket.once("end", leave);
   const reading: Reading = { cut: false };
   try {
-    const response = await handle(requestOf(req, gone.signal, reading));
+    const response = await handle(await requestOf(req, gone.signal, reading));
     await write(response, res, reading);
   } finally {
     // A keep-alive socket outlives this request: it keeps no listener of it.
