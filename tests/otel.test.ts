@@ -26,7 +26,7 @@ import { batch, client, http, local, notify, type Transport } from "../src/clien
 import { traced, traceHeaders, tracedTransport, type TracedOptions } from "../src/otel";
 import { tapsHeld } from "../src/internal/core/stream";
 import { SECONDS_BUCKETS } from "../src/internal/otel/semconv";
-import { headers as natsHeaders } from "@nats-io/nats-core";
+import { headersOf } from "./fixtures/nats.cjs";
 import { serveFetch, type Running } from "./fixtures/sse";
 import { registerGlobals, telemetry } from "./helpers/otel";
 
@@ -311,8 +311,7 @@ describe("the server stage: what it holds and how it ends", () => {
   });
 
   test("the carrier may be headers read by name: a NATS message's, a fetch Request's", async () => {
-    const fromNats = natsHeaders();
-    fromNats.set("traceparent", TRACEPARENT);
+    const fromNats = headersOf({ traceparent: TRACEPARENT });
     const fromFetch = new Headers({ TraceParent: TRACEPARENT });
     for (const headers of [fromNats, fromFetch]) {
       const { stage, spans } = setup({ methods, carrier: (call) => (call.context as { headers: Headers }).headers });
