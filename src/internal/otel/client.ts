@@ -101,17 +101,13 @@ const outcomeOfMember = (member: Readonly<Record<string, unknown>>): Outcome => 
  */
 let sending: Context | undefined;
 
-/** Headers, as the transports' `headers` option takes them. */
-type HeaderRecord = Readonly<Record<string, string>>;
-
 /**
  * The trace context of the call being sent, as headers (`traceparent`, `tracestate`), for the
  * `headers` option of the `http` transport or of `natsTransport` under {@link tracedTransport},
  * with `headers` (a record or a function of the same, as that option takes) beside them. Outside a
  * traced call, the active context's. A single request's headers carry its span's context; a
  * batch's, the context the batch was sent in (each request's own is in its `_meta` with `meta`).
- * Given a function that may return a Promise, it returns one that may too (which `http` takes and
- * `natsTransport` does not).
+ * Given a function that may return a Promise, it returns one that may too (the next signature).
  *
  * @example
  * import { http } from "rpcserver/client";
@@ -122,17 +118,32 @@ type HeaderRecord = Readonly<Record<string, string>>;
  * @category otel
  */
 export function traceHeaders(
-  headers?: HeaderRecord | (() => HeaderRecord),
+  headers?: Readonly<Record<string, string>> | (() => Readonly<Record<string, string>>),
   propagator?: TextMapPropagator,
-): () => HeaderRecord;
+): () => Readonly<Record<string, string>>;
+/**
+ * {@link traceHeaders} with headers that a function makes, maybe later (a token fetched): the
+ * result may be a Promise too, which the `http` transport takes (and `natsTransport` does not).
+ *
+ * @example
+ * import { http } from "rpcserver/client";
+ * import { traceHeaders, tracedTransport } from "rpcserver/otel";
+ * const token = async () => "t1";
+ * const transport = tracedTransport(http("http://localhost:5000", { headers: traceHeaders(async () => ({ authorization: `Bearer ${await token()}` })) }));
+ *
+ * @since 5.0.10
+ * @category otel
+ */
 export function traceHeaders(
-  headers: () => HeaderRecord | PromiseLike<HeaderRecord>,
+  headers: () => Readonly<Record<string, string>> | PromiseLike<Readonly<Record<string, string>>>,
   propagator?: TextMapPropagator,
-): () => HeaderRecord | PromiseLike<HeaderRecord>;
+): () => Readonly<Record<string, string>> | PromiseLike<Readonly<Record<string, string>>>;
 export function traceHeaders(
-  headers?: HeaderRecord | (() => HeaderRecord | PromiseLike<HeaderRecord>),
+  headers?:
+    | Readonly<Record<string, string>>
+    | (() => Readonly<Record<string, string>> | PromiseLike<Readonly<Record<string, string>>>),
   propagator: TextMapPropagator = propagation,
-): () => HeaderRecord | PromiseLike<HeaderRecord> {
+): () => Readonly<Record<string, string>> | PromiseLike<Readonly<Record<string, string>>> {
   return () => {
     const trace: Record<string, string> = {};
     propagator.inject(sending ?? contexts.active(), trace, setter);

@@ -19,8 +19,9 @@ export const TRACE_KEYS: ReadonlyArray<string> = ["traceparent", "tracestate"];
  *
  * @example
  * import type { Carrier } from "rpcserver/otel";
- * const record: Carrier = { traceparent: "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01" };
- * const headers: Carrier = new Headers(record);
+ * const traceparent = "00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01";
+ * const record: Carrier = { traceparent };
+ * const headers: Carrier = new Headers({ traceparent });
  *
  * @since 5.0.10
  * @category otel
@@ -39,7 +40,9 @@ export type Carrier = Readonly<Record<string, unknown>> | HeadersCarrier;
  * @category otel
  */
 export interface HeadersCarrier {
+  /** The value of the header `name`; `null`, `undefined` or `""` when it is not there. */
   get(name: string): string | null | undefined;
+  /** The headers' names, when they can be listed (nats-core's and fetch's can). */
   keys?(): Iterable<string>;
 }
 
