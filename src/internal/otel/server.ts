@@ -121,9 +121,10 @@ export function traced<C = unknown>(options: TracedOptions<C> = {}): TypedAround
           end(span, described, outcomeOf(response), elapsed, guessed);
           return response;
         };
-        // The rest throws (or, in async dispatch, rejects) when a stage after this one passed on a
-        // request that cannot be read and a library stage (`observe`, `timeout`) read it: the span
-        // ends with the exception's class, and the exception goes on to the request's own net.
+        // The rest throws (or rejects, after a stage that answered with a Promise) when a stage
+        // after this one passed on a request that cannot be read and a library stage that is not
+        // netted (`timeout`) read it: the span ends with the exception's class, and the exception
+        // goes on to the request's own net.
         const failed = (thrown: unknown): never => {
           untap();
           end(span, described, thrownOutcome(thrown), elapsed, false);
