@@ -163,6 +163,9 @@ export const tapStream = (request: Request, tap: (value: unknown) => void): (() 
   };
 };
 
+/** How many taps wait for a drain: none once every tapped call is over (a test's look for a leak). @internal */
+export const tapsHeld = (): number => taps.size;
+
 /** The stream of `request` as its drain starts: {@link streamOf}, its sink behind the request's tap if it has one. @internal */
 export const drainedStreamOf = (request: Request): Stream => {
   const stream = streamOf(request);

@@ -1,7 +1,7 @@
 /**
  * The client's side of `rpcserver/otel`: a wrapper of a client `Transport` that makes a CLIENT span
- * per request of each body it sends, writes each span's trace context into its request's
- * `params._meta` (and offers it to the `http` transport's headers, {@link traceHeaders}), ends the
+ * per request of each body it sends, offers its trace context to the transport's headers
+ * ({@link traceHeaders}) and, when asked, writes it into each request's `params._meta`, ends the
  * spans with the answers, and records `rpc.client.call.duration`.
  *
  * @module
@@ -18,10 +18,11 @@ import {
 import * as E from "fp-ts/Either";
 import type { TaskEither } from "fp-ts/TaskEither";
 import type { TransportError } from "../client/errors";
+import { isRecord, isThenable } from "../core/guards";
 import type { ParsedAnswer, Transport, TransportOptions } from "../client/transport";
 import { setter, withMeta } from "./meta";
-import { spanName, startAttributes, stopwatch, type Described, type Outcome } from "./semconv";
-import { instruments, STREAM_EVENT, STREAM_INDEX, typeOfThrown, type InstrumentOptions } from "./span";
+import { OTHER, spanName, startAttributes, stopwatch, type Described, type Outcome } from "./semconv";
+import { instruments, thrownOutcome, valueEvents, type InstrumentOptions } from "./span";
 
 /**
  * Options of {@link tracedTransport}.
@@ -39,7 +40,11 @@ import { instruments, STREAM_EVENT, STREAM_INDEX, typeOfThrown, type InstrumentO
 export interface TracedTransportOptions extends InstrumentOptions {
   /**
    * Whether each request with object params carries its span's trace context in `params._meta`
-   * (`traceparent`, `tracestate`). Default `true`. Positional params are never changed.
+   * (`traceparent`, `tracestate`), as the Model Context Protocol does. Default `false`: a server
+   * that does not read `_meta` (one without `traced`, whose params schema refuses a member it does
+   * not know) would refuse the call. Turn it on for a connection to a server that reads it (an MCP
+   * server, `traced` on the other end), or where no headers travel. Positional params are never
+   * changed.
    */
   readonly meta?: boolean;
 }
@@ -56,9 +61,6 @@ interface RequestLike {
   readonly params?: unknown;
   readonly id?: unknown;
 }
-
-const isRecord = (value: unknown): value is Readonly<Record<string, unknown>> =>
-  typeof value === "object" && value !== null && !Array.isArray(value);
 
 const isRequest = (value: unknown): value is RequestLike => isRecord(value) && typeof value["method"] === "string";
 
@@ -90,7 +92,7 @@ const outcomeOfMember = (member: Readonly<Record<string, unknown>>): Outcome => 
   if (!isRecord(error)) return { _tag: "ok" };
   const code = typeof error["code"] === "number" ? error["code"] : NaN;
   const message = typeof error["message"] === "string" ? error["message"] : "";
-  return Number.isNaN(code) ? { _tag: "failed", type: "_OTHER" } : { _tag: "answered", code, message };
+  return Number.isNaN(code) ? { _tag: "failed", type: OTHER } : { _tag: "answered", code, message };
 };
 
 /**
@@ -101,10 +103,11 @@ let sending: Context | undefined;
 
 /**
  * The trace context of the call being sent, as headers (`traceparent`, `tracestate`), for the
- * `headers` option of the `http` transport under {@link tracedTransport}, with `headers` (a record
- * or a function of the same, as that option takes) beside them. Outside a traced call, the active
- * context's. A single request's headers carry its span's context; a batch's, the context the batch
- * was sent in (each request's own is in its `_meta`).
+ * `headers` option of the `http` transport or of `natsTransport` under {@link tracedTransport},
+ * with `headers` (a record or a function of the same, as that option takes) beside them. Outside a
+ * traced call, the active context's. A single request's headers carry its span's context; a
+ * batch's, the context the batch was sent in (each request's own is in its `_meta` with `meta`).
+ * Given a function that may return a Promise, it returns one that may too (the next signature).
  *
  * @example
  * import { http } from "rpcserver/client";
@@ -114,23 +117,42 @@ let sending: Context | undefined;
  * @since 5.0.10
  * @category otel
  */
-export const traceHeaders =
-  (
-    headers?:
-      | Readonly<Record<string, string>>
-      | (() => Readonly<Record<string, string>> | PromiseLike<Readonly<Record<string, string>>>),
-    propagator: TextMapPropagator = propagation,
-  ): (() => Readonly<Record<string, string>> | PromiseLike<Readonly<Record<string, string>>>) =>
-  () => {
+export function traceHeaders(
+  headers?: Readonly<Record<string, string>> | (() => Readonly<Record<string, string>>),
+  propagator?: TextMapPropagator,
+): () => Readonly<Record<string, string>>;
+/**
+ * {@link traceHeaders} with headers that a function makes, maybe later (a token fetched): the
+ * result may be a Promise too, which the `http` transport takes (and `natsTransport` does not).
+ *
+ * @example
+ * import { http } from "rpcserver/client";
+ * import { traceHeaders, tracedTransport } from "rpcserver/otel";
+ * const token = async () => "t1";
+ * const transport = tracedTransport(http("http://localhost:5000", { headers: traceHeaders(async () => ({ authorization: `Bearer ${await token()}` })) }));
+ *
+ * @since 5.0.10
+ * @category otel
+ */
+export function traceHeaders(
+  headers: () => Readonly<Record<string, string>> | PromiseLike<Readonly<Record<string, string>>>,
+  propagator?: TextMapPropagator,
+): () => Readonly<Record<string, string>> | PromiseLike<Readonly<Record<string, string>>>;
+export function traceHeaders(
+  headers?:
+    | Readonly<Record<string, string>>
+    | (() => Readonly<Record<string, string>> | PromiseLike<Readonly<Record<string, string>>>),
+  propagator: TextMapPropagator = propagation,
+): () => Readonly<Record<string, string>> | PromiseLike<Readonly<Record<string, string>>> {
+  return () => {
     const trace: Record<string, string> = {};
     propagator.inject(sending ?? contexts.active(), trace, setter);
     const given = typeof headers === "function" ? headers() : headers;
     if (given === undefined) return trace;
-    if ("then" in given && typeof given.then === "function") {
-      return Promise.resolve(given).then((resolved) => ({ ...resolved, ...trace }));
-    }
-    return { ...(given as Readonly<Record<string, string>>), ...trace };
+    if (isThenable(given)) return Promise.resolve(given).then((resolved) => ({ ...resolved, ...trace }));
+    return { ...given, ...trace };
   };
+}
 
 /**
  * Wraps a client transport (`http`, `local`, a connection's, `natsTransport`, your own) so that
@@ -138,10 +160,11 @@ export const traceHeaders =
  * same attributes as the server's {@link traced}), ended with its answer: an error answer sets
  * `rpc.status_code`, `error.type` (the code as a string) and the status ERROR; a transport's
  * failure sets `error.type` to its `reason` (`network`, `timeout`, `aborted`, ...). A batch gets a
- * span per request. Each span's context goes to the server in its request's `params._meta` (object
- * params only; see `meta`), and in the `http` transport's headers with {@link traceHeaders}. A
- * streamed call's span has an event per value. The duration of each request goes to
- * `rpc.client.call.duration` (seconds). docs/otel.md.
+ * span per request. The span's context goes to the server in the `http` transport's or
+ * `natsTransport`'s headers with {@link traceHeaders}, and with `meta: true` in each request's
+ * `params._meta` (object params only). A streamed call's span has an event per value. The duration
+ * of each request goes to `rpc.client.call.duration` (seconds). The transport's other members
+ * (`close`, `nextId`) are kept. docs/otel.md.
  *
  * @example
  * import * as E from "fp-ts/Either";
@@ -157,10 +180,10 @@ export const traceHeaders =
  * @since 5.0.10
  * @category otel
  */
-export const tracedTransport = (transport: Transport, options: TracedTransportOptions = {}): Transport => {
+export const tracedTransport = <T extends Transport>(transport: T, options: TracedTransportOptions = {}): T => {
   const { semconv, tracer, end, propagator, isRecognized, extra } = instruments(options, "client");
   const guessed = isRecognized === undefined;
-  const inject = options.meta ?? true;
+  const inject = options.meta ?? false;
 
   const start = (request: RequestLike, parent: Context): Traced => {
     const described: Described = {
@@ -210,18 +233,26 @@ export const tracedTransport = (transport: Transport, options: TracedTransportOp
       const calls = requests.map((request) => (isRequest(request) ? start(request, parent) : undefined));
       const single = calls.length === 1 ? calls[0] : undefined;
       const { onValue } = transportOptions;
-      let values = 0;
-      const given: TransportOptions =
-        onValue === undefined || single === undefined
-          ? transportOptions
-          : {
-              ...transportOptions,
-              onValue: (streamed) => {
-                values += 1;
-                single.span.addEvent(STREAM_EVENT, { [STREAM_INDEX]: values });
-                return onValue(streamed);
-              },
-            };
+      let given = transportOptions;
+      if (onValue !== undefined && single !== undefined) {
+        const event = valueEvents(single.span);
+        given = {
+          ...transportOptions,
+          onValue: (streamed) => {
+            event();
+            return onValue(streamed);
+          },
+        };
+      }
+      const endAll = (outcomeOf: (call: Traced) => Outcome): void => {
+        for (const call of calls)
+          if (call !== undefined) end(call.span, call.described, outcomeOf(call), elapsed, guessed);
+      };
+      const failed = (thrown: unknown): never => {
+        const outcome = thrownOutcome(thrown);
+        endAll(() => outcome);
+        throw thrown;
+      };
       const sent = rewrite(body, value, requests, calls);
       const around = single?.context ?? parent;
       let answer: Promise<E.Either<TransportError, string | ParsedAnswer>>;
@@ -230,42 +261,35 @@ export const tracedTransport = (transport: Transport, options: TracedTransportOp
       try {
         answer = contexts.with(around, () => transport(sent, given)());
       } catch (thrown) {
-        for (const call of calls)
-          if (call !== undefined)
-            end(call.span, call.described, { _tag: "failed", type: typeOfThrown(thrown) }, elapsed, false);
-        throw thrown;
+        return failed(thrown);
       } finally {
         sending = outer;
       }
       const finish = (
         result: E.Either<TransportError, string | ParsedAnswer>,
       ): E.Either<TransportError, string | ParsedAnswer> => {
-        const members = E.isRight(result) ? answersOf(result.right) : [];
+        if (E.isLeft(result)) {
+          const outcome: Outcome = { _tag: "failed", type: result.left.reason };
+          endAll(() => outcome);
+          return result;
+        }
         const byId = new Map<unknown, Readonly<Record<string, unknown>>>();
-        for (const member of members) byId.set(member["id"], member);
+        for (const member of answersOf(result.right)) byId.set(member["id"], member);
         // An answer to the whole body (id null: it could not be read) answers each request.
         const whole = byId.get(null);
-        for (const call of calls) {
-          if (call === undefined) continue;
-          const { id } = call.described;
-          let outcome: Outcome;
-          if (E.isLeft(result)) outcome = { _tag: "failed", type: result.left.reason };
-          else if (id === undefined) outcome = { _tag: "ok" };
-          else {
-            const member = byId.get(id) ?? whole;
-            outcome = member === undefined ? { _tag: "failed", type: "_OTHER" } : outcomeOfMember(member);
-          }
-          end(call.span, call.described, outcome, elapsed, guessed);
-        }
+        endAll(({ described: { id } }) => {
+          if (id === undefined) return { _tag: "ok" };
+          const member = byId.get(id) ?? whole;
+          return member === undefined ? { _tag: "failed", type: OTHER } : outcomeOfMember(member);
+        });
         return result;
       };
-      return answer.then(finish, (thrown: unknown) => {
-        for (const call of calls)
-          if (call !== undefined)
-            end(call.span, call.described, { _tag: "failed", type: typeOfThrown(thrown) }, elapsed, false);
-        throw thrown;
-      });
+      return answer.then(finish, failed);
     };
   };
-  return transport.nextId === undefined ? wrapped : Object.assign(wrapped, { nextId: transport.nextId });
+  // The transport's named members (`nextId`, `close`) are the wrapper's too; not the library's own
+  // symbol-keyed ones (`local`'s direct path, which would take calls around the wrapper).
+  const members: Record<string, unknown> = {};
+  for (const name of Object.keys(transport)) members[name] = (transport as unknown as Record<string, unknown>)[name];
+  return Object.assign(wrapped, members) as T;
 };

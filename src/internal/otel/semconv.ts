@@ -101,12 +101,15 @@ export interface Described {
 /** The span name: `rpc.method` when recognized, else `rpc.system.name` (rpc-spans.md, Name). */
 export const spanName = ({ method, recognized }: Described): string => (recognized ? method : SYSTEM);
 
+/** `rpc.method`: the name of a recognized method, else `_OTHER` (its cardinality is bounded). */
+export const methodOf = ({ method, recognized }: Described): string => (recognized ? method : OTHER);
+
 /** The attributes known when the span starts (the ones that matter to a sampler come first). */
 export const startAttributes = (semconv: Semconv, described: Described, extra: Attributes): Attributes => {
   const { method, recognized, id } = described;
   const attributes: Attributes = {
     "rpc.system.name": SYSTEM,
-    "rpc.method": recognized ? method : OTHER,
+    "rpc.method": methodOf(described),
     ...extra,
     "jsonrpc.protocol.version": "2.0",
   };
@@ -128,13 +131,18 @@ export type Outcome =
   | { readonly _tag: "answered"; readonly code: number; readonly message: string }
   | { readonly _tag: "failed"; readonly type: string };
 
-/** The attributes of an outcome, for the span (`dup` adds the older error code and message). */
-export const endAttributes = (semconv: Semconv, outcome: Outcome): Attributes => {
+/** The attributes an outcome gives both the span and the measurement: `rpc.status_code` and `error.type`. */
+const outcomeAttributes = (outcome: Outcome): Attributes => {
   if (outcome._tag === "ok") return {};
   if (outcome._tag === "failed") return { "error.type": outcome.type };
   const code = String(outcome.code);
-  const attributes: Attributes = { "rpc.status_code": code, "error.type": code };
-  if (semconv === "dup") {
+  return { "rpc.status_code": code, "error.type": code };
+};
+
+/** The attributes of an outcome, for the span (`dup` adds the older error code and message). */
+export const endAttributes = (semconv: Semconv, outcome: Outcome): Attributes => {
+  const attributes = outcomeAttributes(outcome);
+  if (semconv === "dup" && outcome._tag === "answered") {
     attributes["rpc.jsonrpc.error_code"] = outcome.code;
     attributes["rpc.jsonrpc.error_message"] = outcome.message;
   }
@@ -142,17 +150,11 @@ export const endAttributes = (semconv: Semconv, outcome: Outcome): Attributes =>
 };
 
 /** The measurement's attributes: bounded ones only (never the id, nor an unrecognized name). */
-const metricAttributes = (described: Described, outcome: Outcome): Attributes => {
-  const attributes: Attributes = {
-    "rpc.system.name": SYSTEM,
-    "rpc.method": described.recognized ? described.method : OTHER,
-  };
-  if (outcome._tag === "answered") {
-    attributes["rpc.status_code"] = String(outcome.code);
-    attributes["error.type"] = String(outcome.code);
-  } else if (outcome._tag === "failed") attributes["error.type"] = outcome.type;
-  return attributes;
-};
+const metricAttributes = (described: Described, outcome: Outcome): Attributes => ({
+  "rpc.system.name": SYSTEM,
+  "rpc.method": methodOf(described),
+  ...outcomeAttributes(outcome),
+});
 
 /** The duration histograms of one side: the current one in seconds, and under `dup` the older one in milliseconds. */
 export interface Durations {
@@ -178,10 +180,7 @@ export const durations = (meter: Meter, side: "server" | "client", semconv: Semc
   return {
     record: (seconds, described, outcome) => {
       current.record(seconds, metricAttributes(described, outcome));
-      older?.record(seconds * 1000, {
-        "rpc.system": SYSTEM,
-        "rpc.method": described.recognized ? described.method : OTHER,
-      });
+      older?.record(seconds * 1000, { "rpc.system": SYSTEM, "rpc.method": methodOf(described) });
     },
   };
 };

@@ -7,7 +7,7 @@
  * @module
  */
 import { context as contexts, SpanKind, trace, type Context } from "@opentelemetry/api";
-import type { URIS } from "fp-ts/HKT";
+import type { Kind, URIS } from "fp-ts/HKT";
 import type { TypedAround } from "../core/context-marks";
 import type { Effect } from "../core/effect";
 import type { Request } from "../core/request";
@@ -16,7 +16,7 @@ import { isNotification, type Around, type Call, type Handler } from "../core/st
 import { passSink, tapStream } from "../core/stream";
 import { getter, metaOf, withoutTrace, type Carrier } from "./meta";
 import { spanName, startAttributes, stopwatch, type Described, type Outcome } from "./semconv";
-import { instruments, STREAM_EVENT, STREAM_INDEX, typeOfThrown, type InstrumentOptions } from "./span";
+import { instruments, thrownOutcome, valueEvents, type InstrumentOptions } from "./span";
 
 /**
  * Options of {@link traced}.
@@ -99,7 +99,7 @@ export function traced<C = unknown>(options: TracedOptions<C> = {}): TypedAround
     _tag: "Around",
     asyncOnly: false,
     around:
-      <F extends URIS>(_F: Effect<F>) =>
+      <F extends URIS>(F: Effect<F>) =>
       (next: Handler<F>): Handler<F> =>
       (call) => {
         const elapsed = stopwatch();
@@ -115,37 +115,28 @@ export function traced<C = unknown>(options: TracedOptions<C> = {}): TypedAround
           { kind: SpanKind.SERVER, attributes: startAttributes(semconv, described, extra) },
           parent,
         );
-        let values = 0;
-        const untap = tapStream(request, () => {
-          values += 1;
-          span.addEvent(STREAM_EVENT, { [STREAM_INDEX]: values });
-        });
-        const failed = (thrown: unknown): void => {
-          untap();
-          end(span, described, { _tag: "failed", type: typeOfThrown(thrown) }, elapsed, false);
-        };
-        let answer: unknown;
-        try {
-          answer = contexts.with(trace.setSpan(parent, span), () => next({ request, context: call.context }));
-        } catch (thrown) {
-          failed(thrown);
-          throw thrown;
-        }
+        const untap = tapStream(request, valueEvents(span));
         const answered = (response: Response): Response => {
           untap();
           end(span, described, outcomeOf(response), elapsed, guessed);
           return response;
         };
-        if (answer instanceof Promise) {
-          // A Promise here is async dispatch's Later; one that rejects (a request a stage broke)
-          // still ends the span, and goes on to the request's own net.
-          return (answer as Promise<Response>).then(answered, (thrown: unknown) => {
-            failed(thrown);
-            throw thrown;
-          }) as ReturnType<Handler<F>>;
+        // The rest throws (or rejects, after a stage that answered with a Promise) when a stage
+        // after this one passed on a request that cannot be read and a library stage that is not
+        // netted (`timeout`) read it: the span ends with the exception's class, and the exception
+        // goes on to the request's own net.
+        const failed = (thrown: unknown): never => {
+          untap();
+          end(span, described, thrownOutcome(thrown), elapsed, false);
+          throw thrown;
+        };
+        let answer: Kind<F, Response>;
+        try {
+          answer = contexts.with(trace.setSpan(parent, span), () => next({ request, context: call.context }));
+        } catch (thrown) {
+          return failed(thrown);
         }
-        answered(answer as Response);
-        return answer as ReturnType<Handler<F>>;
+        return F.recover(answer, undefined, answered, failed);
       },
   };
   return stage as TypedAround<C, C>;

@@ -40,10 +40,27 @@ export const SCOPE = "rpcserver";
 export const STREAM_EVENT = "rpcserver.stream.value";
 export const STREAM_INDEX = "rpcserver.stream.index";
 
-/** How `thrown` is named in `error.type`: its class's name (low cardinality), else `_OTHER`. */
-export const typeOfThrown = (thrown: unknown): string => {
-  const name = (thrown as { constructor?: { name?: unknown } } | null | undefined)?.constructor?.name;
-  return typeof thrown === "object" && thrown !== null && typeof name === "string" && name !== "" ? name : OTHER;
+/**
+ * The outcome of an exception that left the pipeline or the transport: `error.type` is its class's
+ * name (low cardinality), else `_OTHER`. Reading the name may throw (a Proxy): that is `_OTHER` too.
+ */
+export const thrownOutcome = (thrown: unknown): Outcome => {
+  let name: unknown;
+  try {
+    name = typeof thrown === "object" && thrown !== null ? (thrown.constructor as { name?: unknown }).name : undefined;
+  } catch {
+    name = undefined;
+  }
+  return { _tag: "failed", type: typeof name === "string" && name !== "" ? name : OTHER };
+};
+
+/** Adds an event to `span` each time it is called: a streamed value, numbered from 1. */
+export const valueEvents = (span: Span): (() => void) => {
+  let values = 0;
+  return () => {
+    values += 1;
+    span.addEvent(STREAM_EVENT, { [STREAM_INDEX]: values });
+  };
 };
 
 /**
