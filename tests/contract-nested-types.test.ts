@@ -73,6 +73,12 @@ describe("implement: a nested contract's handlers", () => {
       });
       implement(api, { users: usersTable, admin: lazy(() => import("./fixtures/nested/admin")), ping });
       implement(api, { users: usersTable, admin: lazy(async () => adminTable), ping });
+      // import() of a CommonJS module compiled from `export default`, as "module": "nodenext" types it.
+      implement(api, { users: usersTable, admin: lazy(async () => ({ default: { default: adminTable } })), ping });
+      // A table whose method is named `default` is the table, not a module.
+      const odd = contract({ default: { result: t.string }, other: { result: t.string } });
+      const oddTable = implement(odd, { default: () => E.right("d"), other: () => E.right("o") });
+      implement(contract({ odd }), { odd: lazy(async () => oddTable) });
       // The issue's case: an implemented table's handlers given to implement again.
       implement(usersApi, { get: usersTable.get, since: usersTable.since, missing: usersTable.missing });
       // @ts-expect-error a wrong name: `users` has no `nope`

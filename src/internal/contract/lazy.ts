@@ -31,8 +31,19 @@ export interface Lazy<T> {
   readonly _table?: T;
 }
 
-/** A module namespace's default export when it has one (`import()` of a module that exports the table as default), else the value. */
-type TableOf<L> = L extends { readonly default: infer D } ? D : L;
+/**
+ * A module namespace's default export when it has one (`import()` of a module that exports the
+ * table as default), else the value; a table whose method is named `default` (a function) is the
+ * table itself.
+ */
+type DefaultOf<L> = L extends { readonly default: infer D } ? (D extends (...args: never[]) => unknown ? L : D) : L;
+
+/**
+ * The table a loader's answer holds: its default export, and that one's when it has one too
+ * (`import()` of a CommonJS module compiled from `export default`, typed `{ default: { default: T } }`
+ * under `"module": "nodenext"`).
+ */
+type TableOf<L> = DefaultOf<DefaultOf<L>>;
 
 /**
  * A branch loaded on its first call: `load` answers the branch's implemented table (what
