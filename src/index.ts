@@ -119,6 +119,7 @@ export {
   implement,
   server,
   type Branch,
+  type BranchServer,
   type ErrorsOf,
   type HandlerFor,
   type HandlerTree,

@@ -15,7 +15,8 @@ import type { TaskEither } from "fp-ts/TaskEither";
 import type * as t from "io-ts";
 import { asyncDispatch } from "../core/async-dispatch";
 import type { AddsSignal, After, Expects, NoContext, Refused, TypedAround, TypedStages } from "../core/context-marks";
-import type { ArgsOf, Contract, Entries, Entry, HandlerResultOf } from "./contract";
+import { scoped } from "./branch-stages";
+import { isContract, type ArgsOf, type Contract, type Entries, type Entry, type HandlerResultOf } from "./contract";
 import { isLazy, lazyMethod, type Lazy } from "./lazy";
 import { joinName, nameUnder, type BranchNames, type BranchOf, type LeafNames } from "./names";
 import {
@@ -197,14 +198,43 @@ export type HandlerTree<M extends Entries, C> = {
  * @since 5.0.10
  * @category contract
  */
-export type Branch<M extends Entries, C> = HandlerTree<M, C> | Handlers<M, C> | Lazy<Implemented<M, C>>;
+export type Branch<M extends Entries, C> =
+  HandlerTree<M, C> | Handlers<M, C> | Lazy<Implemented<M, C>> | BranchServer<M, C>;
+
+/**
+ * A branch given as a server of its own (`server(branchApi).context<C>().use(...).implement(...)`),
+ * its stages applied to its methods alone, after the stages of the server it is in (the order
+ * written): what they add to the context is typed in its handlers, and nowhere else. The context it
+ * takes must be the one the enclosing server's stages hand on at that point (`C`).
+ *
+ * @example
+ * import * as E from "fp-ts/Either";
+ * import * as t from "io-ts";
+ * import { contract, server, type BranchServer } from "rpcserver";
+ * const admin = contract({ ban: { params: t.tuple([t.string]), result: t.boolean } });
+ * const branch: BranchServer<typeof admin.methods, { user: string }> = server(admin)
+ *   .context<{ user: string }>()
+ *   .use((call) => (call.context.user === "root" ? E.right(call) : E.left({ code: 403, message: "Forbidden" })))
+ *   .implement({ ban: () => E.right(true) });
+ *
+ * @since 5.0.10
+ * @category contract
+ */
+export interface BranchServer<M extends Entries, C> {
+  readonly contract: Contract<M>;
+  readonly methods: { readonly [K in keyof M]: Method };
+  readonly stages: TypedStages<C, unknown>;
+}
 
 /**
  * No handler for a name the contract does not have (also for handlers held in a variable), in
  * each branch given as an object of handlers too.
  */
 type NoExtra<H, M> = { readonly [K in Exclude<keyof H, keyof M | BranchNames<keyof M>>]: never } & {
-  readonly [K in keyof H & BranchNames<keyof M>]: H[K] extends Lazy<unknown> | ((...args: never[]) => unknown)
+  readonly [K in keyof H & BranchNames<keyof M>]: H[K] extends
+    | Lazy<unknown>
+    | ((...args: never[]) => unknown)
+    | { readonly contract: Contract<Entries>; readonly stages: ReadonlyArray<AnyStage> }
     ? unknown
     : NoExtra<H[K], BranchOf<M, K & string>>;
 };
@@ -275,23 +305,41 @@ const ownable = (handler: Method): Method => {
   return wrapper as Method;
 };
 
+/** A branch given as a server of its own: its table, and stages for its methods alone. */
+interface GivenServer {
+  readonly methods: object;
+  readonly stages: ReadonlyArray<AnyStage>;
+}
+
+const isGivenServer = (value: unknown): value is GivenServer =>
+  typeof value === "object" &&
+  value !== null &&
+  Array.isArray((value as { stages?: unknown }).stages) &&
+  isContract((value as { contract?: unknown }).contract) &&
+  typeof (value as { methods?: unknown }).methods === "object";
+
+/** What a tree of handlers holds: handlers by full name, lazy branches and branch servers by name. */
+interface Gathered {
+  readonly found: Map<string, unknown>;
+  readonly lazies: Map<string, Lazy<unknown>>;
+  readonly servers: Array<readonly [where: string, server: GivenServer]>;
+}
+
 /**
- * The handlers of a tree by full name, and its lazy branches by name: a function is a handler, a
- * lazy branch is kept whole, any other object is a branch (its handlers, or a table `implement`
- * made) read the same way under its name.
+ * Gathers a tree: a function is a handler, a lazy branch is kept whole, a branch server's table is
+ * read under its name (its stages kept aside), and any other object is a branch (its handlers, or
+ * a table `implement` made) read the same way under its name.
  */
-const gather = (
-  handlers: object,
-  prefix: string,
-  found: Map<string, unknown>,
-  lazies: Map<string, Lazy<unknown>>,
-): void => {
+const gather = (handlers: object, prefix: string, into: Gathered): void => {
   for (const [key, value] of Object.entries(handlers) as Array<[string, unknown]>) {
     const name = prefix === "" ? key : joinName(prefix, key);
-    if (found.has(name) || lazies.has(name)) throw new TypeError(`implement: "${name}" is given twice`);
-    if (isLazy(value)) lazies.set(name, value);
-    else if (typeof value === "object" && value !== null) gather(value, name, found, lazies);
-    else found.set(name, value);
+    if (into.found.has(name) || into.lazies.has(name)) throw new TypeError(`implement: "${name}" is given twice`);
+    if (isLazy(value)) into.lazies.set(name, value);
+    else if (isGivenServer(value)) {
+      into.servers.push([name, value]);
+      gather(value.methods, name, into);
+    } else if (typeof value === "object" && value !== null) gather(value, name, into);
+    else into.found.set(name, value);
   }
 };
 
@@ -320,14 +368,20 @@ const methodOf = (entry: Entry, given: Method, contextual: boolean): Method => {
   return withCodecs(entry, f as never);
 };
 
-/** The table of `handlers` for contract `c`; `contextual` marks them as taking a context. */
-const methodsOf = <M extends Entries, C>(c: Contract<M>, handlers: object, contextual: boolean): Implemented<M, C> => {
+/**
+ * The table of `handlers` for contract `c`, and the stages its branch servers bring, each scoped to
+ * its branch; `contextual` marks the handlers as taking a context.
+ */
+const tableOf = <M extends Entries, C>(
+  c: Contract<M>,
+  handlers: object,
+  contextual: boolean,
+): { readonly methods: Implemented<M, C>; readonly branchStages: ReadonlyArray<AnyStage> } => {
   if (typeof handlers !== "object" || handlers === null) {
     throw new TypeError(`implement: expected an object of handlers, got ${String(handlers)}`);
   }
-  const found = new Map<string, unknown>();
-  const lazies = new Map<string, Lazy<unknown>>();
-  gather(handlers, "", found, lazies);
+  const { found, lazies, servers }: Gathered = { found: new Map(), lazies: new Map(), servers: [] };
+  gather(handlers, "", { found, lazies, servers });
   for (const name of found.keys()) {
     if (!Object.hasOwn(c.methods, name)) throw new TypeError(`implement: "${name}" is not a method of the contract`);
   }
@@ -335,6 +389,16 @@ const methodsOf = <M extends Entries, C>(c: Contract<M>, handlers: object, conte
   for (const where of lazies.keys()) {
     if (!names.some((name) => nameUnder(where, name) !== undefined)) {
       throw new TypeError(`implement: "${where}" is not a branch of the contract`);
+    }
+  }
+  for (const [where, given] of servers) {
+    // Its handlers were written for its own context: one the enclosing server does not hand on
+    // (or hands on where it takes none) would receive the wrong arguments.
+    const takes = Object.values(given.methods).some((method) => made.get(method as Method)?.contextual === true);
+    if (takes !== contextual) {
+      throw new TypeError(
+        `implement: the branch "${where}" is a server ${takes ? "with" : "without"} a context, in one ${contextual ? "with" : "without"}`,
+      );
     }
   }
   const methods = Object.create(null) as Record<string, Method>;
@@ -357,7 +421,19 @@ const methodsOf = <M extends Entries, C>(c: Contract<M>, handlers: object, conte
     made.set(method, { entry, contextual });
     methods[name] = method;
   }
-  return Object.freeze(methods) as Implemented<M, C>;
+  const branchStages = servers.flatMap(([where, given]) => given.stages.map((stage) => scoped(where, stage)));
+  return { methods: Object.freeze(methods) as Implemented<M, C>, branchStages };
+};
+
+/** The table of `handlers` for contract `c`, for `implement`: it has no stages to run a branch server's. */
+const methodsOf = <M extends Entries>(c: Contract<M>, handlers: object): Implemented<M, NoContext> => {
+  const { methods, branchStages } = tableOf<M, NoContext>(c, handlers, false);
+  if (branchStages.length > 0) {
+    throw new TypeError(
+      "implement: a branch is a server with stages, which a methods table cannot run: use server(api).implement(...)",
+    );
+  }
+  return methods;
 };
 
 /**
@@ -392,7 +468,7 @@ const methodsOf = <M extends Entries, C>(c: Contract<M>, handlers: object, conte
 export const implement = <M extends Entries, H extends Handlers<M, NoContext> | HandlerTree<M, NoContext>>(
   c: Contract<M>,
   handlers: H & NoExtra<H, M>,
-): Implemented<M, NoContext> => methodsOf(c, handlers, false);
+): Implemented<M, NoContext> => methodsOf(c, handlers);
 
 /** The context argument of a server's `dispatch` and `options`: none without a context. */
 type ContextArg<In> = [In] extends [NoContext] ? [] : [context: In];
@@ -466,9 +542,10 @@ const builder = <M extends Entries, In, Cur>(
   context: <C>() => builder<M, C, C>(c, stages, true),
   use: ((stage: AnyStage) => builder(c, [...stages, stage], contextual)) as ServerBuilder<M, In, Cur>["use"],
   implement: (handlers) => {
-    const methods = methodsOf<M, Cur>(c, handlers, contextual);
-    // The stages' type says what they do to the context; at run time they are the list as it is.
-    const typed = stages as TypedStages<In, Cur>;
+    const { methods, branchStages } = tableOf<M, Cur>(c, handlers, contextual);
+    // The stages' type says what they do to the context; at run time they are the list as it is,
+    // then the branch servers' stages, each for its branch.
+    const typed = (branchStages.length === 0 ? stages : [...stages, ...branchStages]) as TypedStages<In, Cur>;
     const options = (...context: unknown[]) =>
       context.length === 0 ? { stages: typed } : { context: context[0] as In, stages: typed };
     const dispatch = (request: string | Uint8Array, ...context: unknown[]): Promise<string> =>
