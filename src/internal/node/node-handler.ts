@@ -164,8 +164,10 @@ const answer = async (handle: FetchHandler, req: IncomingMessage, res: ServerRes
     const response = await handle(await requestOf(req, gone.signal, reading));
     await write(response, res, reading);
   } finally {
-    // A keep-alive socket outlives this request: it keeps no listener of it.
+    // A keep-alive socket outlives this request: it keeps no listener of it. Nor does `res` once
+    // answered: an abort after a whole answer would stop nothing, and costs a DOMException.
     socket.removeListener("end", leave);
+    res.removeListener("close", leave);
   }
 };
 

@@ -66,8 +66,11 @@ const answer = async (
     say("error", `rpcserver: ${line}: dispatch failed: ${messageOf(thrown)}`);
     answered = toHttp(SERVER_ERROR_BODY);
   }
-  // A keep-alive socket outlives this request: it keeps no listener of it.
+  // A keep-alive socket outlives this request: it keeps no listener of it. Nor does `res`: once
+  // answered, an abort would stop nothing and cost a DOMException per request (an event stream
+  // left mid-way is cancelled by body-writer, which aborts the methods' signal).
   socket.removeListener("end", leave);
+  res.removeListener("close", leave);
   if (res.destroyed) {
     if (answered.body instanceof ReadableStream) answered.body.cancel().catch(() => undefined);
     say("info", `rpcserver: ${line}: the client went away before the answer`);
