@@ -149,8 +149,21 @@ const write = async (response: Response, res: ServerResponse, reading: Reading):
   res.writeHead(response.status, headers).end(bytes);
 };
 
+/**
+ * A client that half-closes after its request (shutdown(SHUT_WR), `nc -N`) still gets its answer,
+ * as from the development server: by default node:http ends such a socket at its FIN, before an
+ * async dispatch can reply, unless its server is half-open. The server `req` came through is made
+ * so (its other routes then answer such a client too, which is all the mode changes); `server` and
+ * `httpAllowHalfOpen` are node:http's, unlisted but there since Node 0.x: where absent, nothing is done.
+ */
+const halfOpen = (req: IncomingMessage): void => {
+  const server = (req.socket as { server?: { httpAllowHalfOpen?: unknown } } | null)?.server;
+  if (server?.httpAllowHalfOpen === false) server.httpAllowHalfOpen = true;
+};
+
 /** Answers one request with `handle`. */
 const answer = async (handle: FetchHandler, req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  halfOpen(req);
   // The client going away (`res` closing before the answer, or a FIN while it is pending, as the
   // development server reads one) aborts the request's signal, and so the methods'.
   const gone = new AbortController();
@@ -183,6 +196,8 @@ const answer = async (handle: FetchHandler, req: IncomingMessage, res: ServerRes
  *   is (a parsed JSON value as its JSON again).
  * - `context(request)` gets the web `Request` (its headers), as `fetchHandler`'s does.
  * - The client going away aborts the methods' signal and ends an event stream.
+ * - A client that half-closes after its request still gets its answer: the `node:http` server
+ *   the handler is called from is made half-open (`httpAllowHalfOpen`), as the development server is.
  *
  * @example
  * import { createServer } from "node:http";

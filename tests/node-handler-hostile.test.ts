@@ -1,0 +1,120 @@
+/**
+ * `nodeHandler` against a hostile or careless peer, on real sockets (node:net and node:http), where
+ * tests/node-handler.test.ts is the handler as documented: a client that half-closes after its
+ * request, a handler mounted under a path by Express, a response a middleware began. Each case is
+ * one a defect was found in; the development server (`serve`) is the reference where both answer.
+ */
+import * as http from "node:http";
+import * as net from "node:net";
+import type { AddressInfo } from "node:net";
+import Fastify from "fastify";
+import { Success } from "../src";
+import { nodeHandler } from "../src/server";
+import { setLogger, type Logger } from "../src/internal/core/logger";
+
+const call = (method: string, params?: unknown, id: number = 1): string =>
+  JSON.stringify({ jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }), id });
+
+const quiet: Logger = { error: () => undefined, warn: () => undefined, info: () => undefined };
+beforeAll(() => setLogger(quiet));
+afterEach(() => setLogger(quiet));
+
+/** A listening server on 127.0.0.1 (node:http's, or a framework's listener on one). */
+const listen = async (listener: http.RequestListener): Promise<{ port: number; close: () => void }> => {
+  const httpServer = http.createServer(listener);
+  await new Promise<void>((resolve) => httpServer.listen(0, "127.0.0.1", resolve));
+  return {
+    port: (httpServer.address() as AddressInfo).port,
+    close: () => {
+      httpServer.close();
+      httpServer.closeAllConnections();
+    },
+  };
+};
+
+/** A POST of `body` to `path` as raw bytes. */
+const rawPost = (path: string, body: string, head = ""): string =>
+  `POST ${path} HTTP/1.1\r\nHost: 127.0.0.1\r\n${head}Content-Length: ${Buffer.byteLength(body)}\r\n\r\n${body}`;
+
+/**
+ * Sends `data` on a new connection, then half-closes it (shutdown(SHUT_WR)) when `halfClose`,
+ * and resolves to everything received until the server closes the connection.
+ */
+const exchange = (port: number, data: string, halfClose = false): Promise<string> =>
+  new Promise((resolve) => {
+    const socket = net.connect(port, "127.0.0.1");
+    const chunks: Buffer[] = [];
+    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+    socket.on("error", () => undefined);
+    socket.on("close", () => resolve(Buffer.concat(chunks).toString("latin1")));
+    socket.write(data, () => {
+      if (halfClose) socket.end();
+    });
+  });
+
+const bodyOf = (answer: string): string => answer.slice(answer.indexOf("\r\n\r\n") + 4);
+
+describe("a client that half-closes after its request", () => {
+  /**
+   * A method that answers only once the server has seen the client's FIN: without the half-open
+   * mode node:http has ended the socket by then, whatever the method says.
+   */
+  const afterFin = () => {
+    let fin!: () => void;
+    const seen = new Promise<void>((resolve) => (fin = resolve));
+    const methods = {
+      late: async () => {
+        await seen;
+        return Success("late");
+      },
+    };
+    /** `fin` once `socket` has ended (now, or when it does). */
+    const watch = (socket: net.Socket): void => {
+      if (socket.readableEnded) fin();
+      else socket.once("end", fin);
+    };
+    return { methods, watch };
+  };
+
+  test("gets its answer on node:http, as from the development server", async () => {
+    const { methods, watch } = afterFin();
+    const handler = nodeHandler(methods);
+    const s = await listen((req, res) => {
+      watch(req.socket);
+      void handler(req, res);
+    });
+    try {
+      const answer = await exchange(s.port, rawPost("/rpc", call("late")), true);
+      expect(answer).toMatch(/^HTTP\/1\.1 200 /);
+      expect(bodyOf(answer)).toBe('{"jsonrpc":"2.0","result":"late","id":1}');
+    } finally {
+      s.close();
+    }
+  });
+
+  test("gets its answer from Fastify", async () => {
+    const { methods, watch } = afterFin();
+    const handler = nodeHandler({ ...methods, add: (a: number, b: number) => Success(a + b) });
+    const app = Fastify();
+    app.removeAllContentTypeParsers();
+    app.addContentTypeParser("*", (_request, _payload, done) => done(null));
+    app.post("/rpc", (request, reply) => {
+      watch(request.raw.socket);
+      reply.hijack();
+      return handler(request.raw, reply.raw);
+    });
+    await app.listen({ port: 0, host: "127.0.0.1" });
+    try {
+      const { port } = app.server.address() as AddressInfo;
+      // A first request, so that the handler has seen the server before any FIN (Fastify may call
+      // it a turn after the request's head).
+      expect(bodyOf(await exchange(port, rawPost("/rpc", call("add", [1, 2]), "Connection: close\r\n")))).toBe(
+        '{"jsonrpc":"2.0","result":3,"id":1}',
+      );
+      const answer = await exchange(port, rawPost("/rpc", call("late")), true);
+      expect(bodyOf(answer)).toBe('{"jsonrpc":"2.0","result":"late","id":1}');
+    } finally {
+      await app.close();
+    }
+  });
+});
