@@ -7,6 +7,7 @@
 import * as http from "node:http";
 import * as net from "node:net";
 import type { AddressInfo } from "node:net";
+import express from "express";
 import Fastify from "fastify";
 import { Success } from "../src";
 import { nodeHandler } from "../src/server";
@@ -115,6 +116,28 @@ describe("a client that half-closes after its request", () => {
       expect(bodyOf(answer)).toBe('{"jsonrpc":"2.0","result":"late","id":1}');
     } finally {
       await app.close();
+    }
+  });
+});
+
+describe("mounted under a path by Express (app.use)", () => {
+  test("the inspector page calls the path it is served at, not Express's stripped req.url", async () => {
+    const app = express();
+    app.use("/api/rpc", nodeHandler({ add: (a: number, b: number) => Success(a + b) }));
+    const s = await listen(app);
+    try {
+      const page = await exchange(
+        s.port,
+        "GET /api/rpc?x=1 HTTP/1.1\r\nHost: 127.0.0.1\r\nAccept: text/html\r\nConnection: close\r\n\r\n",
+      );
+      expect(page).toMatch(/^HTTP\/1\.1 200 /);
+      const called = /<meta name="rpcserver-url" content="([^"]*)">/.exec(page)?.[1];
+      expect(called).toBe("/api/rpc");
+      // Where the page posts its calls, they are answered.
+      const answer = await exchange(s.port, rawPost(called ?? "", call("add", [1, 2]), "Connection: close\r\n"));
+      expect(bodyOf(answer)).toBe('{"jsonrpc":"2.0","result":3,"id":1}');
+    } finally {
+      s.close();
     }
   });
 });

@@ -39,10 +39,15 @@ const ignore = (): void => undefined;
 /** Methods whose requests have no body, by the Fetch standard. */
 const BODILESS = new Set(["GET", "HEAD"]);
 
-/** The URL the `Request` is made with: the path and query as sent; the host is read from the `Host` header. */
+/**
+ * The URL the `Request` is made with: the path and query as sent (the page calls that path); the
+ * host is read from the `Host` header. Express and Connect take a mount path off `req.url`
+ * (`app.use("/rpc", handler)` gives `/`) and keep the target as sent in `req.originalUrl`.
+ */
 const urlOf = (req: IncomingMessage): string => {
+  const original = (req as { originalUrl?: unknown }).originalUrl;
   try {
-    const url = new URL(req.url ?? "/", "http://localhost");
+    const url = new URL(typeof original === "string" ? original : (req.url ?? "/"), "http://localhost");
     return `http://localhost${url.pathname}${url.search}`;
   } catch {
     return "http://localhost/";
