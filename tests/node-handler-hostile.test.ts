@@ -141,3 +141,59 @@ describe("mounted under a path by Express (app.use)", () => {
     }
   });
 });
+
+describe("a response a middleware began before the handler was called", () => {
+  /** A server whose middleware writes to `res` as `begin` says, then calls the handler; and what happened. */
+  const begunBy = async (begin: (res: http.ServerResponse) => void) => {
+    let calls = 0;
+    const errors: unknown[] = [];
+    setLogger({ ...quiet, error: (...args: unknown[]) => errors.push(args[0]) });
+    const handler = nodeHandler({
+      add: (a: number, b: number) => {
+        calls += 1;
+        return Success(a + b);
+      },
+    });
+    let handled!: (settled: Promise<void>) => void;
+    const settled = new Promise<void>((resolve) => (handled = resolve));
+    const s = await listen((req, res) => {
+      begin(res);
+      handled(handler(req, res));
+    });
+    return { s, settled, calls: () => calls, errors };
+  };
+
+  test("half written: nothing dispatched, an error logged, the connection closed (no answer left hanging)", async () => {
+    const { s, settled, calls, errors } = await begunBy((res) => {
+      res.writeHead(200, { "Content-Type": "text/plain" });
+      res.write("partial");
+    });
+    try {
+      const received = exchange(s.port, rawPost("/rpc", call("add", [1, 2])));
+      await settled;
+      expect(calls()).toBe(0);
+      expect(errors).toEqual([expect.stringContaining("the response was begun before the handler was called")]);
+      // The connection closes (it was left open, the answer never ended): never an answer that looks whole.
+      expect(await received).not.toContain("0\r\n\r\n");
+    } finally {
+      s.close();
+    }
+  });
+
+  test("finished: nothing dispatched, its answer left whole, the connection kept", async () => {
+    const { s, settled, calls } = await begunBy((res) => {
+      res.writeHead(200, { "Content-Type": "text/plain", "Content-Length": 4 }).end("done");
+    });
+    try {
+      // Two requests on one connection: the second is answered too.
+      const both = rawPost("/rpc", call("add", [1, 2])) + rawPost("/rpc", call("add", [1, 2]), "Connection: close\r\n");
+      const answer = await exchange(s.port, both);
+      await settled;
+      expect(answer.match(/HTTP\/1\.1 200 OK/g)).toHaveLength(2);
+      expect(answer.match(/\r\n\r\ndone/g)).toHaveLength(2);
+      expect(calls()).toBe(0);
+    } finally {
+      s.close();
+    }
+  });
+});

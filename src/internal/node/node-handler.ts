@@ -166,8 +166,24 @@ const halfOpen = (req: IncomingMessage): void => {
   if (server?.httpAllowHalfOpen === false) server.httpAllowHalfOpen = true;
 };
 
+/**
+ * A response something began before the handler was called (a middleware that wrote, then called
+ * `next()`): no answer can follow it, so nothing is dispatched (a method's effects for an answer
+ * never sent), an error says why, and a response left unfinished is ended by closing its connection,
+ * as a client must not take a part for the whole. One the middleware finished is left as it is.
+ */
+const begun = (req: IncomingMessage, res: ServerResponse): void => {
+  say(
+    "error",
+    `rpcserver: nodeHandler: ${req.method ?? "?"} ${req.url ?? "?"}: not dispatched: the response was begun ` +
+      "before the handler was called (by a middleware?); call the handler before anything writes to res",
+  );
+  if (!res.writableEnded) res.destroy();
+};
+
 /** Answers one request with `handle`. */
 const answer = async (handle: FetchHandler, req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  if (res.headersSent) return begun(req, res);
   halfOpen(req);
   // The client going away (`res` closing before the answer, or a FIN while it is pending, as the
   // development server reads one) aborts the request's signal, and so the methods'.
