@@ -11,6 +11,7 @@ import express from "express";
 import Fastify from "fastify";
 import { Success } from "../src";
 import { nodeHandler } from "../src/server";
+import { serve } from "../src/internal/node/server";
 import { setLogger, type Logger } from "../src/internal/core/logger";
 
 const call = (method: string, params?: unknown, id: number = 1): string =>
@@ -194,6 +195,72 @@ describe("a response a middleware began before the handler was called", () => {
       expect(calls()).toBe(0);
     } finally {
       s.close();
+    }
+  });
+});
+
+describe("pipelined requests pending at once on one connection", () => {
+  const PIPELINED = 20;
+
+  /** Methods that answer once `PIPELINED` calls are pending, and a look at the socket when they all are. */
+  const gated = () => {
+    let calls = 0;
+    let release!: () => void;
+    const all = new Promise<void>((resolve) => (release = resolve));
+    let socket: net.Socket | undefined;
+    let pendingListeners = -1;
+    const methods = {
+      wait: async (i: number) => {
+        calls += 1;
+        if (calls === PIPELINED) {
+          pendingListeners = socket?.listenerCount("end") ?? -1;
+          release();
+        }
+        await all;
+        return Success(i);
+      },
+    };
+    return { methods, seen: (s: net.Socket) => (socket = s), listeners: () => pendingListeners };
+  };
+
+  const pipelined = (path: string): string =>
+    Array.from({ length: PIPELINED }, (_, i) =>
+      rawPost(path, call("wait", [i], i), i === PIPELINED - 1 ? "Connection: close\r\n" : ""),
+    ).join("");
+
+  test("nodeHandler adds one end listener to their socket, not one each (over EventEmitter's 10: a warning)", async () => {
+    const { methods, seen, listeners } = gated();
+    const handler = nodeHandler(methods);
+    let before = -1;
+    const s = await listen((req, res) => {
+      if (before === -1) before = req.socket.listenerCount("end");
+      seen(req.socket);
+      void handler(req, res);
+    });
+    try {
+      const answer = await exchange(s.port, pipelined("/rpc"));
+      expect(answer.match(/"result":\d+/g)).toHaveLength(PIPELINED);
+      expect(listeners()).toBe(before + 1);
+    } finally {
+      s.close();
+    }
+  });
+
+  test("so does the development server", async () => {
+    const { methods, seen, listeners } = gated();
+    const dev = await serve("127.0.0.1", 0, { methods });
+    let before = -1;
+    (dev as unknown as http.Server).on("connection", (socket: net.Socket) => {
+      before = socket.listenerCount("end");
+      seen(socket);
+    });
+    try {
+      const answer = await exchange(dev.port, pipelined("/"));
+      expect(answer.match(/"result":\d+/g)).toHaveLength(PIPELINED);
+      expect(listeners()).toBe(before + 1);
+    } finally {
+      dev.close();
+      dev.closeAllConnections();
     }
   });
 });

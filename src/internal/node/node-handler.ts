@@ -23,6 +23,7 @@ import {
 } from "../http/fetch-handler";
 import { say } from "../http/route";
 import { writeBody } from "./body-writer";
+import { onFin } from "./client-fin";
 
 /**
  * A Node request handler: answers `req` on `res`. The Promise settles once the answer is written
@@ -190,16 +191,13 @@ const answer = async (handle: FetchHandler, req: IncomingMessage, res: ServerRes
   const gone = new AbortController();
   const leave = (): void => gone.abort();
   res.once("close", leave);
-  const { socket } = req;
-  if (socket.readableEnded) leave();
-  else socket.once("end", leave);
+  const done = onFin(req.socket, leave);
   const reading: Reading = { cut: false };
   try {
     const response = await handle(await requestOf(req, gone.signal, reading));
     await write(response, res, reading);
   } finally {
-    // A keep-alive socket outlives this request: it keeps no listener of it.
-    socket.removeListener("end", leave);
+    done();
   }
 };
 
