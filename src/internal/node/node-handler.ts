@@ -23,7 +23,7 @@ import {
 } from "../http/fetch-handler";
 import { say } from "../http/route";
 import { writeBody } from "./body-writer";
-import { onFin } from "./client-fin";
+import { offFin, onFin } from "./client-fin";
 
 /**
  * A Node request handler: answers `req` on `res`. The Promise settles once the answer is written
@@ -191,13 +191,14 @@ const answer = async (handle: FetchHandler, req: IncomingMessage, res: ServerRes
   const gone = new AbortController();
   const leave = (): void => gone.abort();
   res.once("close", leave);
-  const done = onFin(req.socket, leave);
+  const { socket } = req;
+  onFin(socket, leave);
   const reading: Reading = { cut: false };
   try {
     const response = await handle(await requestOf(req, gone.signal, reading));
     await write(response, res, reading);
   } finally {
-    done();
+    offFin(socket, leave);
   }
 };
 

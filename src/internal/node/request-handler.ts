@@ -16,7 +16,7 @@ import { toHttp } from "../http/json-answer";
 import { NO_HEADERS, route, say, SERVER_ERROR_BODY, type Gate, type HeaderValues as Headers } from "../http/route";
 import type { Refusal } from "../http/browser-guard";
 import { writeBody } from "./body-writer";
-import { onFin } from "./client-fin";
+import { offFin, onFin } from "./client-fin";
 
 const JSON_TYPE: Headers = { "Content-Type": "application/json" };
 
@@ -57,7 +57,8 @@ const answer = async (
   const gone = new AbortController();
   const leave = (): void => gone.abort();
   res.once("close", leave);
-  const done = onFin(req.socket, leave);
+  const { socket } = req;
+  onFin(socket, leave);
   let answered: HttpStreamAnswer;
   try {
     answered = await answerHttp(bytes, methods, { ...options, accept: req.headers.accept, signal: gone.signal });
@@ -65,7 +66,7 @@ const answer = async (
     say("error", `rpcserver: ${line}: dispatch failed: ${messageOf(thrown)}`);
     answered = toHttp(SERVER_ERROR_BODY);
   }
-  done();
+  offFin(socket, leave);
   if (res.destroyed) {
     if (answered.body instanceof ReadableStream) answered.body.cancel().catch(() => undefined);
     say("info", `rpcserver: ${line}: the client went away before the answer`);
