@@ -264,3 +264,25 @@ describe("pipelined requests pending at once on one connection", () => {
     }
   });
 });
+
+describe("a method the Fetch API will not make a Request with", () => {
+  test("TRACE is answered 405 as by the development server (not 400), the guard still first", async () => {
+    const add = (a: number, b: number) => Success(a + b);
+    const handler = nodeHandler({ add });
+    const s = await listen((req, res) => void handler(req, res));
+    const dev = await serve("127.0.0.1", 0, { methods: { add } });
+    const trace = (host: string): string => `TRACE /rpc HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`;
+    const statusLine = (answer: string): string => answer.slice(0, answer.indexOf("\r\n"));
+    try {
+      const answer = await exchange(s.port, trace("127.0.0.1"));
+      expect(statusLine(answer)).toBe("HTTP/1.1 405 Method Not Allowed");
+      expect(statusLine(await exchange(dev.port, trace("127.0.0.1")))).toBe("HTTP/1.1 405 Method Not Allowed");
+      expect(answer.toLowerCase()).toContain("allow: post");
+      expect(statusLine(await exchange(s.port, trace("evil.example")))).toBe("HTTP/1.1 403 Forbidden");
+    } finally {
+      s.close();
+      dev.close();
+      dev.closeAllConnections();
+    }
+  });
+});

@@ -37,6 +37,14 @@ export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise
 /** Nothing to do: what a cancel of a stream already gone rejects with is of no use. */
 const ignore = (): void => undefined;
 
+/**
+ * Methods a `Request` cannot be made with (the Fetch standard forbids them) that node:http may hand
+ * over (TRACE). `fetchHandler` answers every method but POST, GET and OPTIONS alike (the guard's 403,
+ * else 405 as the development server answers), so such a request is made with one of those
+ * (DELETE), where it would fail to be made and be answered 400.
+ */
+const FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
+
 /** Methods whose requests have no body, by the Fetch standard. */
 const BODILESS = new Set(["GET", "HEAD"]);
 
@@ -116,7 +124,8 @@ const requestOf = async (req: IncomingMessage, signal: AbortSignal, reading: Rea
   const headers = new Headers();
   const raw = req.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
-  const method = req.method ?? "GET";
+  const given = req.method ?? "GET";
+  const method = FORBIDDEN_METHODS.has(given) ? "DELETE" : given;
   const init: RequestInit & { duplex?: "half" } = { method, headers, signal };
   if (BODILESS.has(method)) return new Request(urlOf(req), init);
   const parsed = parsedBody(req);
