@@ -23,6 +23,7 @@ import {
 } from "../http/fetch-handler";
 import { say } from "../http/route";
 import { writeBody } from "./body-writer";
+import { offFin, onFin } from "./client-fin";
 
 /**
  * A Node request handler: answers `req` on `res`. The Promise settles once the answer is written
@@ -36,13 +37,26 @@ export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise
 /** Nothing to do: what a cancel of a stream already gone rejects with is of no use. */
 const ignore = (): void => undefined;
 
+/**
+ * Methods a `Request` cannot be made with (the Fetch standard forbids them) that node:http may hand
+ * over (TRACE). `fetchHandler` answers every method but POST, GET and OPTIONS alike (the guard's 403,
+ * else 405 as the development server answers), so such a request is made with one of those
+ * (DELETE), where it would fail to be made and be answered 400.
+ */
+const FORBIDDEN_METHODS = new Set(["CONNECT", "TRACE", "TRACK"]);
+
 /** Methods whose requests have no body, by the Fetch standard. */
 const BODILESS = new Set(["GET", "HEAD"]);
 
-/** The URL the `Request` is made with: the path and query as sent; the host is read from the `Host` header. */
+/**
+ * The URL the `Request` is made with: the path and query as sent (the page calls that path); the
+ * host is read from the `Host` header. Express and Connect take a mount path off `req.url`
+ * (`app.use("/rpc", handler)` gives `/`) and keep the target as sent in `req.originalUrl`.
+ */
 const urlOf = (req: IncomingMessage): string => {
+  const original = (req as { originalUrl?: unknown }).originalUrl;
   try {
-    const url = new URL(req.url ?? "/", "http://localhost");
+    const url = new URL(typeof original === "string" ? original : (req.url ?? "/"), "http://localhost");
     return `http://localhost${url.pathname}${url.search}`;
   } catch {
     return "http://localhost/";
@@ -110,7 +124,8 @@ const requestOf = async (req: IncomingMessage, signal: AbortSignal, reading: Rea
   const headers = new Headers();
   const raw = req.rawHeaders;
   for (let i = 0; i + 1 < raw.length; i += 2) headers.append(raw[i] as string, raw[i + 1] as string);
-  const method = req.method ?? "GET";
+  const given = req.method ?? "GET";
+  const method = FORBIDDEN_METHODS.has(given) ? "DELETE" : given;
   const init: RequestInit & { duplex?: "half" } = { method, headers, signal };
   if (BODILESS.has(method)) return new Request(urlOf(req), init);
   const parsed = parsedBody(req);
@@ -149,16 +164,44 @@ const write = async (response: Response, res: ServerResponse, reading: Reading):
   res.writeHead(response.status, headers).end(bytes);
 };
 
+/**
+ * A client that half-closes after its request (shutdown(SHUT_WR), `nc -N`) still gets its answer,
+ * as from the development server: by default node:http ends such a socket at its FIN, before an
+ * async dispatch can reply, unless its server is half-open. The server `req` came through is made
+ * so (its other routes then answer such a client too, which is all the mode changes); `server` and
+ * `httpAllowHalfOpen` are node:http's, unlisted but there since Node 0.x: where absent, nothing is done.
+ */
+const halfOpen = (req: IncomingMessage): void => {
+  const server = (req.socket as { server?: { httpAllowHalfOpen?: unknown } } | null)?.server;
+  if (server?.httpAllowHalfOpen === false) server.httpAllowHalfOpen = true;
+};
+
+/**
+ * A response something began before the handler was called (a middleware that wrote, then called
+ * `next()`): no answer can follow it, so nothing is dispatched (a method's effects for an answer
+ * never sent), an error says why, and a response left unfinished is ended by closing its connection,
+ * as a client must not take a part for the whole. One the middleware finished is left as it is.
+ */
+const begun = (req: IncomingMessage, res: ServerResponse): void => {
+  say(
+    "error",
+    `rpcserver: nodeHandler: ${req.method ?? "?"} ${req.url ?? "?"}: not dispatched: the response was begun ` +
+      "before the handler was called (by a middleware?); call the handler before anything writes to res",
+  );
+  if (!res.writableEnded) res.destroy();
+};
+
 /** Answers one request with `handle`. */
 const answer = async (handle: FetchHandler, req: IncomingMessage, res: ServerResponse): Promise<void> => {
+  if (res.headersSent) return begun(req, res);
+  halfOpen(req);
   // The client going away (`res` closing before the answer, or a FIN while it is pending, as the
   // development server reads one) aborts the request's signal, and so the methods'.
   const gone = new AbortController();
   const leave = (): void => gone.abort();
   res.once("close", leave);
   const { socket } = req;
-  if (socket.readableEnded) leave();
-  else socket.once("end", leave);
+  onFin(socket, leave);
   const reading: Reading = { cut: false };
   try {
     const response = await handle(await requestOf(req, gone.signal, reading));
@@ -166,7 +209,7 @@ const answer = async (handle: FetchHandler, req: IncomingMessage, res: ServerRes
   } finally {
     // A keep-alive socket outlives this request: it keeps no listener of it. Nor does `res` once
     // answered: an abort after a whole answer would stop nothing, and costs a DOMException.
-    socket.removeListener("end", leave);
+    offFin(socket, leave);
     res.removeListener("close", leave);
   }
 };
@@ -185,6 +228,8 @@ const answer = async (handle: FetchHandler, req: IncomingMessage, res: ServerRes
  *   is (a parsed JSON value as its JSON again).
  * - `context(request)` gets the web `Request` (its headers), as `fetchHandler`'s does.
  * - The client going away aborts the methods' signal and ends an event stream.
+ * - A client that half-closes after its request still gets its answer: the `node:http` server
+ *   the handler is called from is made half-open (`httpAllowHalfOpen`), as the development server is.
  *
  * @example
  * import { createServer } from "node:http";

@@ -16,6 +16,7 @@ import { toHttp } from "../http/json-answer";
 import { NO_HEADERS, route, say, SERVER_ERROR_BODY, type Gate, type HeaderValues as Headers } from "../http/route";
 import type { Refusal } from "../http/browser-guard";
 import { writeBody } from "./body-writer";
+import { offFin, onFin } from "./client-fin";
 
 const JSON_TYPE: Headers = { "Content-Type": "application/json" };
 
@@ -57,8 +58,7 @@ const answer = async (
   const leave = (): void => gone.abort();
   res.once("close", leave);
   const { socket } = req;
-  if (socket.readableEnded) leave();
-  else socket.once("end", leave);
+  onFin(socket, leave);
   let answered: HttpStreamAnswer;
   try {
     answered = await answerHttp(bytes, methods, { ...options, accept: req.headers.accept, signal: gone.signal });
@@ -69,7 +69,7 @@ const answer = async (
   // A keep-alive socket outlives this request: it keeps no listener of it. Nor does `res`: once
   // answered, an abort would stop nothing and cost a DOMException per request (an event stream
   // left mid-way is cancelled by body-writer, which aborts the methods' signal).
-  socket.removeListener("end", leave);
+  offFin(socket, leave);
   res.removeListener("close", leave);
   if (res.destroyed) {
     if (answered.body instanceof ReadableStream) answered.body.cancel().catch(() => undefined);
