@@ -144,6 +144,34 @@ describe("nodeHandler on node:http", () => {
     }
   });
 
+  test("a whole answer aborts nothing: the request's signal stays as it was when the response closes after it", async () => {
+    let signal: AbortSignal | undefined;
+    const handler = nodeHandler(
+      { ping: () => Success("pong") },
+      {
+        context: (request) => {
+          signal = request.signal;
+          return {};
+        },
+      },
+    );
+    let closed!: Promise<void>;
+    const s = await listen((req, res) => {
+      // Registered before the handler's own: run first, so that the turn after it sees what the handler did.
+      closed = new Promise((resolve) => res.once("close", () => setImmediate(resolve)));
+      void handler(req, res);
+    });
+    try {
+      expect((await post(s.url, call("ping"), { Connection: "close" })).body).toBe(
+        '{"jsonrpc":"2.0","result":"pong","id":1}',
+      );
+      await closed;
+      expect(signal?.aborted).toBe(false);
+    } finally {
+      s.close();
+    }
+  });
+
   test("a keep-alive connection: many requests, no listener left on its socket", async () => {
     let socket: net.Socket | undefined;
     const handler = nodeHandler(methods);
