@@ -13,14 +13,7 @@ import { Success } from "../src";
 import { nodeHandler } from "../src/server";
 import { serve } from "../src/internal/node/server";
 import { setLogger, type Logger } from "../src/internal/core/logger";
-import { nodeSupport } from "./integrations/harness";
-
-/** Fastify 5 needs Node.js 20 (its packages' engines): its cases are skipped, and say why, on an older Node. */
-const fastify = nodeSupport("fastify", ["light-my-request"]);
-const onFastify = fastify.supported
-  ? test
-  : (name: string, fn: jest.ProvidesCallback): void =>
-      test.skip(`${name}: skipped on node ${process.versions.node} (${fastify.label})`, fn);
+import { onFastify } from "./integrations/harness";
 
 const call = (method: string, params?: unknown, id: number = 1): string =>
   JSON.stringify({ jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }), id });

@@ -17,14 +17,7 @@ import Fastify from "fastify";
 import { contract, server, Success, withContext } from "../src";
 import { nodeHandler, type NodeHandler } from "../src/server";
 import { setLogger, type Logger } from "../src/internal/core/logger";
-import { nodeSupport } from "./integrations/harness";
-
-/** Fastify 5 needs Node.js 20 (its packages' engines): its cases are skipped, and say why, on an older Node. */
-const fastify = nodeSupport("fastify", ["light-my-request"]);
-const onFastify = fastify.supported
-  ? test
-  : (name: string, fn: jest.ProvidesCallback): void =>
-      test.skip(`${name}: skipped on node ${process.versions.node} (${fastify.label})`, fn);
+import { onFastify } from "./integrations/harness";
 
 const call = (method: string, params?: unknown, id: number = 1): string =>
   JSON.stringify({ jsonrpc: "2.0", method, ...(params === undefined ? {} : { params }), id });
@@ -90,33 +83,26 @@ describe("nodeHandler on node:http", () => {
     }
   });
 
-  test("a declared length over the limit: 413 before a byte is read, and the connection closed", async () => {
-    const s = await served(nodeHandler(methods, { maxBodyBytes: 100 }));
+  test.each([
+    // The head only: the body is never sent, so an answer can only come from the declared length.
+    ["a declared length over the limit: 413 before a byte is read", 100, ["Content-Length: 1000000\r\n\r\n"]],
+    // 2,000 bytes in one chunk, and the body never ended: the answer comes from the limit alone.
+    [
+      "a chunked body that keeps coming: 413 once past the limit, without waiting for its end",
+      1000,
+      ["Transfer-Encoding: chunked\r\n\r\n", `7d0\r\n${"x".repeat(2000)}\r\n`],
+    ],
+  ])("%s, and the connection closed", async (_, limit, sent) => {
+    const s = await served(nodeHandler(methods, { maxBodyBytes: limit }));
     try {
       const socket = net.connect(s.port, "127.0.0.1");
       const received = untilClosed(socket);
-      // The head only: the body is never sent, so an answer can only come from the declared length.
-      socket.write("POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 1000000\r\n\r\n");
+      socket.write("POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\n");
+      for (const part of sent) socket.write(part);
       const text = await received;
       expect(text).toMatch(/^HTTP\/1\.1 413 /);
       expect(text.toLowerCase()).toContain("connection: close");
-      expect(text).toContain('"data":"the body is over 100 bytes"');
-    } finally {
-      s.close();
-    }
-  });
-
-  test("a chunked body that keeps coming: 413 once past the limit, without waiting for its end", async () => {
-    const s = await served(nodeHandler(methods, { maxBodyBytes: 1000 }));
-    try {
-      const socket = net.connect(s.port, "127.0.0.1");
-      const received = untilClosed(socket);
-      socket.write("POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nTransfer-Encoding: chunked\r\n\r\n");
-      // 2,000 bytes in one chunk, and the body never ended: the answer comes from the limit alone.
-      socket.write(`7d0\r\n${"x".repeat(2000)}\r\n`);
-      const text = await received;
-      expect(text).toMatch(/^HTTP\/1\.1 413 /);
-      expect(text).toContain('"data":"the body is over 1000 bytes"');
+      expect(text).toContain(`"data":"the body is over ${limit} bytes"`);
     } finally {
       s.close();
     }

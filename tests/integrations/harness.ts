@@ -287,3 +287,14 @@ export const nodeSupport = (name: string, unused: readonly string[] = []): NodeS
     label: `needs node >= ${shown}`,
   };
 };
+
+const fastify = nodeSupport("fastify", ["light-my-request"]);
+
+/**
+ * `test` for a case that runs Fastify, which needs Node.js 20 (its packages' engines): skipped, its
+ * name saying why, on an older Node (Node 18 of the runtime matrix).
+ */
+export const onFastify = fastify.supported
+  ? test
+  : (name: string, fn: jest.ProvidesCallback): void =>
+      test.skip(`${name}: skipped on node ${process.versions.node} (${fastify.label})`, fn);

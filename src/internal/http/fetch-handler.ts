@@ -143,6 +143,23 @@ export type AppHandlerOptions<In> = Omit<JsonOptions, "context" | "stages"> &
       });
 
 /**
+ * The options argument of an HTTP handler (`fetchHandler`, `nodeHandler`) for a contract's server:
+ * required exactly when the server declares a context.
+ */
+export type AppOptionsArg<In> = [In] extends [NoContext]
+  ? [options?: AppHandlerOptions<In>]
+  : [options: AppHandlerOptions<In>];
+
+/** The options of an HTTP handler for a methods table, its `context` checked against the methods'. */
+type TableOptions<C, X, S> = FetchHandlerOptions<X, S> &
+  NoInfer<ContextFits<C, DispatchContext<WithSignal<X>, S>, (request: Request) => C | Promise<C>>>;
+
+/** The options argument of an HTTP handler for a methods table: required exactly when its methods need a context. */
+export type TableOptionsArg<C, X, S> = [C] extends [NoContext]
+  ? [options?: TableOptions<C, X, S>]
+  : [options: TableOptions<C, X, S>];
+
+/**
  * A fetch handler: a `Request` in, its `Response` out. It never rejects.
  *
  * @since 5.0.10
@@ -381,19 +398,11 @@ const responseOf = (answered: HttpStreamAnswer, cors: HeaderValues): Response =>
  */
 export function fetchHandler<M extends Entries, In, Cur>(
   app: Server<M, In, Cur>,
-  ...options: [In] extends [NoContext] ? [options?: AppHandlerOptions<In>] : [options: AppHandlerOptions<In>]
+  ...options: AppOptionsArg<In>
 ): FetchHandler;
 export function fetchHandler<C = NoContext, X = NoContext, const S extends ReadonlyArray<AnyStage> = readonly []>(
   methods: MethodsFor<C>,
-  ...options: [C] extends [NoContext]
-    ? [
-        options?: FetchHandlerOptions<X, S> &
-          NoInfer<ContextFits<C, DispatchContext<WithSignal<X>, S>, (request: Request) => C | Promise<C>>>,
-      ]
-    : [
-        options: FetchHandlerOptions<X, S> &
-          NoInfer<ContextFits<C, DispatchContext<WithSignal<X>, S>, (request: Request) => C | Promise<C>>>,
-      ]
+  ...options: TableOptionsArg<C, X, S>
 ): FetchHandler;
 export function fetchHandler(methodsOrApp: unknown, options?: unknown): FetchHandler {
   const { methods, gate, limit, dispatchOptions } = prepare(methodsOrApp, options);

@@ -11,16 +11,11 @@
 import type { IncomingMessage, OutgoingHttpHeaders, ServerResponse } from "node:http";
 import type { Entries } from "../contract/contract";
 import type { Server } from "../contract/implement";
-import type { NoContext, WithSignal } from "../core/context-marks";
+import type { NoContext } from "../core/context-marks";
 import { messageOf } from "../core/describe";
-import type { ContextFits, DispatchContext, MethodsFor } from "../core/dispatch-context";
+import type { MethodsFor } from "../core/dispatch-context";
 import type { AnyStage } from "../core/stages";
-import {
-  fetchHandler,
-  type AppHandlerOptions,
-  type FetchHandler,
-  type FetchHandlerOptions,
-} from "../http/fetch-handler";
+import { fetchHandler, type AppOptionsArg, type FetchHandler, type TableOptionsArg } from "../http/fetch-handler";
 import { say } from "../http/route";
 import { writeBody } from "./body-writer";
 import { offFin, onFin } from "./client-fin";
@@ -245,19 +240,11 @@ const answer = async (handle: FetchHandler, req: IncomingMessage, res: ServerRes
  */
 export function nodeHandler<M extends Entries, In, Cur>(
   app: Server<M, In, Cur>,
-  ...options: [In] extends [NoContext] ? [options?: AppHandlerOptions<In>] : [options: AppHandlerOptions<In>]
+  ...options: AppOptionsArg<In>
 ): NodeHandler;
 export function nodeHandler<C = NoContext, X = NoContext, const S extends ReadonlyArray<AnyStage> = readonly []>(
   methods: MethodsFor<C>,
-  ...options: [C] extends [NoContext]
-    ? [
-        options?: FetchHandlerOptions<X, S> &
-          NoInfer<ContextFits<C, DispatchContext<WithSignal<X>, S>, (request: Request) => C | Promise<C>>>,
-      ]
-    : [
-        options: FetchHandlerOptions<X, S> &
-          NoInfer<ContextFits<C, DispatchContext<WithSignal<X>, S>, (request: Request) => C | Promise<C>>>,
-      ]
+  ...options: TableOptionsArg<C, X, S>
 ): NodeHandler;
 export function nodeHandler(methodsOrApp: unknown, options?: unknown): NodeHandler {
   let handle: FetchHandler;
