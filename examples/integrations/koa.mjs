@@ -17,6 +17,17 @@ import { handlerOptions, listenOn, methods } from "./methods.mjs";
 export const app = new Koa();
 const handler = nodeHandler(methods, handlerOptions);
 
+/**
+ * What Node says when a client goes away mid-answer (its socket reset). Koa watches every response's
+ * socket itself and reports that to its `error` event, whose default handler prints a stack; a client
+ * leaving is normal, and the methods' signal already says so to them. Any other error goes to Koa's
+ * handler, as before.
+ */
+const CLIENT_GONE = new Set(["ECONNRESET", "EPIPE", "ECONNABORTED", "ERR_STREAM_PREMATURE_CLOSE"]);
+app.on("error", (error) => {
+  if (!CLIENT_GONE.has(error?.code)) app.onerror(error);
+});
+
 app.use(async (ctx, next) => {
   if (ctx.path !== "/rpc") return next();
   ctx.respond = false; // the handler writes the answer itself
