@@ -270,16 +270,16 @@ const pathOf = (url: string): string => {
 /** The context's answer: its options for dispatch, or the `Response` of its refusal. */
 type Made = { readonly options: JsonOptions } | { readonly refused: Response };
 
-/** The answer to a request this server failed (not its client): -32000 "Server error", and `why` logged as an error. */
-const serverError = (why: string, cors: HeaderValues): Response => {
-  say("error", `rpcserver: fetchHandler: ${why}`);
+/** The answer to a request this server failed (not its client): -32000 "Server error", and `why` logged as an error of `who`. */
+const serverError = (who: string, why: string, cors: HeaderValues): Response => {
+  say("error", `rpcserver: ${who}: ${why}`);
   return answerOf(200, { "Content-Type": JSON_TYPE, ...cors }, SERVER_ERROR_BODY);
 };
 
-const refusedBy = (thrown: unknown, o: JsonOptions, cors: HeaderValues): Response => {
+const refusedBy = (who: string, thrown: unknown, o: JsonOptions, cors: HeaderValues): Response => {
   const refusal = refusedContext(thrown, o.serializer);
   return refusal === undefined
-    ? serverError(`the context function failed: ${messageOf(thrown)}`, cors)
+    ? serverError(who, `the context function failed: ${messageOf(thrown)}`, cors)
     : answerOf(200, { "Content-Type": JSON_TYPE, ...cors }, refusal);
 };
 
@@ -291,28 +291,28 @@ interface Prepared {
   readonly dispatchOptions: (request: Request, cors: HeaderValues) => Promise<Made>;
 }
 
-const checkOptions = (options: FetchServerOptions): void => {
+const checkOptions = (options: FetchServerOptions, who: string): void => {
   const { maxBodyBytes } = options;
   if (maxBodyBytes !== undefined && (typeof maxBodyBytes !== "number" || !(maxBodyBytes >= 0))) {
-    throw new TypeError("fetchHandler: maxBodyBytes must be a number of bytes (Infinity for no limit)");
+    throw new TypeError(`${who}: maxBodyBytes must be a number of bytes (Infinity for no limit)`);
   }
-  checkServedOptions(options, "fetchHandler");
+  checkServedOptions(options, who);
 };
 
-/** The handler's parts, from a table or a server and the options. */
-const prepare = (methodsOrApp: unknown, given: unknown): Prepared => {
+/** The handler's parts, from a table or a server and the options; `who` names the handler in its errors. */
+const prepare = (methodsOrApp: unknown, given: unknown, who: string): Prepared => {
   if (typeof methodsOrApp !== "object" || methodsOrApp === null) {
-    throw new TypeError("fetchHandler: give a methods table (an object or a Map) or a contract's server");
+    throw new TypeError(`${who}: give a methods table (an object or a Map) or a contract's server`);
   }
   const options = (given ?? {}) as FetchServerOptions & JsonOptions & { readonly context?: unknown };
-  checkOptions(options);
+  checkOptions(options, who);
   const { maxBodyBytes, openrpc, inspector, allowedHosts, allowedOrigins, cors: corsGiven, context, ...rest } = options;
   if (context !== undefined && typeof context !== "function") {
-    throw new TypeError("fetchHandler: context must be a function of the request");
+    throw new TypeError(`${who}: context must be a function of the request`);
   }
   const make = context as ((request: Request) => unknown) | undefined;
   const app = isApp(methodsOrApp) ? methodsOrApp : undefined;
-  const cors = corsOption(corsGiven, "fetchHandler");
+  const cors = corsOption(corsGiven, who);
   const guard = browserGuard({
     listening: "",
     allowedHosts,
@@ -332,12 +332,12 @@ const prepare = (methodsOrApp: unknown, given: unknown): Prepared => {
       const made = await make(request);
       return { options: app === undefined ? { ...rest, context: made } : { ...rest, ...app.options(made) } };
     } catch (thrown) {
-      return { refused: refusedBy(thrown, rest, corsHeaders) };
+      return { refused: refusedBy(who, thrown, rest, corsHeaders) };
     }
   };
   const table = app === undefined ? (methodsOrApp as Methods) : app.methods;
   return {
-    methods: discoverable(table, openrpc, "fetchHandler"),
+    methods: discoverable(table, openrpc, who),
     gate,
     limit: maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
     dispatchOptions,
@@ -405,9 +405,17 @@ export function fetchHandler<C = NoContext, X = NoContext, const S extends Reado
   ...options: TableOptionsArg<C, X, S>
 ): FetchHandler;
 export function fetchHandler(methodsOrApp: unknown, options?: unknown): FetchHandler {
-  const { methods, gate, limit, dispatchOptions } = prepare(methodsOrApp, options);
+  return handlerOf("fetchHandler", methodsOrApp, options);
+}
+
+/**
+ * The fetch handler `fetchHandler` makes, for `who` (`fetchHandler`, or `nodeHandler`, which is this
+ * handler on Node's req and res): its TypeErrors and log lines name it. @internal
+ */
+export const handlerOf = (who: string, methodsOrApp: unknown, options?: unknown): FetchHandler => {
+  const { methods, gate, limit, dispatchOptions } = prepare(methodsOrApp, options, who);
   const handle = async (request: Request): Promise<Response> => {
-    if (!isRequest(request)) return serverError(NOT_A_REQUEST, NO_HEADERS);
+    if (!isRequest(request)) return serverError(who, NOT_A_REQUEST, NO_HEADERS);
     const headers = request.headers;
     const header = (name: string): string | undefined =>
       headers.get(name) ?? (name === "host" ? hostOf(request.url) : undefined);
@@ -417,14 +425,11 @@ export function fetchHandler(methodsOrApp: unknown, options?: unknown): FetchHan
       return answerOf(routed.status, routed.headers, routed.body);
     }
     const { cors } = routed;
-    if (request.bodyUsed || request.body?.locked === true) return serverError(READ_BEFORE, cors);
+    if (request.bodyUsed || request.body?.locked === true) return serverError(who, READ_BEFORE, cors);
     const read = await readBody(request.body, headers.get("content-length"), limit);
     if (read === "over") return tooLarge(limit, cors);
     if (!(read instanceof Uint8Array)) {
-      say(
-        "info",
-        `rpcserver: fetchHandler: ${request.method} ${request.url}: not answered (${messageOf(read.broken)})`,
-      );
+      say("info", `rpcserver: ${who}: ${request.method} ${request.url}: not answered (${messageOf(read.broken)})`);
       return answerOf(
         400,
         { "Content-Type": "text/plain; charset=utf-8" },
@@ -441,14 +446,14 @@ export function fetchHandler(methodsOrApp: unknown, options?: unknown): FetchHan
         signal: request.signal,
       } as never);
     } catch (thrown) {
-      return serverError(`dispatch failed: ${messageOf(thrown)}`, cors);
+      return serverError(who, `dispatch failed: ${messageOf(thrown)}`, cors);
     }
     return responseOf(answered, cors);
   };
   // Only a bug of this module gets here: logged as one, and never a rejection.
   return (request) =>
-    handle(request).catch((thrown: unknown) => serverError(`could not answer: ${messageOf(thrown)}`, NO_HEADERS));
-}
+    handle(request).catch((thrown: unknown) => serverError(who, `could not answer: ${messageOf(thrown)}`, NO_HEADERS));
+};
 
 /** A request's URL's host, for one made without a `Host` header (`new Request(url)` in a test). */
 const hostOf = (url: string): string | undefined => {

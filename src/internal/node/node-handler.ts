@@ -15,7 +15,7 @@ import type { NoContext } from "../core/context-marks";
 import { messageOf } from "../core/describe";
 import type { MethodsFor } from "../core/dispatch-context";
 import type { AnyStage } from "../core/stages";
-import { fetchHandler, type AppOptionsArg, type FetchHandler, type TableOptionsArg } from "../http/fetch-handler";
+import { handlerOf, type AppOptionsArg, type FetchHandler, type TableOptionsArg } from "../http/fetch-handler";
 import { say } from "../http/route";
 import { writeBody } from "./body-writer";
 import { offFin, onFin } from "./client-fin";
@@ -210,7 +210,7 @@ const answer = async (handle: FetchHandler, req: IncomingMessage, res: ServerRes
 };
 
 /**
- * JSON-RPC over HTTP as a Node request handler, `(req, res) => Promise<void>`: {@link fetchHandler}
+ * JSON-RPC over HTTP as a Node request handler, `(req, res) => Promise<void>`: `fetchHandler` (`rpcserver/fetch`)
  * (the same options, answers and checks) on Node's `IncomingMessage` and `ServerResponse`.
  *
  * When to use it: to serve methods from `node:http`, Express, Connect, Fastify or Koa in one line,
@@ -247,14 +247,7 @@ export function nodeHandler<C = NoContext, X = NoContext, const S extends Readon
   ...options: TableOptionsArg<C, X, S>
 ): NodeHandler;
 export function nodeHandler(methodsOrApp: unknown, options?: unknown): NodeHandler {
-  let handle: FetchHandler;
-  try {
-    handle = (fetchHandler as (m: unknown, o?: unknown) => FetchHandler)(methodsOrApp, options);
-  } catch (thrown) {
-    // The same checks, named for this handler.
-    if (thrown instanceof TypeError) throw new TypeError(thrown.message.replace(/^fetchHandler\b/, "nodeHandler"));
-    throw thrown;
-  }
+  const handle = handlerOf("nodeHandler", methodsOrApp, options);
   return (req, res) =>
     answer(handle, req, res).catch((thrown: unknown) => {
       // A request Node took that the Fetch API refuses, or a bug of this module: never a rejection.
