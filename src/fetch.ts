@@ -16,10 +16,9 @@
  * @module
  */
 export {
-  DEFAULT_MAX_BODY_BYTES,
   fetchHandler,
   type AppHandlerOptions,
   type FetchHandler,
   type FetchHandlerOptions,
-  type FetchServerOptions,
 } from "./internal/http/fetch-handler";
+export { DEFAULT_MAX_BODY_BYTES, type FetchServerOptions } from "./internal/http/handler-service";

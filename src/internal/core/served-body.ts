@@ -22,7 +22,7 @@ import type { Request } from "./request";
 import { ErrorResponse, toErrorDict, type Response } from "./response";
 import { NOCONTEXT } from "./sentinels";
 import { serialize } from "./serializer";
-import { follow, RequestAbort, withRequestAbort } from "./signal";
+import { follow, RequestAbort, withRequestAbort, type Followed } from "./signal";
 import { isNotification, owned, type AnyStage, type Around, type Handler } from "./stages";
 import { endStream } from "./stream";
 import { Streamed, type Outlet, type Wire } from "./streamed";
@@ -191,7 +191,7 @@ let dispatch: ((body: unknown, methods: Methods | undefined, o: DispatchOptions)
 export const serveBody = (
   body: string | Uint8Array,
   methods: Methods | undefined,
-  o: JsonOptions & { readonly signal?: AbortSignal | undefined },
+  o: JsonOptions & { readonly signal?: Followed | undefined },
   outlet: BodyOutlet | undefined,
 ): { readonly call: ServedBody; readonly answered: Promise<string> } => {
   const call = new ServedBody(o.serializer ?? serialize, outlet);
@@ -219,7 +219,7 @@ export const serveBody = (
 export const dispatchFollowing = (
   body: string | Uint8Array,
   methods: Methods | undefined,
-  o: JsonOptions & { readonly signal?: AbortSignal | undefined },
+  o: JsonOptions & { readonly signal?: Followed | undefined },
 ): Promise<string> => serveBody(body, methods, o, undefined).answered;
 
 /**
@@ -229,7 +229,7 @@ export const dispatchFollowing = (
 export const dispatchStreamed = (
   body: string | Uint8Array,
   methods: Methods | undefined,
-  o: JsonOptions & { readonly signal?: AbortSignal | undefined },
+  o: JsonOptions & { readonly signal?: Followed | undefined },
   outlet: BodyOutlet,
 ): ServedBody => {
   const { call, answered } = serveBody(body, methods, o, outlet);

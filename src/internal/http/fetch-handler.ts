@@ -1,9 +1,10 @@
 /**
  * `fetchHandler`: JSON-RPC over HTTP as a web-standard `(request: Request) => Promise<Response>`,
  * for every runtime that speaks the Fetch API (Bun, Deno, Cloudflare Workers, Hono, Next.js route
- * handlers, Node through an adapter). It answers as the development server does: the head by
- * ./route (the guard, the page, a preflight, 405), the body read within a limit, then `answerHttp`
- * (./answer). No `node:` module, and no I/O but the request's body and the `Response`.
+ * handlers). What it answers, and how, is the one HTTP path's (./exchange), which `nodeHandler` and
+ * the development server answer with too; here, a `Request` is read as that path reads a request,
+ * and its reply made a `Response`. No `node:` module, and no I/O but the request's body and the
+ * `Response`.
  *
  * @module
  */
@@ -12,82 +13,11 @@ import type { Entries } from "../contract/contract";
 import type { NoContext, WithSignal } from "../core/context-marks";
 import type { ContextFits, DispatchContext, MethodsFor, TypedOptions } from "../core/dispatch-context";
 import { messageOf } from "../core/describe";
-import type { Methods } from "../core/methods";
 import type { JsonOptions } from "../core/options";
-import { refusedContext } from "../core/served-body";
 import type { AnyStage } from "../core/stages";
-import { DEFAULT_INFO } from "../documents/openrpc";
-import type { OpenRpcInfo } from "../documents/openrpc-types";
-import { answerHttp, type HttpStreamAnswer } from "./answer";
-import { browserGuard } from "./browser-guard";
-import { discoverable } from "./discovery";
-import { servedPage } from "./inspector-route";
-import {
-  checkServedOptions,
-  corsOption,
-  NO_HEADERS,
-  refusedBody,
-  route,
-  say,
-  SERVER_ERROR_BODY,
-  type Gate,
-  type HeaderValues,
-} from "./route";
-
-/** The default body limit: 1 MiB, as docs/integrations.md recommends (JSON-RPC requests are small). */
-export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
-
-/**
- * What `fetchHandler` is told beyond its methods, besides dispatch's options (`maxBatchSize`,
- * `debug`, `serializer`...): the HTTP server's, with the development server's names and defaults.
- *
- * @example
- * import type { FetchServerOptions } from "rpcserver/fetch";
- * const options: FetchServerOptions = { allowedHosts: ["api.example"], maxBodyBytes: 64 * 1024, inspector: false };
- *
- * @since 5.0.10
- * @category fetch
- */
-export interface FetchServerOptions {
-  /**
-   * The most bytes a POST body may have. A larger one is answered 413 with a JSON-RPC error
-   * (-32600, id `null`) and is not read further. Default 1 MiB; `Infinity` for no limit.
-   */
-  readonly maxBodyBytes?: number;
-  /**
-   * What `rpc.discover` says about the service (OpenRPC's info: `title`, `version`...), or `false`
-   * not to answer `rpc.discover`. Default: title `JSON-RPC service`, version `0.0.0`.
-   */
-  readonly openrpc?: Partial<OpenRpcInfo> | false;
-  /**
-   * The inspector page: a browser's GET (an `Accept` that names `text/html`) of the path the handler
-   * is mounted on gets a page that reads `rpc.discover` and calls the methods at that path. Any
-   * other GET gets 405. `false` turns the page off (every GET gets 405). Default `true`.
-   */
-  readonly inspector?: boolean;
-  /**
-   * More names a request's `Host` may give (any case, the port ignored; `".example"` takes
-   * `example` and every name under it), or `true` not to check `Host`. Default: loopback names
-   * (`localhost`, `127.x.x.x`, `[::1]`) and IP addresses, as the development server bound to every
-   * interface: a service reached by a name (`api.example`) must list it. Any other `Host` is
-   * refused (403): a web page whose name an attacker points at the server (DNS rebinding) reaches
-   * no method.
-   */
-  readonly allowedHosts?: readonly string[] | true;
-  /**
-   * More origins a request's `Origin` may give, as browsers send them (`"https://app.example"`;
-   * `"null"` for a sandboxed page or a `file:` URL). Default: pages on a loopback host. A request
-   * from any other page is refused (403); one without `Origin` (curl, a server) is not checked.
-   */
-  readonly allowedOrigins?: readonly string[];
-  /**
-   * CORS, so that a page of another origin can read the answers: `true` for the origins already
-   * allowed, or `{ origins }` to allow these too. A preflight (OPTIONS) from an allowed origin is
-   * answered 204; every answer to it carries `Access-Control-Allow-Origin` (that origin, never
-   * `*`). Default `false`: no CORS headers, and an OPTIONS is 405.
-   */
-  readonly cors?: boolean | { readonly origins?: readonly string[] };
-}
+import { answerExchange, serverError, type Incoming, type Read, type Reply } from "./exchange";
+import { serviceOf, type FetchServerOptions } from "./handler-service";
+import { NO_HEADERS } from "./route";
 
 /**
  * The options of `fetchHandler` for a methods table: dispatch's (`stages` typed by the context),
@@ -167,54 +97,27 @@ export type TableOptionsArg<C, X, S> = [C] extends [NoContext]
  */
 export type FetchHandler = (request: Request) => Promise<Response>;
 
-/** Any contract's server, as the handler reads it at run time. */
-interface AnyApp {
-  readonly methods: Methods;
-  readonly stages: ReadonlyArray<AnyStage>;
-  readonly options: (...context: unknown[]) => JsonOptions;
-}
+/** Nothing to do: what a cancel of a body already gone rejects with is of no use. */
+const ignore = (): void => undefined;
 
-/** A contract's server, not a table: no method is an array, and a server's `stages` is one. */
-const isApp = (x: unknown): x is AnyApp =>
-  typeof x === "object" &&
-  x !== null &&
-  !(x instanceof Map) &&
-  Array.isArray((x as { stages?: unknown }).stages) &&
-  typeof (x as { options?: unknown }).options === "function" &&
-  typeof (x as { methods?: unknown }).methods === "object";
-
-const JSON_TYPE = "application/json";
-
-/** The answer to a body over the limit: 413, and the JSON-RPC error a client reads. */
-const tooLarge = (limit: number, cors: HeaderValues): Response =>
-  answerOf(413, { "Content-Type": JSON_TYPE, ...cors }, refusedBody(`the body is over ${limit} bytes`));
-
-/** A `Response` with headers whose values may be numbers (`Access-Control-Max-Age`). */
-const answerOf = (
-  status: number,
-  headers: HeaderValues,
-  body: string | ReadableStream<Uint8Array> | null,
-): Response => {
-  const init = new Headers();
-  for (const name of Object.keys(headers)) init.set(name, String(headers[name]));
-  return new Response(status === 204 ? null : body, { status, headers: init });
+/** A `Response` of a reply, its header values made strings (`Access-Control-Max-Age` is a number). */
+const responseOf = (reply: Reply): Response => {
+  const headers = new Headers();
+  for (const name of Object.keys(reply.headers)) headers.set(name, String(reply.headers[name]));
+  return new Response(reply.status === 204 ? null : reply.body, { status: reply.status, headers });
 };
-
-/** What reading a POST's body came to: its bytes, more than the limit, or a stream that broke off. */
-type Read = Uint8Array | "over" | { readonly broken: unknown };
 
 /**
  * The body's bytes, or `"over"` once more than `limit` came (the rest not read): a declared
  * `Content-Length` over the limit is refused before a byte is read. A stream that errors (the
  * client left mid-upload) is `broken`: the client's doing, unlike anything else that fails here.
  */
-const readBody = async (
-  body: ReadableStream<Uint8Array> | null,
-  declared: string | null,
-  limit: number,
-): Promise<Read> => {
+const readBody = async (request: Request, limit: number): Promise<Read> => {
+  const body: ReadableStream<Uint8Array> | null = request.body;
+  if (request.bodyUsed || body?.locked === true) return "used";
+  const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) {
-    body?.cancel().catch(() => undefined);
+    body?.cancel().catch(ignore);
     return "over";
   }
   if (body === null) return new Uint8Array(0);
@@ -227,7 +130,7 @@ const readBody = async (
       if (done) break;
       length += value.byteLength;
       if (length > limit) {
-        reader.cancel().catch(() => undefined);
+        reader.cancel().catch(ignore);
         return "over";
       }
       chunks.push(value);
@@ -252,11 +155,6 @@ const isRequest = (given: unknown): given is Request =>
 
 const NOT_A_REQUEST = "fetchHandler takes a web Request (in Hono: c.req.raw, not c.req)";
 
-/** A body something read before the handler was called (a middleware's `c.req.json()`): nothing left to dispatch. */
-const READ_BEFORE =
-  "the request's body was read before the handler was called (by a middleware or a body parser: Hono's " +
-  "c.req.json()? Fastify's content-type parsers?); call the handler with the request before anything reads its body";
-
 /** The path and query of a URL (what the development server's `req.url` is). */
 const pathOf = (url: string): string => {
   try {
@@ -267,86 +165,28 @@ const pathOf = (url: string): string => {
   }
 };
 
-/** The context's answer: its options for dispatch, or the `Response` of its refusal. */
-type Made = { readonly options: JsonOptions } | { readonly refused: Response };
-
-/** The answer to a request this server failed (not its client): -32000 "Server error", and `why` logged as an error of `who`. */
-const serverError = (who: string, why: string, cors: HeaderValues): Response => {
-  say("error", `rpcserver: ${who}: ${why}`);
-  return answerOf(200, { "Content-Type": JSON_TYPE, ...cors }, SERVER_ERROR_BODY);
+/** A request's URL's host, for one made without a `Host` header (`new Request(url)` in a test). */
+const hostOf = (url: string): string | undefined => {
+  try {
+    return new URL(url).host;
+  } catch {
+    return undefined;
+  }
 };
 
-const refusedBy = (who: string, thrown: unknown, o: JsonOptions, cors: HeaderValues): Response => {
-  const refusal = refusedContext(thrown, o.serializer);
-  return refusal === undefined
-    ? serverError(who, `the context function failed: ${messageOf(thrown)}`, cors)
-    : answerOf(200, { "Content-Type": JSON_TYPE, ...cors }, refusal);
-};
-
-/** Everything a handler needs, checked once when it is made. */
-interface Prepared {
-  readonly methods: Methods;
-  readonly gate: Gate;
-  readonly limit: number;
-  readonly dispatchOptions: (request: Request, cors: HeaderValues) => Promise<Made>;
-}
-
-const checkOptions = (options: FetchServerOptions, who: string): void => {
-  const { maxBodyBytes } = options;
-  if (maxBodyBytes !== undefined && (typeof maxBodyBytes !== "number" || !(maxBodyBytes >= 0))) {
-    throw new TypeError(`${who}: maxBodyBytes must be a number of bytes (Infinity for no limit)`);
-  }
-  checkServedOptions(options, who);
-};
-
-/** The handler's parts, from a table or a server and the options; `who` names the handler in its errors. */
-const prepare = (methodsOrApp: unknown, given: unknown, who: string): Prepared => {
-  if (typeof methodsOrApp !== "object" || methodsOrApp === null) {
-    throw new TypeError(`${who}: give a methods table (an object or a Map) or a contract's server`);
-  }
-  const options = (given ?? {}) as FetchServerOptions & JsonOptions & { readonly context?: unknown };
-  checkOptions(options, who);
-  const { maxBodyBytes, openrpc, inspector, allowedHosts, allowedOrigins, cors: corsGiven, context, ...rest } = options;
-  if (context !== undefined && typeof context !== "function") {
-    throw new TypeError(`${who}: context must be a function of the request`);
-  }
-  const make = context as ((request: Request) => unknown) | undefined;
-  const app = isApp(methodsOrApp) ? methodsOrApp : undefined;
-  const cors = corsOption(corsGiven, who);
-  const guard = browserGuard({
-    listening: "",
-    allowedHosts,
-    allowedOrigins: [...(allowedOrigins ?? []), ...cors.origins],
-  });
-  const title = openrpc === false ? undefined : (openrpc?.title ?? DEFAULT_INFO.title);
-  const gate: Gate = {
-    guard,
-    cors: cors.on,
-    page: inspector === false ? undefined : (url) => servedPage(title, url.split("?", 1)[0]),
-    pagePath: () => true,
-  };
-  const base: JsonOptions = app === undefined ? rest : { ...rest, ...app.options() };
-  const dispatchOptions = async (request: Request, corsHeaders: HeaderValues): Promise<Made> => {
-    if (make === undefined) return { options: base };
-    try {
-      const made = await make(request);
-      return { options: app === undefined ? { ...rest, context: made } : { ...rest, ...app.options(made) } };
-    } catch (thrown) {
-      return { refused: refusedBy(who, thrown, rest, corsHeaders) };
-    }
-  };
-  const table = app === undefined ? (methodsOrApp as Methods) : app.methods;
+/** A web `Request`, as the one HTTP path reads a request. */
+const incomingOf = (request: Request): Incoming => {
+  const { headers } = request;
   return {
-    methods: discoverable(table, openrpc, who),
-    gate,
-    limit: maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,
-    dispatchOptions,
+    method: request.method,
+    target: pathOf(request.url),
+    header: (name) => headers.get(name) ?? (name === "host" ? hostOf(request.url) : undefined),
+    read: (limit) => readBody(request, limit),
+    discard: () => void request.body?.cancel().catch(ignore),
+    signal: request.signal,
+    request: () => request,
   };
 };
-
-/** The `Response` of `answerHttp`'s answer, with the CORS headers. */
-const responseOf = (answered: HttpStreamAnswer, cors: HeaderValues): Response =>
-  answerOf(answered.status, { ...answered.headers, ...cors }, answered.body);
 
 /**
  * JSON-RPC over HTTP as a fetch handler: `(request: Request) => Promise<Response>`, answering as
@@ -405,61 +245,16 @@ export function fetchHandler<C = NoContext, X = NoContext, const S extends Reado
   ...options: TableOptionsArg<C, X, S>
 ): FetchHandler;
 export function fetchHandler(methodsOrApp: unknown, options?: unknown): FetchHandler {
-  return handlerOf("fetchHandler", methodsOrApp, options);
-}
-
-/**
- * The fetch handler `fetchHandler` makes, for `who` (`fetchHandler`, or `nodeHandler`, which is this
- * handler on Node's req and res): its TypeErrors and log lines name it. @internal
- */
-export const handlerOf = (who: string, methodsOrApp: unknown, options?: unknown): FetchHandler => {
-  const { methods, gate, limit, dispatchOptions } = prepare(methodsOrApp, options, who);
-  const handle = async (request: Request): Promise<Response> => {
-    if (!isRequest(request)) return serverError(who, NOT_A_REQUEST, NO_HEADERS);
-    const headers = request.headers;
-    const header = (name: string): string | undefined =>
-      headers.get(name) ?? (name === "host" ? hostOf(request.url) : undefined);
-    const routed = route(gate, request.method, pathOf(request.url), header);
-    if (!routed.dispatch) {
-      request.body?.cancel().catch(() => undefined);
-      return answerOf(routed.status, routed.headers, routed.body);
-    }
-    const { cors } = routed;
-    if (request.bodyUsed || request.body?.locked === true) return serverError(who, READ_BEFORE, cors);
-    const read = await readBody(request.body, headers.get("content-length"), limit);
-    if (read === "over") return tooLarge(limit, cors);
-    if (!(read instanceof Uint8Array)) {
-      say("info", `rpcserver: ${who}: ${request.method} ${request.url}: not answered (${messageOf(read.broken)})`);
-      return answerOf(
-        400,
-        { "Content-Type": "text/plain; charset=utf-8" },
-        "rpcserver: the request could not be read\n",
-      );
-    }
-    const made = await dispatchOptions(request, cors);
-    if ("refused" in made) return made.refused;
-    let answered: HttpStreamAnswer;
-    try {
-      answered = await answerHttp(read, methods, {
-        ...made.options,
-        accept: headers.get("accept"),
-        signal: request.signal,
-      } as never);
-    } catch (thrown) {
-      return serverError(who, `dispatch failed: ${messageOf(thrown)}`, cors);
-    }
-    return responseOf(answered, cors);
-  };
+  const service = serviceOf("fetchHandler", methodsOrApp, options);
+  const handle = async (request: Request): Promise<Response> =>
+    responseOf(
+      isRequest(request)
+        ? await answerExchange(service, incomingOf(request))
+        : serverError(service.who, NOT_A_REQUEST, NO_HEADERS),
+    );
   // Only a bug of this module gets here: logged as one, and never a rejection.
   return (request) =>
-    handle(request).catch((thrown: unknown) => serverError(who, `could not answer: ${messageOf(thrown)}`, NO_HEADERS));
-};
-
-/** A request's URL's host, for one made without a `Host` header (`new Request(url)` in a test). */
-const hostOf = (url: string): string | undefined => {
-  try {
-    return new URL(url).host;
-  } catch {
-    return undefined;
-  }
-};
+    handle(request).catch((thrown: unknown) =>
+      responseOf(serverError(service.who, `could not answer: ${messageOf(thrown)}`, NO_HEADERS)),
+    );
+}

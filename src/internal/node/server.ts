@@ -37,9 +37,10 @@
  *   port without a browser can run every registered method, with a body and a batch as large as
  *   memory allows.
  *
- * The pieces: the browser guard in browser-guard.ts, the request handler and its answers in
- * request-handler.ts, the options in serve-options.ts; here, `serve` itself: its arguments
- * checked, the server made, started, and its address told.
+ * The pieces: the browser guard in ../http/browser-guard.ts; the requests answered by the one
+ * HTTP path (../http/exchange.ts, `nodeHandler`'s and `fetchHandler`'s) through ./node-exchange.ts,
+ * with its log in ./request-log.ts; the options in ./serve-options.ts; here, `serve` itself: its
+ * arguments checked, the server made, started, and its address told.
  *
  * Only the Node-only modules (this folder) touch `node:`; this one loads `node:http` when `serve`
  * is called, so importing the package (which re-exports `serve`) loads no Node module in a browser,
@@ -52,13 +53,14 @@ import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { messageOf } from "../core/describe";
 import { globalMethods } from "../core/methods";
-import type { Options } from "../core/options";
 import { DEFAULT_INFO } from "../documents/openrpc";
 import { browserGuard, hostnameOf, isAddress, type BrowserGuardOptions } from "../http/browser-guard";
 import { discoverable } from "../http/discovery";
 import { isPagePath, servedPage } from "../http/inspector-route";
-import { checkServedOptions, corsOption, say } from "../http/route";
-import { handler, type NodeGate } from "./request-handler";
+import type { Made, Service } from "../http/exchange";
+import { checkServedOptions, corsOption, say, type Gate } from "../http/route";
+import { nodeExchange } from "./node-exchange";
+import { requestLog } from "./request-log";
 import type { NoContext } from "../core/context-marks";
 import type { ServeOptions, ServeOptionsFor } from "./serve-options";
 
@@ -141,7 +143,7 @@ const listen = (
   server: Server,
   name: string,
   port: number,
-  gate: NodeGate,
+  gate: Gate,
   guarding: (listening: string) => BrowserGuardOptions,
 ): Promise<void> =>
   new Promise<void>((resolve, reject) => {
@@ -199,16 +201,17 @@ export const serve = async <C = NoContext>(
   // Bad lists are the caller's TypeError now; the guard is made again once the address is known.
   const title = openrpc === false ? undefined : (openrpc?.title ?? DEFAULT_INFO.title);
   const page = options.inspector === false ? undefined : servedPage(title);
-  const gate: NodeGate = {
+  const gate: Gate = {
     guard: browserGuard(guarding(name)),
     cors: cors.on,
-    warned: new Set(),
     page: page === undefined ? undefined : () => page,
     pagePath: (url) => isPagePath("GET", url),
   };
-  const dispatchOptions: Options = {
-    ...(options.context === undefined ? {} : { context: options.context }),
-    ...(options.debug === undefined ? {} : { debug: options.debug }),
+  const same: Made = {
+    options: {
+      ...(options.context === undefined ? {} : { context: options.context }),
+      ...(options.debug === undefined ? {} : { debug: options.debug }),
+    },
   };
   const http = await import("node:http");
   // The server's URL is known once it listens: `rpc.discover` reads it then.
@@ -216,7 +219,10 @@ export const serve = async <C = NoContext>(
   const served = discoverable(methods ?? globalMethods, openrpc, "serve", () =>
     at.url === undefined ? undefined : [{ name: "development server", url: at.url }],
   );
-  const server = http.createServer(handler(served, dispatchOptions, gate));
+  // No body limit: a development server (the specification's has none).
+  const service: Service = { who: "serve", methods: served, gate, limit: Infinity, dispatchOptions: () => same };
+  const answer = nodeExchange(service, requestLog());
+  const server = http.createServer((req, res) => void answer(req, res));
   // A client that sends its request and then half-closes (shutdown(SHUT_WR), `nc -N`) still gets its
   // answer: by default Node ends such a socket at once, before an async dispatch can reply. The
   // property is undocumented but has been on http.Server since Node 0.x; where absent, it is inert.
