@@ -128,10 +128,19 @@ for (const runtime of ABSENT) {
 const RUN = SERVERS.filter((server) => !ABSENT.includes(server.runtime));
 const LOAD_RUN = LOADED.filter((server) => !ABSENT.includes(server.runtime));
 
+/** The servers still running: a bench that fails (a wrong answer throws) leaves none behind. */
+const running = new Set();
+process.once("exit", () => {
+  for (const child of running) child.kill();
+});
+
 /** A server of bench/http-server.mjs in its own process. */
-const start = ({ kind, runtime }, extra = []) => {
+const start = async ({ kind, runtime }, extra = []) => {
   const { command, args: runtimeArgs } = RUNTIMES[runtime];
-  return httpChild(command, [...runtimeArgs, SERVER, kind, ...extra]);
+  const server = await httpChild(command, [...runtimeArgs, SERVER, kind, ...extra]);
+  running.add(server.child);
+  server.child.once("exit", () => running.delete(server.child));
+  return server;
 };
 
 /** Stops `child`, resolving to what it printed on its way out (a `--count` server's JSON line). */
