@@ -8,6 +8,7 @@ const benches = [
   ["bench/bench.mjs"],
   ["--expose-gc", "bench/connections.mjs"],
   ["bench/streams.mjs"],
+  ["bench/http-servers.mjs"],
   ["bench/nats.mjs"],
   // Prints its figures only: --write leaves its page alone (no docs page of its own yet).
   ["bench/nats-streams.mjs"],

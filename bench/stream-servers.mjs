@@ -17,6 +17,7 @@
 // vscode-jsonrpc: `await sendProgress`; the MCP SDK: `await sendNotification`).
 import { Success } from "rpcserver";
 import { connect, contentLength, newlineDelimited, streams } from "rpcserver/connection";
+import { listen, readBody } from "./children.mjs";
 
 const kind = process.argv[2];
 
@@ -82,24 +83,6 @@ const sdkServer = async () => {
 const mcpSdk = async () => {
   const { StdioServerTransport } = await import("@modelcontextprotocol/sdk/server/stdio.js");
   await (await sdkServer()).connect(new StdioServerTransport());
-};
-
-/** Listens on 127.0.0.1, a free port, and prints it. */
-const listen = async (handle) => {
-  const { createServer } = await import("node:http");
-  const server = createServer((req, res) => {
-    handle(req, res).catch((error) => {
-      console.error(error);
-      res.destroy();
-    });
-  });
-  server.listen(0, "127.0.0.1", () => console.log(server.address().port));
-};
-
-const readBody = async (req) => {
-  const chunks = [];
-  for await (const chunk of req) chunks.push(chunk);
-  return Buffer.concat(chunks);
 };
 
 const httpMcpRpcserver = async () => {

@@ -28,6 +28,7 @@ import * as t from "io-ts";
 import { contract } from "rpcserver";
 import { client, http, open } from "rpcserver/client";
 import * as rpc from "vscode-jsonrpc/node";
+import { httpChild, median } from "./children.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const ROOT = join(HERE, "..");
@@ -37,8 +38,6 @@ const WRITE = process.argv.includes("--write");
 const ROUNDS = QUICK ? 2 : 7;
 const VALUES = QUICK ? 2_000 : 20_000;
 const LOAD_AT_START = loadavg();
-
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 
 /** An LSP server in a child process, read by vscode-jsonrpc: `run()` streams VALUES values. */
 const lspPeer = async (kind) => {
@@ -148,18 +147,11 @@ const mcpRawPeer = async (kind) => {
 };
 
 /** A child process serving HTTP on loopback: the port it prints first. */
-const httpChild = async (kind) => {
-  const child = spawn(process.execPath, [SERVERS, kind], { stdio: ["ignore", "pipe", "ignore"] });
-  const port = await new Promise((resolve, reject) => {
-    child.stdout.once("data", (chunk) => resolve(Number(String(chunk).trim())));
-    child.once("exit", (code) => reject(new Error(`${kind} exited with ${code}`)));
-  });
-  return { child, port };
-};
+const serverChild = (kind) => httpChild(process.execPath, [SERVERS, kind]);
 
 /** MCP over Streamable HTTP, read by the SDK's client. */
 const mcpHttpPeer = async (kind) => {
-  const { child, port } = await httpChild(kind);
+  const { child, port } = await serverChild(kind);
   const client = new Client({ name: "bench", version: "1.0.0" });
   await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
   const peer = await mcpCalls(kind, client);
@@ -170,7 +162,7 @@ const api = contract({ count: { params: t.tuple([t.number]), stream: t.number, r
 
 /** The development server's event stream, read by rpcserver's own `http` client. */
 const rpcserverHttpPeer = async (kind) => {
-  const { child, port } = await httpChild(kind);
+  const { child, port } = await serverChild(kind);
   const { count } = client(api, http(`http://127.0.0.1:${port}`));
   const run = async () => {
     let seen = 0;
