@@ -18,7 +18,7 @@ test("a file whose import names what the install brings waits, though its own te
 });
 
 test("the suite's files that start a nats-server, a browser or another runtime wait; one that does none does not", () => {
-  for (const name of ["nats-scale", "inspector-browser", "integrations", "contract-nested"]) {
+  for (const name of ["nats-scale", "inspector-browser", "integrations", "deploy-docs", "contract-nested"]) {
     expect({ name, waits: needsInstall(join(__dirname, `${name}.test.ts`)) }).toEqual({ name, waits: true });
   }
   expect(needsInstall(join(__dirname, "validation.test.ts"))).toBe(false);

@@ -21,9 +21,9 @@ import { toHttp } from "../src/transport";
 import { EventReader, parseEvents } from "./fixtures/sse";
 import {
   bounded,
+  describeOnNode,
   eventually,
   EXAMPLES,
-  nodeSupport,
   requireBuild,
   runtime,
   satisfies,
@@ -315,17 +315,8 @@ const httpChecks = (server: () => Server): void => {
 };
 
 /** An HTTP example on Node.js, skipped when its packages' engines exclude the running Node.js. */
-const onNode = (name: string, file: string, framework: string, unused: readonly string[] = []): void => {
-  const support = nodeSupport(framework, unused);
-  const title = `${name} (${support.label})`;
-  if (!support.supported) {
-    const why = support.declared.filter(({ range }) => !satisfies(process.versions.node, range));
-    describe.skip(`${title}: skipped on node ${process.versions.node} (${why.map((d) => `${d.name} ${d.range}`).join(", ")})`, () => {
-      test("not run", () => undefined);
-    });
-    return;
-  }
-  describe(title, () => {
+const onNode = (name: string, file: string, framework: string, unused: readonly string[] = []): void =>
+  describeOnNode(name, framework, unused, () => {
     let server: Server | undefined;
     beforeAll(async () => {
       server = await startServer(process.execPath, [join(EXAMPLES, file)]);
@@ -333,7 +324,6 @@ const onNode = (name: string, file: string, framework: string, unused: readonly 
     afterAll(() => stop(server));
     httpChecks(() => server as Server);
   });
-};
 
 onNode("express", "express.mjs", "express");
 // light-my-request (and its cookie, which declares node >= 22) is loaded only by fastify.inject(),

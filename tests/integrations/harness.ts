@@ -1,10 +1,13 @@
 /**
- * Helpers of tests/integrations.test.ts: the examples as child processes (on Node.js, Bun or
- * Deno), waiting for their "listening on <url>" line, stopping them all; and which Node.js versions
- * a framework supports, read from the `engines` its packages declare.
+ * Helpers of tests/integrations.test.ts and tests/deploy-docs.test.ts: servers as child processes
+ * (on Node.js, Bun, Deno or workerd), waiting for their "listening on <url>" line or for their port
+ * to answer, stopping them all, a request over a real socket that names its own `Host`; and which
+ * Node.js versions a framework supports, read from the `engines` its packages declare.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
+import * as http from "node:http";
+import { createServer } from "node:net";
 import { dirname, join, resolve } from "node:path";
 
 /** The repository root. */
@@ -73,14 +76,18 @@ export interface Child {
 
 const children = new Set<Child>();
 
-/** Starts `command args` in the repository root, with HOST=127.0.0.1 and PORT=0 in its environment. */
+/**
+ * Starts `command args` in `cwd` (the repository root unless given), with HOST=127.0.0.1 and PORT=0
+ * in its environment.
+ */
 export const spawnChild = (
   command: string,
   args: readonly string[],
   env: Readonly<Record<string, string>> = {},
+  cwd: string = ROOT,
 ): Child => {
   const child = spawn(command, args, {
-    cwd: ROOT,
+    cwd,
     env: { ...process.env, HOST, PORT: "0", NO_COLOR: "1", ...env },
     stdio: ["pipe", "pipe", "pipe"],
   });
@@ -112,8 +119,9 @@ export const startServer = async (
   command: string,
   args: readonly string[],
   env: Readonly<Record<string, string>> = {},
+  cwd: string = ROOT,
 ): Promise<Server> => {
-  const child = spawnChild(command, args, env);
+  const child = spawnChild(command, args, env, cwd);
   const url = await bounded(
     new Promise<string>((resolve, reject) => {
       const check = (): void => {
@@ -125,6 +133,88 @@ export const startServer = async (
         reject(new Error(`${args.join(" ")} exited (${String(how)}) before listening:\n${child.stderr()}`)),
       );
     }),
+    `${args.join(" ")} to listen`,
+  );
+  return { ...child, url };
+};
+
+/** A port on 127.0.0.1 that nothing listens on, for a server that cannot be told port 0 and say which it took. */
+export const freePort = (): Promise<number> =>
+  new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.on("error", reject);
+    probe.listen(0, HOST, () => {
+      const address = probe.address();
+      probe.close(() =>
+        typeof address === "object" && address !== null ? resolve(address.port) : reject(new Error("no port")),
+      );
+    });
+  });
+
+/** What came back over the socket. */
+export interface Exchanged {
+  readonly status: number;
+  readonly headers: http.IncomingHttpHeaders;
+  readonly text: string;
+}
+
+/**
+ * One request over a new connection to `url`, with `headers` as given: `Host` too, which fetch would
+ * not let a request name (a rebinding's `Host` is another name than the address connected to).
+ */
+export const exchange = (
+  url: string,
+  {
+    method = "POST",
+    headers = {},
+    body,
+  }: { method?: string; headers?: Record<string, string>; body?: string | Uint8Array },
+): Promise<Exchanged> =>
+  bounded(
+    new Promise<Exchanged>((resolve, reject) => {
+      const request = http.request(url, { method, headers, agent: false }, (response) => {
+        const chunks: Buffer[] = [];
+        response.on("data", (chunk: Buffer) => chunks.push(chunk));
+        response.on("end", () =>
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: response.headers,
+            text: Buffer.concat(chunks).toString("utf8"),
+          }),
+        );
+        response.on("error", reject);
+      });
+      request.on("error", reject);
+      request.end(body);
+    }),
+    `${method} ${url} with ${JSON.stringify(headers)}`,
+  );
+
+/**
+ * Starts a server that prints nothing when it listens (workerd) and waits until `url` answers any
+ * request: each refused connection is retried, until the child exits or the wait is over.
+ */
+export const startListening = async (
+  command: string,
+  args: readonly string[],
+  url: string,
+  cwd: string = ROOT,
+): Promise<Server> => {
+  const child = spawnChild(command, args, {}, cwd);
+  let exited = false;
+  void child.exited.then(() => (exited = true));
+  await bounded(
+    (async () => {
+      for (;;) {
+        if (exited) throw new Error(`${args.join(" ")} exited before listening:\n${child.stderr()}`);
+        try {
+          await exchange(url, { method: "GET" });
+          return;
+        } catch {
+          await new Promise((r) => setTimeout(r, 100));
+        }
+      }
+    })(),
     `${args.join(" ")} to listen`,
   );
   return { ...child, url };
@@ -286,6 +376,24 @@ export const nodeSupport = (name: string, unused: readonly string[] = []): NodeS
     supported: declared.every(({ range }) => satisfies(process.versions.node, range)),
     label: `needs node >= ${shown}`,
   };
+};
+
+/**
+ * `describe` for what runs `framework` on this Node.js: skipped, its name saying why, when the
+ * engines of the framework's packages (but `unused`, which the caller never loads) exclude the
+ * running Node.js. The title gains the version the framework needs.
+ */
+export const describeOnNode = (name: string, framework: string, unused: readonly string[], body: () => void): void => {
+  const support = nodeSupport(framework, unused);
+  const title = `${name} (${support.label})`;
+  if (!support.supported) {
+    const why = support.declared.filter(({ range }) => !satisfies(process.versions.node, range));
+    describe.skip(`${title}: skipped on node ${process.versions.node} (${why.map((d) => `${d.name} ${d.range}`).join(", ")})`, () => {
+      test("not run", () => undefined);
+    });
+    return;
+  }
+  describe(title, body);
 };
 
 const fastify = nodeSupport("fastify", ["light-my-request"]);
