@@ -88,7 +88,9 @@ const inspectorPage = () => ({
 const NODE_CHUNKS = {
   "serve.ts": "serve",
   "server.ts": "server",
-  "request-handler.ts": "server",
+  "node-exchange.ts": "server",
+  "request-log.ts": "server",
+  "client-fin.ts": "server",
   "body-writer.ts": "server",
   "serve-options.ts": "server",
   "cli.ts": "cli",
@@ -105,6 +107,8 @@ const NODE_CHUNKS = {
 const OWN_CHUNKS = {
   http: {
     "fetch-handler.ts": "fetch",
+    "exchange.ts": "serving",
+    "handler-service.ts": "serving",
     "route.ts": "serving",
     "browser-guard.ts": "serving",
     "inspector-route.ts": "serving",

@@ -3,7 +3,7 @@
 // line of stdout. Runs until killed.
 //
 //   node bench/http-server.mjs bare | jayson | json-rpc-2.0 | answerHttp | nodeHandler | serve |
-//                              fetchHandler-node | hono-node  [--count]
+//                              fetchHandler-node | hono-node | answerHttp-fetch-node  [--count]
 //   bun bench/http-server.mjs fetchHandler | hono
 //   deno run -A --unstable-no-legacy-abort bench/http-server.mjs fetchHandler | hono
 //
@@ -104,6 +104,20 @@ const honoApp = async () => {
   return app;
 };
 
+/**
+ * What `fetchHandler` replaces in a fetch handler: `answerHttp` with the glue of its own example (the
+ * body read whole, `Accept` and the signal passed, `new Response(answer.body, answer)`).
+ */
+const answerHttpFetchOf = async () => {
+  const { answerHttp } = await import("../dist/esm/index.js");
+  const methods = await rpcserverMethods();
+  return async (request) => {
+    const body = new Uint8Array(await request.arrayBuffer());
+    const answer = await answerHttp(body, methods, { accept: request.headers.get("Accept"), signal: request.signal });
+    return new globalThis.Response(answer.body, answer);
+  };
+};
+
 const fetchOf = async () => {
   const { fetchHandler } = await import("../dist/esm/fetch.js");
   return fetchHandler(await rpcserverMethods());
@@ -140,6 +154,7 @@ const servers = {
   serve: devServer,
   "fetchHandler-node": async () => onHonoNodeServer(await fetchOf()),
   "hono-node": async () => onHonoNodeServer((await honoApp()).fetch),
+  "answerHttp-fetch-node": async () => onHonoNodeServer(await answerHttpFetchOf()),
   fetchHandler: async () => onRuntimeServer(await fetchOf()),
   hono: async () => onRuntimeServer((await honoApp()).fetch),
 };

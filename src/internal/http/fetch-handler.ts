@@ -100,45 +100,56 @@ export type FetchHandler = (request: Request) => Promise<Response>;
 /** Nothing to do: what a cancel of a body already gone rejects with is of no use. */
 const ignore = (): void => undefined;
 
-/** A `Response` of a reply, its header values made strings (`Access-Control-Max-Age` is a number). */
-const responseOf = (reply: Reply): Response => {
-  const headers = new Headers();
-  for (const name of Object.keys(reply.headers)) headers.set(name, String(reply.headers[name]));
-  return new Response(reply.status === 204 ? null : reply.body, { status: reply.status, headers });
-};
+/**
+ * A `Response` of a reply. Its headers are given as a record, whose values the Fetch API makes
+ * strings (`Access-Control-Max-Age` is a number), where a `Headers` filled one by one cost more.
+ */
+const responseOf = (reply: Reply): Response =>
+  new Response(reply.status === 204 ? null : reply.body, {
+    status: reply.status,
+    headers: reply.headers as { readonly [name: string]: string },
+  });
 
 /**
  * The body's bytes, or `"over"` once more than `limit` came (the rest not read): a declared
- * `Content-Length` over the limit is refused before a byte is read. A stream that errors (the
- * client left mid-upload) is `broken`: the client's doing, unlike anything else that fails here.
+ * `Content-Length` over the limit is refused before a byte is read, and one within it is read
+ * whole by the runtime (its framing holds the body to it); a body of no declared length is read
+ * chunk by chunk, counted. A stream that errors (the client left mid-upload) is `broken`: the
+ * client's doing, unlike anything else that fails here.
  */
 const readBody = async (request: Request, limit: number): Promise<Read> => {
   const body: ReadableStream<Uint8Array> | null = request.body;
   if (request.bodyUsed || body?.locked === true) return "used";
+  if (body === null) return new Uint8Array(0);
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) {
-    body?.cancel().catch(ignore);
+    body.cancel().catch(ignore);
     return "over";
   }
-  if (body === null) return new Uint8Array(0);
-  const reader = body.getReader();
-  const chunks: Uint8Array[] = [];
-  let length = 0;
   try {
-    for (;;) {
-      const { done, value } = await reader.read();
-      if (done) break;
-      length += value.byteLength;
-      if (length > limit) {
-        reader.cancel().catch(ignore);
-        return "over";
-      }
-      chunks.push(value);
-    }
+    // One array of this realm: dispatch checks `instanceof Uint8Array`, and a runtime's chunks may be another's.
+    if (declared !== null) return new Uint8Array(await request.arrayBuffer());
+    return await readCounted(body, limit);
   } catch (broken) {
     return { broken };
   }
-  // One array of this realm: dispatch checks `instanceof Uint8Array`, and a runtime's chunks may be another's.
+};
+
+/** A body of no declared length, read until its end or past `limit` bytes. */
+const readCounted = async (body: ReadableStream<Uint8Array>, limit: number): Promise<Read> => {
+  const reader = body.getReader();
+  const chunks: Uint8Array[] = [];
+  let length = 0;
+  for (;;) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    length += value.byteLength;
+    if (length > limit) {
+      reader.cancel().catch(ignore);
+      return "over";
+    }
+    chunks.push(value);
+  }
   const bytes = new Uint8Array(length);
   let at = 0;
   for (const chunk of chunks) {
