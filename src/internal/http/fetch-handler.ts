@@ -9,8 +9,8 @@
  */
 import type { Server } from "../contract/implement";
 import type { Entries } from "../contract/contract";
-import type { NoContext, WithSignal } from "../core/context-marks";
-import type { ContextFits, DispatchContext, MethodsFor, TypedOptions } from "../core/dispatch-context";
+import type { NoContext, Refused, WithSignal } from "../core/context-marks";
+import type { ContextFits, DispatchContext, MethodsFor, StagesTakeMade, TypedOptions } from "../core/dispatch-context";
 import { messageOf } from "../core/describe";
 import type { Methods } from "../core/methods";
 import type { JsonOptions } from "../core/options";
@@ -150,9 +150,14 @@ export type AppOptionsArg<In> = [In] extends [NoContext]
   ? [options?: AppHandlerOptions<In>]
   : [options: AppHandlerOptions<In>];
 
-/** The options of an HTTP handler for a methods table, its `context` checked against the methods'. */
-type TableOptions<C, X, S> = FetchHandlerOptions<X, S> &
-  NoInfer<ContextFits<C, DispatchContext<WithSignal<X>, S>, (request: Request) => C | Promise<C>>>;
+/**
+ * The options of an HTTP handler for a methods table, its `context` checked against the methods'
+ * and the stages' (on `context`, not `stages`: see `StagesTakeMade`).
+ */
+type TableOptions<C, X, S> = Omit<FetchHandlerOptions<X, S>, "stages"> & { readonly stages?: S | undefined } & NoInfer<
+    ContextFits<C, DispatchContext<WithSignal<X>, S>, (request: Request) => C | Promise<C>> &
+      StagesTakeMade<DispatchContext<WithSignal<X>, S>, (request: Request) => Refused<WithSignal<X>>>
+  >;
 
 /** The options argument of an HTTP handler for a methods table: required exactly when its methods need a context. */
 export type TableOptionsArg<C, X, S> = [C] extends [NoContext]
