@@ -135,6 +135,9 @@ export type ContextFits<Needed, Given, Make> = [Needed] extends [NoContext]
  */
 export type StagesTakeMade<Given, Refuse> = [Given] extends [Refused<unknown>] ? { readonly context: Refuse } : unknown;
 
+/** Options `O` with their `stages` taken as given (`S`), for a server that checks them by {@link StagesTakeMade}. Not exported by any entry. */
+export type StagesAsGiven<O, S> = Omit<O, "stages"> & { readonly stages?: S | undefined };
+
 /**
  * A dispatch's `stages`, checked: `never` (a compile error) when a stage refuses the context it
  * is handed.

@@ -10,7 +10,14 @@
 import type { Server } from "../contract/implement";
 import type { Entries } from "../contract/contract";
 import type { NoContext, Refused, WithSignal } from "../core/context-marks";
-import type { ContextFits, DispatchContext, MethodsFor, StagesTakeMade, TypedOptions } from "../core/dispatch-context";
+import type {
+  ContextFits,
+  DispatchContext,
+  MethodsFor,
+  StagesAsGiven,
+  StagesTakeMade,
+  TypedOptions,
+} from "../core/dispatch-context";
 import { messageOf } from "../core/describe";
 import type { Methods } from "../core/methods";
 import type { JsonOptions } from "../core/options";
@@ -154,7 +161,8 @@ export type AppOptionsArg<In> = [In] extends [NoContext]
  * The options of an HTTP handler for a methods table, its `context` checked against the methods'
  * and the stages' (on `context`, not `stages`: see `StagesTakeMade`).
  */
-type TableOptions<C, X, S> = Omit<FetchHandlerOptions<X, S>, "stages"> & { readonly stages?: S | undefined } & NoInfer<
+type TableOptions<C, X, S> = StagesAsGiven<FetchHandlerOptions<X, S>, S> &
+  NoInfer<
     ContextFits<C, DispatchContext<WithSignal<X>, S>, (request: Request) => C | Promise<C>> &
       StagesTakeMade<DispatchContext<WithSignal<X>, S>, (request: Request) => Refused<WithSignal<X>>>
   >;
