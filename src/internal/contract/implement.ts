@@ -254,6 +254,7 @@ export interface MethodServer<En, C> {
   readonly entry: En;
   /** Phantom, never present at run time: with `entry`, holds a method server to the one entry it was written for (not one with more). */
   readonly [FOR_ENTRY]?: (entry: En) => void;
+  /** Its stages, in order, typed by the context they take (`C`): run for this method alone. */
   readonly stages: TypedStages<C, unknown>;
 }
 
