@@ -175,8 +175,19 @@ export type HandlerTree<M extends Entries, C> = {
   readonly [K in LeafNames<keyof M> | BranchNames<keyof M>]: (K extends keyof M
     ? HandlerFor<M[K], C> | MethodServer<M[K], C>
     : unknown) &
-    (K extends BranchNames<keyof M> & string ? Branch<BranchOf<M, K>, C> : unknown);
+    (K extends BranchNames<keyof M> & string ? Branch<BranchEntries<M, K>, C> : unknown);
 };
+
+/**
+ * The entries of branch `K` of `M`, computed (`BranchOf` as a type of its own): a compile error in
+ * a branch then shows the branch's own entries (`Handlers<{ get: ...; list: ... }, C>`), not the
+ * whole contract's under `BranchOf<...>`.
+ */
+type BranchEntries<M, K extends string> = {
+  readonly [N in keyof BranchOf<M, K>]: BranchOf<M, K>[N];
+} extends infer B extends Entries
+  ? B
+  : never;
 
 // The table is taken as flat handlers (each of its methods is typed as its handler too): a union
 // member of its own, whose methods' types differ from the handlers', would leave a handler's
