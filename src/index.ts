@@ -125,6 +125,8 @@ export {
   type HandlerTree,
   type Handlers,
   type Implemented,
+  type MethodServer,
+  type MethodServerBuilder,
   type Outcome,
   type Server,
   type ServerBuilder,

@@ -114,7 +114,7 @@ describe("a branch server's stages", () => {
       .implement({ ban: (who) => E.right(who), audit: { last: () => E.right("x") } });
     expect(() => implement(api, { admin: withStages, ping: () => E.right("pong") })).toThrow(
       new TypeError(
-        "implement: a branch is a server with stages, which a methods table cannot run: use server(api).implement(...)",
+        "implement: a branch or method is a server with stages, which a methods table cannot run: use server(api).implement(...)",
       ),
     );
     const plain = server(adminApi).implement({ ban: (who) => E.right(who), audit: { last: () => E.right("x") } });

@@ -152,7 +152,7 @@ export type ErrorsOf<Entry> = Entry extends { readonly errors: ReadonlyArray<inf
  * @since 5.0.10
  * @category contract
  */
-export type Handlers<M extends Entries, C> = { readonly [K in keyof M]: HandlerFor<M[K], C> };
+export type Handlers<M extends Entries, C> = { readonly [K in keyof M]: HandlerFor<M[K], C> | MethodServer<M[K], C> };
 
 /**
  * The handlers of contract entries `M` as a tree: for a contract that holds contracts, each
@@ -172,9 +172,22 @@ export type Handlers<M extends Entries, C> = { readonly [K in keyof M]: HandlerF
  * @category contract
  */
 export type HandlerTree<M extends Entries, C> = {
-  readonly [K in LeafNames<keyof M> | BranchNames<keyof M>]: (K extends keyof M ? HandlerFor<M[K], C> : unknown) &
-    (K extends BranchNames<keyof M> & string ? Branch<BranchOf<M, K>, C> : unknown);
+  readonly [K in LeafNames<keyof M> | BranchNames<keyof M>]: (K extends keyof M
+    ? HandlerFor<M[K], C> | MethodServer<M[K], C>
+    : unknown) &
+    (K extends BranchNames<keyof M> & string ? Branch<BranchEntries<M, K>, C> : unknown);
 };
+
+/**
+ * The entries of branch `K` of `M`, computed (`BranchOf` as a type of its own): a compile error in
+ * a branch then shows the branch's own entries (`Handlers<{ get: ...; list: ... }, C>`), not the
+ * whole contract's under `BranchOf<...>`.
+ */
+type BranchEntries<M, K extends string> = {
+  readonly [N in keyof BranchOf<M, K>]: BranchOf<M, K>[N];
+} extends infer B extends Entries
+  ? B
+  : never;
 
 // The table is taken as flat handlers (each of its methods is typed as its handler too): a union
 // member of its own, whose methods' types differ from the handlers', would leave a handler's
@@ -223,6 +236,36 @@ export type Branch<M extends Entries, C> =
 export interface BranchServer<M extends Entries, C> {
   readonly contract: Contract<M>;
   readonly methods: { readonly [K in keyof M]: Method };
+  readonly stages: TypedStages<C, unknown>;
+}
+
+declare const FOR_ENTRY: unique symbol;
+
+/**
+ * One method given as a server of its own (`server(api.methods.ban).context<C>().use(...).implement(handler)`),
+ * its stages applied to it alone, after the stages of the server (and branches) it is in (the
+ * order written): what they add to the context is typed in its handler, and nowhere else. The
+ * context it takes must be the one the enclosing server's stages hand on at that point (`C`).
+ *
+ * @example
+ * import * as E from "fp-ts/Either";
+ * import * as t from "io-ts";
+ * import { contract, server, type MethodServer } from "rpcserver";
+ * const api = contract({ ban: { params: t.tuple([t.string]), result: t.boolean } });
+ * const ban: MethodServer<typeof api.methods.ban, { user: string }> = server(api.methods.ban)
+ *   .context<{ user: string }>()
+ *   .use((call) => (call.context.user === "root" ? E.right(call) : E.left({ code: 403, message: "Forbidden" })))
+ *   .implement(() => E.right(true));
+ *
+ * @since 5.0.10
+ * @category contract
+ */
+export interface MethodServer<En, C> {
+  /** The contract entry it implements. */
+  readonly entry: En;
+  /** Phantom, never present at run time: with `entry`, holds a method server to the one entry it was written for (not one with more). */
+  readonly [FOR_ENTRY]?: (entry: En) => void;
+  /** Its stages, in order, typed by the context they take (`C`): run for this method alone. */
   readonly stages: TypedStages<C, unknown>;
 }
 
@@ -318,24 +361,40 @@ const isGivenServer = (value: unknown): value is GivenServer =>
   isContract((value as { contract?: unknown }).contract) &&
   typeof (value as { methods?: unknown }).methods === "object";
 
-/** What a tree of handlers holds: handlers by full name, lazy branches and branch servers by name. */
+/** A method given as a server of its own: its handler, its stages, and whether it takes a context. */
+interface GivenMethod {
+  readonly handler: Method;
+  readonly stages: ReadonlyArray<AnyStage>;
+  readonly contextual: boolean;
+}
+
+/** The method servers `server(entry)...implement(handler)` made (a value of any other shape is not one). */
+const methodServers = new WeakMap<object, GivenMethod>();
+
+/** What a tree of handlers holds: handlers by full name, lazy branches, branch and method servers by name. */
 interface Gathered {
   readonly found: Map<string, unknown>;
   readonly lazies: Map<string, Lazy<unknown>>;
   readonly servers: Array<readonly [where: string, server: GivenServer]>;
+  readonly methodServers: Array<readonly [name: string, method: GivenMethod]>;
 }
 
 /**
- * Gathers a tree: a function is a handler, a lazy branch is kept whole, a branch server's table is
- * read under its name (its stages kept aside), and any other object is a branch (its handlers, or
- * a table `implement` made) read the same way under its name.
+ * Gathers a tree: a function is a handler, a lazy branch is kept whole, a method server is its
+ * handler (its stages kept aside), a branch server's table is read under its name (its stages kept
+ * aside), and any other object is a branch (its handlers, or a table `implement` made) read the
+ * same way under its name.
  */
 const gather = (handlers: object, prefix: string, into: Gathered): void => {
   for (const [key, value] of Object.entries(handlers) as Array<[string, unknown]>) {
     const name = prefix === "" ? key : joinName(prefix, key);
     if (into.found.has(name) || into.lazies.has(name)) throw new TypeError(`implement: "${name}" is given twice`);
+    const given = typeof value === "object" && value !== null ? methodServers.get(value) : undefined;
     if (isLazy(value)) into.lazies.set(name, value);
-    else if (isGivenServer(value)) {
+    else if (given !== undefined) {
+      into.methodServers.push([name, given]);
+      into.found.set(name, given.handler);
+    } else if (isGivenServer(value)) {
       into.servers.push([name, value]);
       gather(value.methods, name, into);
     } else if (typeof value === "object" && value !== null) gather(value, name, into);
@@ -380,8 +439,9 @@ const tableOf = <M extends Entries, C>(
   if (typeof handlers !== "object" || handlers === null) {
     throw new TypeError(`implement: expected an object of handlers, got ${String(handlers)}`);
   }
-  const { found, lazies, servers }: Gathered = { found: new Map(), lazies: new Map(), servers: [] };
-  gather(handlers, "", { found, lazies, servers });
+  const gathered: Gathered = { found: new Map(), lazies: new Map(), servers: [], methodServers: [] };
+  gather(handlers, "", gathered);
+  const { found, lazies, servers } = gathered;
   for (const name of found.keys()) {
     if (!Object.hasOwn(c.methods, name)) throw new TypeError(`implement: "${name}" is not a method of the contract`);
   }
@@ -391,16 +451,22 @@ const tableOf = <M extends Entries, C>(
       throw new TypeError(`implement: "${where}" is not a branch of the contract`);
     }
   }
-  for (const [where, given] of servers) {
-    // Its handlers were written for its own context: one the enclosing server does not hand on
-    // (or hands on where it takes none) would receive the wrong arguments.
-    const takes = Object.values(given.methods).some((method) => made.get(method as Method)?.contextual === true);
+  // A branch or method server's handlers were written for its own context: one the enclosing server
+  // does not hand on (or hands on where it takes none) would receive the wrong arguments.
+  const sameContext = (what: string, takes: boolean): void => {
     if (takes !== contextual) {
       throw new TypeError(
-        `implement: the branch "${where}" is a server ${takes ? "with" : "without"} a context, in one ${contextual ? "with" : "without"}`,
+        `implement: ${what} is a server ${takes ? "with" : "without"} a context, in one ${contextual ? "with" : "without"}`,
       );
     }
+  };
+  for (const [where, given] of servers) {
+    sameContext(
+      `the branch "${where}"`,
+      Object.values(given.methods).some((method) => made.get(method as Method)?.contextual === true),
+    );
   }
+  for (const [name, given] of gathered.methodServers) sameContext(`the method "${name}"`, given.contextual);
   const methods = Object.create(null) as Record<string, Method>;
   for (const [name, entry] of Object.entries(c.methods)) {
     const handler = found.get(name);
@@ -421,16 +487,19 @@ const tableOf = <M extends Entries, C>(
     made.set(method, { entry, contextual });
     methods[name] = method;
   }
-  const branchStages = servers.flatMap(([where, given]) => given.stages.map((stage) => scoped(where, stage)));
+  const branchStages = [
+    ...servers.flatMap(([where, given]) => given.stages.map((stage) => scoped(where, stage))),
+    ...gathered.methodServers.flatMap(([name, given]) => given.stages.map((stage) => scoped(name, stage, true))),
+  ];
   return { methods: Object.freeze(methods) as Implemented<M, C>, branchStages };
 };
 
-/** The table of `handlers` for contract `c`, for `implement`: it has no stages to run a branch server's. */
+/** The table of `handlers` for contract `c`, for `implement`: it has no stages to run a branch or method server's. */
 const methodsOf = <M extends Entries>(c: Contract<M>, handlers: object): Implemented<M, NoContext> => {
   const { methods, branchStages } = tableOf<M, NoContext>(c, handlers, false);
   if (branchStages.length > 0) {
     throw new TypeError(
-      "implement: a branch is a server with stages, which a methods table cannot run: use server(api).implement(...)",
+      "implement: a branch or method is a server with stages, which a methods table cannot run: use server(api).implement(...)",
     );
   }
   return methods;
@@ -504,6 +573,12 @@ type StageOut<Next> =
   | TaskEither<ErrorResult, Call<Next>>
   | PromiseLike<E.Either<ErrorResult, Call<Next>>>;
 
+/** An untyped `Around` stage `S`, taken where the context is `Cur` unless it refuses it. */
+type UntypedAround<S, Cur> = S & (After<S, Cur> extends Refused<unknown> ? never : unknown);
+
+/** The context after untyped `Around` stage `S`: as it was, with `timeout`'s signal if `S` adds it. */
+type AfterAround<S, Cur> = S extends AddsSignal ? After<S, Cur> : Cur;
+
 /**
  * A server under construction: the context it is dispatched with (`In`), and the one its next
  * stage and, at the end, its handlers receive (`Cur`).
@@ -525,34 +600,75 @@ export interface ServerBuilder<M extends Entries, In, Cur> {
   /** A stage function of yours: its answer's call types the context after it. */
   use<Next>(stage: (call: Call<Cur>) => StageOut<Next>): ServerBuilder<M, In, Next>;
   /** An untyped `Around` stage: the context passes through it unchanged. */
-  use<S extends Around>(
-    stage: S & (After<S, Cur> extends Refused<unknown> ? never : unknown),
-  ): ServerBuilder<M, In, S extends AddsSignal ? After<S, Cur> : Cur>;
+  use<S extends Around>(stage: UntypedAround<S, Cur>): ServerBuilder<M, In, AfterAround<S, Cur>>;
   /** Implements the contract: one handler per method, each receiving the context (if any) first. */
   readonly implement: <H extends Handlers<M, Cur> | HandlerTree<M, Cur>>(
     handlers: H & NoExtra<H, M>,
   ) => Server<M, In, Cur>;
 }
 
-const builder = <M extends Entries, In, Cur>(
-  c: Contract<M>,
+/**
+ * A server of one method under construction (`server(api.methods.ban)`), to be given as that
+ * method in the handlers of a server of the contract: the context it takes (`In`), and the one its
+ * next stage and, at the end, its handler receive (`Cur`). Its `use` is {@link ServerBuilder}'s.
+ *
+ * @since 5.0.10
+ * @category contract
+ */
+export interface MethodServerBuilder<En, In, Cur> {
+  /** Declares the context the enclosing server hands the method (before any of its own stages). */
+  readonly context: <C>() => MethodServerBuilder<En, C, C>;
+  /** An `observe` or `timeout` stage (or any typed `Around`): typed by where it stands. */
+  use<Next>(stage: TypedAround<Cur, Next>): MethodServerBuilder<En, In, Next>;
+  /** A stage function of yours: its answer's call types the context after it. */
+  use<Next>(stage: (call: Call<Cur>) => StageOut<Next>): MethodServerBuilder<En, In, Next>;
+  /** An untyped `Around` stage: the context passes through it unchanged. */
+  use<S extends Around>(stage: UntypedAround<S, Cur>): MethodServerBuilder<En, In, AfterAround<S, Cur>>;
+  /** Implements the method: its handler, receiving the context (if any) first. */
+  readonly implement: (handler: HandlerFor<En, Cur>) => MethodServer<En, In>;
+}
+
+/**
+ * A builder's `context` and `use`, the one way for a contract and for one method: `finish` makes
+ * its `implement` from the stages written and whether a context was declared.
+ */
+const building = <I>(
   stages: ReadonlyArray<AnyStage>,
   contextual: boolean,
-): ServerBuilder<M, In, Cur> => ({
-  context: <C>() => builder<M, C, C>(c, stages, true),
-  use: ((stage: AnyStage) => builder(c, [...stages, stage], contextual)) as ServerBuilder<M, In, Cur>["use"],
-  implement: (handlers) => {
-    const { methods, branchStages } = tableOf<M, Cur>(c, handlers, contextual);
+  finish: (stages: ReadonlyArray<AnyStage>, contextual: boolean) => I,
+): { readonly context: () => unknown; readonly use: (stage: AnyStage) => unknown; readonly implement: I } => ({
+  context: () => building(stages, true, finish),
+  use: (stage) => building([...stages, stage], contextual, finish),
+  implement: finish(stages, contextual),
+});
+
+/** `implement` of a server of contract `c`. */
+const implementContract =
+  <M extends Entries>(c: Contract<M>) =>
+  (stages: ReadonlyArray<AnyStage>, contextual: boolean) =>
+  (handlers: object): Server<M, unknown, unknown> => {
+    const { methods, branchStages } = tableOf<M, unknown>(c, handlers, contextual);
     // The stages' type says what they do to the context; at run time they are the list as it is,
-    // then the branch servers' stages, each for its branch.
-    const typed = (branchStages.length === 0 ? stages : [...stages, ...branchStages]) as TypedStages<In, Cur>;
+    // then the branch and method servers' stages, each for its branch or method.
+    const typed = (branchStages.length === 0 ? stages : [...stages, ...branchStages]) as TypedStages<unknown, unknown>;
     const options = (...context: unknown[]) =>
-      context.length === 0 ? { stages: typed } : { context: context[0] as In, stages: typed };
+      context.length === 0 ? { stages: typed } : { context: context[0], stages: typed };
     const dispatch = (request: string | Uint8Array, ...context: unknown[]): Promise<string> =>
       asyncDispatch(request, methods as Methods, options(...context) as JsonOptions);
     return Object.freeze({ contract: c, methods, stages: typed, options, dispatch });
-  },
-});
+  };
+
+/** `implement` of a server of one method, contract entry `entry`: the handler is checked where it is given. */
+const implementMethod =
+  <En>(entry: En) =>
+  (stages: ReadonlyArray<AnyStage>, contextual: boolean) =>
+  (handler: unknown): MethodServer<En, unknown> => {
+    if (typeof handler !== "function")
+      throw new TypeError(`server(entry).implement: expected a function, got ${typeof handler}`);
+    const made = Object.freeze({ entry, stages: stages as TypedStages<unknown, unknown> });
+    methodServers.set(made, { handler: handler as Method, stages, contextual });
+    return made;
+  };
 
 /**
  * Starts a server for a contract, to declare its context and stages before its handlers:
@@ -560,6 +676,11 @@ const builder = <M extends Entries, In, Cur>(
  * context the next one and the handlers receive (an auth stage turning `{ token }` into `{ user }`
  * gives the handlers `{ user }`); `observe` sees the context typed where it stands, `timeout` adds
  * its `signal`. A mismatch anywhere is a compile error.
+ *
+ * Given one of the contract's entries (`server(api.methods.ban)`), it starts a server of that one
+ * method, written the same way, with `implement(handler)`: given as that method's handler to a
+ * server of the contract, its stages run for that method alone, after the enclosing server's (and
+ * branches'), and what they add is typed in its handler alone (see {@link MethodServer}).
  *
  * @example
  * import * as E from "fp-ts/Either";
@@ -576,5 +697,13 @@ const builder = <M extends Entries, In, Cur>(
  * @since 5.0.10
  * @category contract
  */
-export const server = <M extends Entries>(c: Contract<M>): ServerBuilder<M, NoContext, NoContext> =>
-  builder<M, NoContext, NoContext>(c, [], false);
+export const server: {
+  <M extends Entries>(c: Contract<M>): ServerBuilder<M, NoContext, NoContext>;
+  <En extends Entry>(entry: En): MethodServerBuilder<En, NoContext, NoContext>;
+} = (target: object) => {
+  if (isContract(target)) return building([], false, implementContract(target)) as never;
+  if (typeof target !== "object" || target === null) {
+    throw new TypeError(`server: expected a contract or one of its entries, got ${String(target)}`);
+  }
+  return building([], false, implementMethod(target)) as never;
+};

@@ -58,12 +58,15 @@ type Together<X> = { readonly [K in keyof X]: X[K] };
  * @since 5.0.10
  * @category contract
  */
-export function merge<const T extends readonly [Contract<Entries>, ...Array<Contract<Entries>>]>(
-  ...contracts: T & MergeRefusal<T>
-): Contract<Together<EntriesOf<T>>>;
-export function merge<const T extends readonly [Mergeable, ...Mergeable[]]>(
-  ...tables: T & MergeRefusal<T>
-): Together<MethodsOf<T>>;
+// One signature for contracts and tables: with an overload each, a name defined twice failed both,
+// and the compiler's "No overload matches this call" put the refusal under the other's complaint.
+export function merge<
+  const T extends readonly [Contract<Entries>, ...Array<Contract<Entries>>] | readonly [Mergeable, ...Mergeable[]],
+>(
+  ...parts: T & MergeRefusal<T>
+): T extends readonly [Contract<Entries>, ...Array<Contract<Entries>>]
+  ? Contract<Together<EntriesOf<T>>>
+  : Together<MethodsOf<T>>;
 export function merge(...parts: ReadonlyArray<Contract<Entries> | Mergeable>): Contract<Entries> | Mergeable {
   if (parts.length === 0) throw new TypeError("merge: expected contracts or methods tables, got none");
   const contracts = parts.filter((part) => isContract(part)).length;

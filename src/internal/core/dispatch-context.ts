@@ -125,6 +125,20 @@ export type ContextFits<Needed, Given, Make> = [Needed] extends [NoContext]
     : { readonly context: Make };
 
 /**
+ * What such a server (see {@link ContextFits}) requires of its options when its `stages` refuse the
+ * context its function makes (`Given`, the context after them, is a refusal): a `context` of type
+ * `Refuse`, one that answers the refusal, so that the function written fails to compile by what it
+ * answers (and one missing is named as such). The check is on `context`, not on `stages`: with a
+ * `context` function whose parameter is not annotated, the compiler first checks the call without
+ * it (its made context not yet inferred, the type parameter at its default), and a `stages` checked
+ * against that default would reject the call before the function is read. Not exported by any entry.
+ */
+export type StagesTakeMade<Given, Refuse> = [Given] extends [Refused<unknown>] ? { readonly context: Refuse } : unknown;
+
+/** Options `O` with their `stages` taken as given (`S`), for a server that checks them by {@link StagesTakeMade}. Not exported by any entry. */
+export type StagesAsGiven<O, S> = Omit<O, "stages"> & { readonly stages?: S | undefined };
+
+/**
  * A dispatch's `stages`, checked: `never` (a compile error) when a stage refuses the context it
  * is handed.
  *

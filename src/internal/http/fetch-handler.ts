@@ -10,8 +10,15 @@
  */
 import type { Server } from "../contract/implement";
 import type { Entries } from "../contract/contract";
-import type { NoContext, WithSignal } from "../core/context-marks";
-import type { ContextFits, DispatchContext, MethodsFor, TypedOptions } from "../core/dispatch-context";
+import type { NoContext, Refused, WithSignal } from "../core/context-marks";
+import type {
+  ContextFits,
+  DispatchContext,
+  MethodsFor,
+  StagesAsGiven,
+  StagesTakeMade,
+  TypedOptions,
+} from "../core/dispatch-context";
 import { messageOf } from "../core/describe";
 import type { JsonOptions } from "../core/options";
 import type { AnyStage } from "../core/stages";
@@ -80,9 +87,15 @@ export type AppOptionsArg<In> = [In] extends [NoContext]
   ? [options?: AppHandlerOptions<In>]
   : [options: AppHandlerOptions<In>];
 
-/** The options of an HTTP handler for a methods table, its `context` checked against the methods'. */
-type TableOptions<C, X, S> = FetchHandlerOptions<X, S> &
-  NoInfer<ContextFits<C, DispatchContext<WithSignal<X>, S>, (request: Request) => C | Promise<C>>>;
+/**
+ * The options of an HTTP handler for a methods table, its `context` checked against the methods'
+ * and the stages' (on `context`, not `stages`: see `StagesTakeMade`).
+ */
+type TableOptions<C, X, S> = StagesAsGiven<FetchHandlerOptions<X, S>, S> &
+  NoInfer<
+    ContextFits<C, DispatchContext<WithSignal<X>, S>, (request: Request) => C | Promise<C>> &
+      StagesTakeMade<DispatchContext<WithSignal<X>, S>, (request: Request) => Refused<WithSignal<X>>>
+  >;
 
 /** The options argument of an HTTP handler for a methods table: required exactly when its methods need a context. */
 export type TableOptionsArg<C, X, S> = [C] extends [NoContext]

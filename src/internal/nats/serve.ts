@@ -8,8 +8,15 @@
  * @module
  */
 import { Svcm, type Service } from "@nats-io/services";
-import type { NoContext } from "../core/context-marks";
-import type { ContextFits, DispatchContext, MethodsFor, TypedOptions } from "../core/dispatch-context";
+import type { NoContext, Refused } from "../core/context-marks";
+import type {
+  ContextFits,
+  DispatchContext,
+  MethodsFor,
+  StagesAsGiven,
+  StagesTakeMade,
+  TypedOptions,
+} from "../core/dispatch-context";
 import { logSafely } from "../core/logger";
 import type { Methods } from "../core/methods";
 import type { JsonOptions } from "../core/options";
@@ -312,7 +319,12 @@ const discoverable = (methods: Methods, info: (() => OpenRpcInfo) | undefined): 
 export const serveNats = async <C = NoContext, X = NoContext, const S extends ReadonlyArray<AnyStage> = readonly []>(
   connection: NatsConnection,
   methods: MethodsFor<C>,
-  options: NatsServeOptions<X, S> & NoInfer<ContextFits<C, DispatchContext<X, S>, (message: NatsMessage) => C>>,
+  // Stages checked on `context`, not `stages`: see StagesTakeMade.
+  options: StagesAsGiven<NatsServeOptions<X, S>, S> &
+    NoInfer<
+      ContextFits<C, DispatchContext<X, S>, (message: NatsMessage) => C> &
+        StagesTakeMade<DispatchContext<X, S>, (message: NatsMessage) => Refused<X>>
+    >,
 ): Promise<NatsService> => {
   const {
     name,
