@@ -101,6 +101,28 @@ describe("a request the handler cannot read through no fault of the client", () 
     }
   });
 
+  test.each([
+    ["of a declared length", { "Content-Length": String(Buffer.byteLength(call("add", [1, 2]))) }],
+    ["of no declared length", {}],
+  ])("a body %s locked by a reader before the handler, nothing read: -32000 and the same error", async (_, headers) => {
+    const request = new Request("http://localhost/rpc", {
+      method: "POST",
+      headers,
+      body: call("add", [1, 2]),
+    });
+    request.body?.getReader();
+    expect(request.bodyUsed).toBe(false);
+    const response = await handler(request);
+    expect(JSON.parse(await response.text())).toEqual({
+      jsonrpc: "2.0",
+      error: { code: -32000, message: "Server error" },
+      id: null,
+    });
+    expect(logged.error).toHaveLength(1);
+    expect(logged.error[0]).toContain("the request's body was read before the handler was called");
+    expect(logged.info).toEqual([]);
+  });
+
   test("not a Request (Hono's c.req, not c.req.raw): -32000 and an error that says what to pass", async () => {
     const app = await hono((a) => a.all("/rpc", (c) => handler(c.req as unknown as Request)));
     try {

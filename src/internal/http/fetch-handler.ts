@@ -124,27 +124,31 @@ const responseOf = (reply: Reply): Response =>
   });
 
 /**
- * The body's bytes, or `"over"` once more than `limit` came (the rest not read): a declared
- * `Content-Length` over the limit is refused before a byte is read, and one within it is read
- * whole by the runtime (its framing holds the body to it); a body of no declared length is read
- * chunk by chunk, counted. A stream that errors (the client left mid-upload) is `broken`: the
+ * The body's bytes, `"used"` when something read (or locked) it before the handler, or `"over"`
+ * once more than `limit` came (the rest not read): a declared `Content-Length` over the limit is
+ * refused before a byte is read, and one within it is read whole by the runtime (its framing holds
+ * the body to it); a body of no declared length is read chunk by chunk, counted. A stream that errors (the client left mid-upload) is `broken`: the
  * client's doing, unlike anything else that fails here.
  */
 const readBody = async (request: Request, limit: number): Promise<Read> => {
-  const body: ReadableStream<Uint8Array> | null = request.body;
-  if (request.bodyUsed || body?.locked === true) return "used";
-  if (body === null) return new Uint8Array(0);
+  // `body` is read last: an adapter's lighter `Request` (@hono/node-server's) makes the whole web
+  // `Request` when it is read, and reads `arrayBuffer()` straight from Node's request.
+  if (request.bodyUsed) return "used";
   const declared = request.headers.get("content-length");
   if (declared !== null && Number(declared) > limit) {
-    body.cancel().catch(ignore);
+    request.body?.cancel().catch(ignore);
     return "over";
   }
   try {
     // One array of this realm: dispatch checks `instanceof Uint8Array`, and a runtime's chunks may be another's.
     if (declared !== null) return new Uint8Array(await request.arrayBuffer());
+    const body: ReadableStream<Uint8Array> | null = request.body;
+    if (body === null) return new Uint8Array(0);
+    if (body.locked) return "used";
     return await readCounted(body, limit);
   } catch (broken) {
-    return { broken };
+    // A body locked by a reader before the handler (never read, so not `bodyUsed`) refuses to be read at all.
+    return request.bodyUsed ? { broken } : "used";
   }
 };
 
@@ -198,12 +202,14 @@ const hostOf = (url: string): string | undefined => {
   }
 };
 
-/** A web `Request`, as the one HTTP path reads a request. */
+/** A web `Request`, as the one HTTP path reads a request: its URL parsed only when asked (a GET, a log line). */
 const incomingOf = (request: Request): Incoming => {
   const { headers } = request;
   return {
     method: request.method,
-    target: pathOf(request.url),
+    get target() {
+      return pathOf(request.url);
+    },
     header: (name) => headers.get(name) ?? (name === "host" ? hostOf(request.url) : undefined),
     read: (limit) => readBody(request, limit),
     discard: () => void request.body?.cancel().catch(ignore),
