@@ -270,22 +270,35 @@ const exchange = async (
   // gone, which TCP cannot tell apart until we write: as Go's net/http does, the methods are told
   // to stop, and whatever they answer is still written (the server is half-open).
   const departure = new Departure();
-  const { leave } = departure;
-  res.on("close", leave);
+  res.on("close", departure.leave);
   const { socket } = req;
-  onFin(socket, leave);
+  onFin(socket, departure.leave);
   const reading: Reading = { cut: false };
-  let reply: Reply;
+  // A request pipelined behind another, its connection gone: Node gives its `res` no socket and
+  // never closes it, so an event stream written to it would wait for a `drain` that never comes
+  // (its method never stopped, its `finally` never run, this Promise never settled). Closed here
+  // as Node closes the `res` it was answering.
+  const dropped = (): void => {
+    if (!socket.destroyed || res.socket !== null || res.writableFinished || res.destroyed) return;
+    res.destroy();
+    res.emit("close");
+  };
+  onFin(socket, dropped);
   try {
-    reply = await answerExchange(service, incomingOf(req, departure, reading));
+    let reply: Reply;
+    try {
+      reply = await answerExchange(service, incomingOf(req, departure, reading));
+    } finally {
+      // A keep-alive socket outlives this request: it keeps no listener of it. Nor does `res` once
+      // answered: an abort after a whole answer would stop nothing. An
+      // event stream left mid-way is cancelled by ./body-writer, which aborts the methods' signal.
+      offFin(socket, departure.leave);
+      res.removeListener("close", departure.leave);
+    }
+    await write(reply, res, reading, line, log);
   } finally {
-    // A keep-alive socket outlives this request: it keeps no listener of it. Nor does `res` once
-    // answered: an abort after a whole answer would stop nothing. An
-    // event stream left mid-way is cancelled by ./body-writer, which aborts the methods' signal.
-    offFin(socket, leave);
-    res.removeListener("close", leave);
+    offFin(socket, dropped);
   }
-  await write(reply, res, reading, line, log);
 };
 
 /**
