@@ -270,20 +270,23 @@ const exchange = async (
   // gone, which TCP cannot tell apart until we write: as Go's net/http does, the methods are told
   // to stop, and whatever they answer is still written (the server is half-open).
   const departure = new Departure();
-  res.on("close", departure.leave);
+  const { leave } = departure;
+  res.on("close", leave);
   const { socket } = req;
-  onFin(socket, departure.leave);
   const reading: Reading = { cut: false };
+  let pending = true;
   // A request pipelined behind another, its connection gone: Node gives its `res` no socket and
   // never closes it, so an event stream written to it would wait for a `drain` that never comes
   // (its method never stopped, its `finally` never run, this Promise never settled). Closed here
-  // as Node closes the `res` it was answering.
-  const dropped = (): void => {
+  // as Node closes the `res` it was answering. One entry of ./client-fin's per request, whose
+  // FIN or close aborts the departure while the answer is pending.
+  const gone = (): void => {
+    if (pending) leave();
     if (!socket.destroyed || res.socket !== null || res.writableFinished || res.destroyed) return;
     res.destroy();
     res.emit("close");
   };
-  onFin(socket, dropped);
+  onFin(socket, gone);
   try {
     let reply: Reply;
     try {
@@ -292,12 +295,12 @@ const exchange = async (
       // A keep-alive socket outlives this request: it keeps no listener of it. Nor does `res` once
       // answered: an abort after a whole answer would stop nothing. An
       // event stream left mid-way is cancelled by ./body-writer, which aborts the methods' signal.
-      offFin(socket, departure.leave);
-      res.removeListener("close", departure.leave);
+      pending = false;
+      res.removeListener("close", leave);
     }
     await write(reply, res, reading, line, log);
   } finally {
-    offFin(socket, dropped);
+    offFin(socket, gone);
   }
 };
 
