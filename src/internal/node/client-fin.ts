@@ -1,5 +1,5 @@
 /**
- * The client's FIN, told to every request pending on its connection (the development server's and
+ * The client's FIN (and its connection's close), told to every request pending on its connection (the development server's and
  * `nodeHandler`'s, which stop the methods then: a FIN is a client gone or one that half-closed, and
  * TCP cannot tell which until a write). One `end` listener per socket, added at its first request
  * and kept for its life: pipelined requests are pending many at once, and one listener each would
@@ -14,16 +14,20 @@ import type { Socket } from "node:net";
 /** The requests waiting for each socket's FIN. */
 const waiting = new WeakMap<Socket, Set<() => void>>();
 
-/** Calls `leave` at `socket`'s FIN, or now if it came already, until `offFin` is called with it. */
+/** Calls `leave` at `socket`'s FIN or close, or now if its FIN came already, until `offFin` is called with it. */
 export const onFin = (socket: Socket, leave: () => void): void => {
-  if (socket.readableEnded) return leave();
+  if (socket.readableEnded || socket.destroyed) return leave();
   let pending = waiting.get(socket);
   if (pending === undefined) {
     const created = new Set<() => void>();
     waiting.set(socket, created);
-    socket.once("end", () => {
+    const tell = (): void => {
       for (const each of created) each();
-    });
+    };
+    socket.once("end", tell);
+    // A reset (or a destroy) ends no stream: the requests queued behind the one being answered
+    // (pipelined) hear of it only so, as Node closes neither their `req` nor their `res`.
+    socket.once("close", tell);
     pending = created;
   }
   pending.add(leave);

@@ -273,19 +273,35 @@ const exchange = async (
   const { leave } = departure;
   res.on("close", leave);
   const { socket } = req;
-  onFin(socket, leave);
   const reading: Reading = { cut: false };
-  let reply: Reply;
+  let pending = true;
+  // A request pipelined behind another, its connection gone: Node gives its `res` no socket and
+  // never closes it, so an event stream written to it would wait for a `drain` that never comes
+  // (its method never stopped, its `finally` never run, this Promise never settled). Closed here
+  // as Node closes the `res` it was answering. One entry of ./client-fin's per request, whose
+  // FIN or close aborts the departure while the answer is pending.
+  const gone = (): void => {
+    if (pending) leave();
+    if (!socket.destroyed || res.socket !== null || res.writableFinished || res.destroyed) return;
+    res.destroy();
+    res.emit("close");
+  };
+  onFin(socket, gone);
   try {
-    reply = await answerExchange(service, incomingOf(req, departure, reading));
+    let reply: Reply;
+    try {
+      reply = await answerExchange(service, incomingOf(req, departure, reading));
+    } finally {
+      // A keep-alive socket outlives this request: it keeps no listener of it. Nor does `res` once
+      // answered: an abort after a whole answer would stop nothing. An
+      // event stream left mid-way is cancelled by ./body-writer, which aborts the methods' signal.
+      pending = false;
+      res.removeListener("close", leave);
+    }
+    await write(reply, res, reading, line, log);
   } finally {
-    // A keep-alive socket outlives this request: it keeps no listener of it. Nor does `res` once
-    // answered: an abort after a whole answer would stop nothing. An
-    // event stream left mid-way is cancelled by ./body-writer, which aborts the methods' signal.
-    offFin(socket, leave);
-    res.removeListener("close", leave);
+    offFin(socket, gone);
   }
-  await write(reply, res, reading, line, log);
 };
 
 /**
