@@ -23,6 +23,7 @@ export type {
   After,
   ExpectedContext,
   Refused,
+  StagesNotATuple,
   TypedAround,
   TypedStages,
 } from "./internal/core/context-marks";

@@ -8,6 +8,10 @@
  * - A branch of `implement` missing a method: the missing name, in the branch's own entries
  *   (`Handlers<{ readonly get: ...; readonly list: ... }, ...>`), where it showed the whole
  *   contract's flat table under `BranchOf<{ ...every name... }, "users">`.
+ * - `stages` held in an array variable (not a tuple) whose stage changes the context: each of
+ *   `dispatch`, `fetchHandler`, `nodeHandler` and `serveNats` names the mend, `StagesNotATuple` ("write the
+ *   stages as a tuple (as const)"), where the handlers blamed the `context` function ("'{ token }'
+ *   is not assignable to '{ user }'") and the dispatch a bare refusal; `as const` compiles.
  */
 import ts from "typescript";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
@@ -58,6 +62,28 @@ const users = contract({ get: { params: t.tuple([t.number]), result: t.string },
 const api = contract({ users, ping: { result: t.string } });
 export const methods = implement(api, { users: { get: (id) => E.right(\`user \${id}\`) }, ping: () => E.right("pong") });
 `,
+    "stages.ts": `
+import * as E from "fp-ts/Either";
+import * as t from "io-ts";
+import { dispatch, withContext, Success, type Call } from "../../src";
+import { fetchHandler } from "../../src/fetch";
+import { nodeHandler } from "../../src/server";
+import { serveNats, type NatsConnection } from "../../src/nats";
+const whoami = withContext<{ user: string }>().withCodecs({ result: t.string }, (ctx) => Success(ctx.user));
+const login = (call: Call<{ token: string }>) => E.right({ ...call, context: { user: call.context.token } });
+const stages = [login];
+const tuple = [login] as const;
+export const a = dispatch("", { whoami }, { stages, context: { token: "t" } });
+export const b = fetchHandler({ whoami }, { stages, context: (request) => ({ token: request.url }) });
+export const c = nodeHandler({ whoami }, { stages, context: (request) => ({ token: request.url }) });
+export const d = dispatch("", { whoami }, { stages: tuple, context: { token: "t" } });
+export const e = fetchHandler({ whoami }, { stages: tuple, context: (request) => ({ token: request.url }) });
+export const f = nodeHandler({ whoami }, { stages: tuple, context: (request) => ({ token: request.url }) });
+export const g = (nc: NatsConnection) =>
+  serveNats(nc, { whoami }, { name: "s", version: "1.0.0", subject: "s", stages, context: (m) => ({ token: m.subject }) });
+export const h = (nc: NatsConnection) =>
+  serveNats(nc, { whoami }, { name: "s", version: "1.0.0", subject: "s", stages: tuple, context: (m) => ({ token: m.subject }) });
+`,
   });
 }, 120_000);
 
@@ -82,4 +108,14 @@ test("a branch missing a method: its name, in the branch's own entries", () => {
   );
   expect(text).not.toContain("BranchOf");
   expect(text).not.toContain("ping");
+});
+
+test("stages in an array variable that change the context: the error names the mend; as const compiles", () => {
+  const stages = diagnostics["stages.ts"] ?? [];
+  expect(stages.map((d) => d.file?.getLineAndCharacterOfPosition(d.start ?? 0).line)).toEqual([11, 12, 13, 18]);
+  for (const diagnostic of stages) {
+    const text = textOf(diagnostic);
+    expect(text).toContain("StagesNotATuple<");
+    expect(text).not.toMatch(/'\{ token: string; \}' is not assignable to type '\{ user: string; \}/);
+  }
 });

@@ -146,6 +146,27 @@ export interface Refused<C> {
 }
 
 /**
+ * Marks `stages` of unknown length (an array, not a tuple) whose stages change the context they are
+ * handed: the compiler cannot tell how many of them run, so it cannot tell the context after them.
+ * A compile error naming it is mended by writing the list as a tuple: in the call, or `as const`.
+ *
+ * @example
+ * import * as E from "fp-ts/Either";
+ * import * as t from "io-ts";
+ * import { dispatch, withContext, Success, type Call } from "rpcserver";
+ * const whoami = withContext<{ user: string }>().withCodecs({ result: t.string }, (ctx) => Success(ctx.user));
+ * const login = (call: Call<{ token: string }>) => E.right({ ...call, context: { user: call.context.token } });
+ * const stages = [login] as const; // without `as const`: StagesNotATuple
+ * dispatch('{"jsonrpc":"2.0","method":"whoami","id":1}', { whoami }, { stages, context: { token: "ann" } });
+ *
+ * @since 5.0.10
+ * @category context
+ */
+export interface StagesNotATuple<C> extends Refused<C> {
+  readonly "write the stages as a tuple (as const)": C;
+}
+
+/**
  * The context after stage `S`, handed context `C`. An `Around` stage says what it does by its
  * phantom members; `TypedAround<unknown, unknown>` (an `observe` typed nowhere) passes `C` on. A
  * stage typed as no stage in particular (`any`, `AnyStage`, a stage function taking `Call<never>`)

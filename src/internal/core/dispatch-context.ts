@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { After, AfterStages, Expects, NoContext, Refused, Unchecked } from "./context-marks";
+import type { After, AfterStages, Expects, NoContext, Refused, StagesNotATuple, Unchecked } from "./context-marks";
 import type { Method } from "./methods";
 import type { Response } from "./response";
 
@@ -78,7 +78,7 @@ type Through<S, C> = 0 extends 1 & S
 
 /**
  * The context after any number of stages that turn `C` into `Once`: `C` if they only add to it
- * (or pass nothing on: `never`), else refused.
+ * (or pass nothing on: `never`), else refused by a mark that names the mend.
  */
 type Repeated<Once, C> = [Once] extends [never]
   ? C
@@ -86,7 +86,7 @@ type Repeated<Once, C> = [Once] extends [never]
     ? Once
     : [Once] extends [C]
       ? C
-      : Refused<C>;
+      : StagesNotATuple<C>;
 
 /**
  * The context a dispatch is given as its `context` option's type: none for `undefined`, unchecked
@@ -116,11 +116,12 @@ export type DispatchContext<C, S> = Through<S, GivenContext<C>>;
  * `fetchHandler`) requires of its options: nothing for methods that need no context (a plain
  * table), else a `context` of type `Make` whose context, through the stages (`Given`), is the one
  * the methods need. Their need is read from the table (`withContext`'s methods say theirs), as the
- * context function's parameter is typed by its place and so cannot set it. Not exported by any entry.
+ * context function's parameter is typed by its place and so cannot set it. A refusal by the stages
+ * is left to {@link StagesTakeMade}, whose error names it. Not exported by any entry.
  */
 export type ContextFits<Needed, Given, Make> = [Needed] extends [NoContext]
   ? unknown
-  : [Given] extends [Needed]
+  : [Given] extends [Needed | Refused<unknown>]
     ? unknown
     : { readonly context: Make };
 
@@ -133,7 +134,12 @@ export type ContextFits<Needed, Given, Make> = [Needed] extends [NoContext]
  * it (its made context not yet inferred, the type parameter at its default), and a `stages` checked
  * against that default would reject the call before the function is read. Not exported by any entry.
  */
-export type StagesTakeMade<Given, Refuse> = [Given] extends [Refused<unknown>] ? { readonly context: Refuse } : unknown;
+export type StagesTakeMade<Given, Refuse> = [Given] extends [Refused<unknown>]
+  ? { readonly context: [Given] extends [StagesNotATuple<unknown>] ? NamingMend<Refuse, Given> : Refuse }
+  : unknown;
+
+/** `Refuse` answering `Given` instead, so that the error names the mend ({@link StagesNotATuple}). */
+type NamingMend<Refuse, Given> = Refuse extends (...args: infer A) => unknown ? (...args: A) => Given : Refuse;
 
 /** Options `O` with their `stages` taken as given (`S`), for a server that checks them by {@link StagesTakeMade}. Not exported by any entry. */
 export type StagesAsGiven<O, S> = Omit<O, "stages"> & { readonly stages?: S | undefined };
