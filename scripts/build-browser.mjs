@@ -1,20 +1,24 @@
 // The browser build (dist/browser), run by scripts/build.mjs after the ESM build: what the exports
 // map's `browser` condition gives a bundler targeting a browser (esbuild, Vite, webpack all set that
-// condition by default).
+// condition by default), for every entry a browser may import.
 //
-// Why: the main entry re-exports `serve`, the development server, which loads `node:http` when
-// called. A browser bundler follows that dynamic import and fails (esbuild: `Could not resolve
-// "node:http"`; webpack: `UnhandledSchemeError`), so a contract module shared with a browser client
-// could not be bundled at all. Here every file of dist/esm (an entry or a chunk) from which a
-// browser entry reaches a `node:` import is built again (today: index.js, internal/node/serve.js
-// and the development server's chunk, internal/node/server.js), with each dynamic
-// `import("node:…")` replaced by a module that throws a clear error (so `serve` rejects with it in
-// a browser); every other file is imported from dist/esm, so that both conditions share one copy
-// of each module (one globalMethods, one NODATA). A static
-// `node:` import in a browser entry's graph fails this build, and a browser entry that reaches one
-// without a `browser` condition in package.json fails it too.
+// Why a build of its own:
+// - The main entry re-exports `serve`, the development server, which loads `node:http` when called.
+//   A browser bundler follows that dynamic import and fails (esbuild: `Could not resolve
+//   "node:http"`; webpack: `UnhandledSchemeError`), so a contract module shared with a browser
+//   client could not be bundled at all. Here each dynamic `import("node:…")` is replaced by a module
+//   that throws a clear error (so `serve` rejects with it in a browser).
+// - dist/esm imports fp-ts's CommonJS files (`fp-ts/lib/Either.js`: fp-ts has no exports map, and
+//   Node's ESM loader can import no other file of it). A bundler then packed fp-ts twice: its
+//   CommonJS files for us, whole (CommonJS is not tree-shaken), and its ES modules (`fp-ts/es6`,
+//   what `fp-ts/Either` resolves to in a bundler) for the app. Here the same modules import
+//   `fp-ts/es6/…`, so an app and rpcserver share one fp-ts.
+// Every module a browser entry reaches is written here (the same tree as dist/esm), so that a bundle
+// takes all of rpcserver from one build: one copy of each module (one globalMethods, one NODATA).
+// A static `node:` import in a browser entry's graph fails this build, and a browser entry without
+// its `browser` condition in package.json fails it too.
 import { readFileSync } from "node:fs";
-import { dirname, join, relative, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { rollup } from "@rollup/wasm-node";
 import { entries } from "../rollup.config.mjs";
 
@@ -24,42 +28,13 @@ const BROWSER_ENTRIES = entries.filter((entry) => !NODE_ONLY_ENTRIES.has(entry))
 
 const ESM = resolve("dist/esm");
 const BROWSER = resolve("dist/browser");
-const specifiers = (file) => {
-  const text = readFileSync(file, "utf8");
-  return [
-    ...[...text.matchAll(/(?:^|[;}\s])(?:import|export)\s[^;]*?\bfrom\s*["']([^"']+)["']/g)].map((m) => [
-      m[1],
-      "static",
-    ]),
-    ...[...text.matchAll(/^\s*import\s*["']([^"']+)["']/gm)].map((m) => [m[1], "static"]),
-    ...[...text.matchAll(/\bimport\s*\(\s*["']([^"']+)["']\s*\)/g)].map((m) => [m[1], "dynamic"]),
-  ];
-};
-
-/** Whether a `node:` import is reachable from each file of dist/esm, memoised. */
-const reaches = new Map();
-const reachesNode = (file, path = new Set()) => {
-  if (reaches.has(file)) return reaches.get(file);
-  if (path.has(file)) return false;
-  path.add(file);
-  const found = specifiers(file).some(([specifier]) =>
-    specifier.startsWith("node:")
-      ? true
-      : specifier.startsWith(".") && reachesNode(resolve(dirname(file), specifier), path),
-  );
-  path.delete(file);
-  reaches.set(file, found);
-  return found;
-};
-
 const pkg = JSON.parse(readFileSync("package.json", "utf8"));
 const subpath = (entry) => (entry === "index" ? "." : `./${entry}`);
-const rebuilt = BROWSER_ENTRIES.filter((entry) => reachesNode(join(ESM, `${entry}.js`)));
-for (const entry of rebuilt) {
+for (const entry of BROWSER_ENTRIES) {
   const target = pkg.exports[subpath(entry)]?.browser?.import?.default;
   if (target !== `./dist/browser/${entry}.js`) {
     throw new Error(
-      `build-browser: ${subpath(entry)} reaches a node: module, so package.json's exports must give it ` +
+      `build-browser: ${subpath(entry)} is a browser entry, so package.json's exports must give it ` +
         `"browser": { "import": { "types": "./dist/esm/${entry}.d.ts", "default": "./dist/browser/${entry}.js" } }`,
     );
   }
@@ -67,7 +42,7 @@ for (const entry of rebuilt) {
 
 const NODE_ONLY = "\0node-only:";
 const bundle = await rollup({
-  input: Object.fromEntries(rebuilt.map((entry) => [entry, join(ESM, `${entry}.js`)])),
+  input: Object.fromEntries(BROWSER_ENTRIES.map((entry) => [entry, join(ESM, `${entry}.js`)])),
   plugins: [
     {
       name: "browser-build",
@@ -77,12 +52,9 @@ const bundle = await rollup({
         if (source.startsWith("node:")) {
           this.error(`build-browser: ${importer} imports ${source} statically: a browser bundle cannot load it`);
         }
+        if (source.startsWith("fp-ts/lib/")) return { id: `fp-ts/es6/${source.slice(10)}`, external: true };
         if (!source.startsWith(".")) return { id: source, external: true };
-        const file = resolve(dirname(importer), source);
-        if (reachesNode(file)) return file;
-        // From where the importer lands in dist/browser to the module in dist/esm, as written.
-        const from = dirname(join(BROWSER, relative(ESM, importer)));
-        return { id: relative(from, file).replace(/^(?!\.)/, "./"), external: true };
+        return resolve(dirname(importer), source);
       },
       resolveDynamicImport(specifier) {
         return typeof specifier === "string" && specifier.startsWith("node:") ? `${NODE_ONLY}${specifier}` : null;
@@ -95,7 +67,12 @@ const bundle = await rollup({
       },
     },
   ],
-  onwarn: (warning) => console.warn(`build-browser: ${warning.message}`),
+  // rpcserver/types holds types only: its module is empty in both builds.
+  onwarn: (warning) => {
+    if (warning.code !== "EMPTY_BUNDLE" || warning.names?.join() !== "types") {
+      console.warn(`build-browser: ${warning.message}`);
+    }
+  },
 });
 await bundle.write({
   dir: BROWSER,

@@ -208,7 +208,8 @@ describe("rpcserver/fetch, built, answers through either loader", () => {
 
 describe("rpcserver/client, rpcserver/connection and rpcserver/fetch reach no Node-only module (browsers, Deno, Bun, workers)", () => {
   /** The bare specifiers the module graph from `entry` imports, statically or dynamically. */
-  const reached = (entry: string): string[] => {
+  /** The bare specifiers `entry`'s graph imports, of at least `least` files (a check that it was walked). */
+  const reached = (entry: string, least = 6): string[] => {
     const seen = new Set<string>();
     const bare = new Set<string>();
     const visit = (file: string): void => {
@@ -226,7 +227,7 @@ describe("rpcserver/client, rpcserver/connection and rpcserver/fetch reach no No
       }
     };
     visit(entry);
-    expect(seen.size).toBeGreaterThan(5);
+    expect(seen.size).toBeGreaterThanOrEqual(least);
     return [...bare].sort();
   };
 
@@ -246,16 +247,30 @@ describe("rpcserver/client, rpcserver/connection and rpcserver/fetch reach no No
     expect(reached(join(__dirname, "..", "dist", "esm", "server.js"))).toContain("node:http");
   });
 
-  test("the main entry's browser build (the `browser` condition) reaches only fp-ts and io-ts, and dist/esm's modules", () => {
+  test("every browser entry's build (the `browser` condition) stays in dist/browser and imports fp-ts's ES modules", () => {
     const pkg = JSON.parse(readFileSync(join(__dirname, "..", "package.json"), "utf8")) as {
-      exports: Record<string, { browser?: { import?: { default?: string } } }>;
+      exports: Record<string, { browser?: { import?: { default?: string } }; import?: unknown } | null>;
     };
-    expect(pkg.exports["."]?.browser?.import?.default).toBe("./dist/browser/index.js");
-    const entry = join(__dirname, "..", "dist", "browser", "index.js");
-    expect(reached(entry).filter((specifier) => !/^(fp-ts|io-ts)(\/|$)/.test(specifier))).toEqual([]);
-    // Only the modules on the way to node:http are its own: the rest is dist/esm's, one copy for both.
-    const own = readFileSync(entry, "utf8").match(/from '\.\/[^']+'/g);
-    expect(own).toEqual(["from './internal/node/serve.js'"]);
+    const nodeOnly = ["./server", "./cli", "./node-http", "./nats"];
+    const browserEntries = Object.entries(pkg.exports).filter(
+      ([subpath, conditions]) => conditions?.import !== undefined && !nodeOnly.includes(subpath),
+    );
+    expect(browserEntries.length).toBeGreaterThan(15);
+    for (const [subpath, conditions] of browserEntries) {
+      const name = subpath === "." ? "index" : subpath.slice(2);
+      expect([subpath, conditions?.browser?.import?.default]).toEqual([subpath, `./dist/browser/${name}.js`]);
+      if (name === "types") continue; // types only: an empty module
+      const bare = reached(join(__dirname, "..", "dist", "browser", `${name}.js`), 1);
+      // fp-ts's CommonJS files beside the ES modules an app's bundle takes would be a second fp-ts.
+      expect([
+        subpath,
+        bare.filter((specifier) => !/^(fp-ts\/es6\/|io-ts$|@opentelemetry\/api$)/.test(specifier)),
+      ]).toEqual([subpath, []]);
+    }
+    // node:http is a module that throws in its place.
+    expect(readFileSync(join(__dirname, "..", "dist", "browser", "internal", "node", "server.js"), "utf8")).toContain(
+      "_node-only_node_http.js",
+    );
   });
 });
 

@@ -3,7 +3,8 @@
 // response, result, codes, methods, sentinels, transport, pipeline, inspector) and a shared contract module, is
 // bundled for the browser by esbuild, Vite 8 (Rolldown), Vite 7 (Rollup) and webpack, each run as a
 // user runs it the first time: its CLI, no configuration file, no externals, no plugin. Each bundle is
-// then loaded into headless Chromium and must run: a contract's client over local() and over a
+// then loaded into headless Chromium and must run (esbuild's must also hold one fp-ts, not its
+// CommonJS files beside the ES modules the app imports): a contract's client over local() and over a
 // connection on a MessageChannel, the dispatch core, and serve() refusing with the browser build's
 // own message.
 //
@@ -27,7 +28,11 @@ if (!existsSync(executablePath)) {
 
 /** Each bundler's first-run command in the app's folder; all write the app to dist/. */
 const BUNDLERS = [
-  ["esbuild", join(RUNTIMES, "esbuild", "bin", "esbuild"), ["src/index.js", "--bundle", "--outfile=dist/main.js"]],
+  [
+    "esbuild",
+    join(RUNTIMES, "esbuild", "bin", "esbuild"),
+    ["src/index.js", "--bundle", "--outfile=dist/main.js", "--metafile=meta.json"],
+  ],
   ["vite 8 (Rolldown)", process.execPath, [join(RUNTIMES, "vite", "bin", "vite.js"), "build"]],
   ["vite 7 (Rollup)", process.execPath, [join(RUNTIMES, "vite-7", "bin", "vite.js"), "build"]],
   ["webpack", process.execPath, [join(RUNTIMES, "webpack-cli", "bin", "cli.js")]],
@@ -79,6 +84,16 @@ try {
       continue;
     }
     const out = join(dir, "dist");
+    // One fp-ts: the package's browser build imports fp-ts's ES modules, as the app does. Its
+    // CommonJS files (fp-ts/lib) in a bundle are a second copy, whole (CommonJS is not tree-shaken).
+    const meta = join(dir, "meta.json");
+    const twice = existsSync(meta)
+      ? Object.keys(JSON.parse(readFileSync(meta, "utf8")).inputs).filter((input) => input.includes("fp-ts/lib/"))
+      : [];
+    if (twice.length > 0) {
+      results.push({ name, failure: `fp-ts bundled twice: its CommonJS files too (${twice.join(", ")})` });
+      continue;
+    }
     // esbuild and webpack write a script; the page that loads it is the app's own, pointed at it.
     if (!existsSync(join(out, "index.html"))) {
       writeFileSync(

@@ -1,7 +1,10 @@
 // A browser app that imports every browser entry of the package, bundled by esbuild, Vite and
 // webpack with no configuration (tests/runtime/bundlers.mjs) and run in Chromium. It publishes what
-// it saw as `globalThis.rpcserverApp`, a promise of plain data the harness compares.
-import * as E from "fp-ts/lib/Either.js";
+// it saw as `globalThis.rpcserverApp`, a promise of plain data the harness compares. It imports
+// fp-ts's ES modules, as a bundled app does (`fp-ts/Either` resolves to them in a bundler; here the
+// file itself, which webpack requires of a `"type": "module"` package): the package's browser build
+// imports the same files, so the bundle holds one fp-ts (bundlers.mjs checks esbuild's).
+import * as E from "fp-ts/es6/Either.js";
 import { dispatch, implement, method, serve, Success } from "rpcserver";
 import { client, local } from "rpcserver/client";
 import { connect, messagePort } from "rpcserver/connection";
