@@ -186,7 +186,7 @@ const headerOf =
 /** `req`, as the one HTTP path reads a request. */
 const incomingOf = (req: IncomingMessage, departure: Departure, reading: Reading): Incoming => ({
   method: req.method ?? "GET",
-  target: targetOf(req),
+  target: () => targetOf(req),
   header: headerOf(req),
   read: (limit) => readBody(req, limit, reading),
   // Drained, so that the connection can carry the next request.
