@@ -8,6 +8,11 @@
 //
 //   npm run build && node bench/http-cpu.mjs                    bare, answerHttp, nodeHandler, serve
 //   node bench/http-cpu.mjs --rounds 5 --requests 20000 bare nodeHandler
+//   node bench/http-cpu.mjs --against ../before nodeHandler serve
+//
+// `--against DIR`: a checkout of another commit, built (`git archive <commit> | tar -x -C DIR`, its
+// node_modules linked, `npm run build`): each server also runs from DIR's bench/http-server.mjs and
+// build, named `DIR:kind`, in the same rounds (an A/B of a change).
 //
 // Linux only (/proc). A thread that ends during a measure takes its time with it (Node's threads live
 // as long as the process).
@@ -33,7 +38,16 @@ const ROUNDS = numberFlag("rounds", 5);
 const REQUESTS = numberFlag("requests", 20_000);
 const WARM_UP = numberFlag("warm-up", 5_000);
 const CONNECTIONS = 32;
-const KINDS = args.length > 0 ? args : ["bare", "answerHttp", "nodeHandler", "serve"];
+const againstAt = args.indexOf("--against");
+const AGAINST = againstAt === -1 ? undefined : args.splice(againstAt, 2)[1];
+const NAMED = args.length > 0 ? args : ["bare", "answerHttp", "nodeHandler", "serve"];
+/** Each server: its name, and the bench/http-server.mjs that runs it. */
+const SERVERS = NAMED.flatMap((kind) => [
+  { name: kind, kind, script: SERVER },
+  ...(AGAINST === undefined
+    ? []
+    : [{ name: `${AGAINST}:${kind}`, kind, script: join(AGAINST, "bench", "http-server.mjs") }]),
+]);
 const BODY = JSON.stringify({ jsonrpc: "2.0", method: "add", params: [1, 2], id: 1 });
 
 /**
@@ -73,7 +87,9 @@ const shoot = (port, amount) =>
       (error, result) => {
         if (error) return reject(error);
         if (result.errors > 0 || result.mismatches > 0 || result.non2xx > 0) {
-          return reject(new Error(`${result.errors} errors, ${result.mismatches} mismatches, ${result.non2xx} non-2xx`));
+          return reject(
+            new Error(`${result.errors} errors, ${result.mismatches} mismatches, ${result.non2xx} non-2xx`),
+          );
         }
         resolve(Number(last - started) / 1e9);
       },
@@ -82,27 +98,30 @@ const shoot = (port, amount) =>
   });
 
 const servers = [];
-for (const kind of KINDS) servers.push({ kind, ...(await httpChild(process.execPath, [SERVER, kind])) });
+for (const { name, kind, script } of SERVERS)
+  servers.push({ name, ...(await httpChild(process.execPath, [script, kind])) });
 process.once("exit", () => servers.forEach(({ child }) => child.kill()));
-const figures = new Map(KINDS.map((kind) => [kind, { cpu: [], rps: [] }]));
+const figures = new Map(SERVERS.map(({ name }) => [name, { cpu: [], rps: [] }]));
 for (let round = 0; round < ROUNDS; round++) {
   const order = servers.map((_, i) => servers[(i + round) % servers.length]);
-  for (const { kind, child, port } of order) {
+  for (const { name, child, port } of order) {
     await shoot(port, WARM_UP);
     const before = cpuMicros(child.pid);
     const seconds = await shoot(port, REQUESTS);
     const cpu = (cpuMicros(child.pid) - before) / REQUESTS;
-    figures.get(kind).cpu.push(cpu);
-    figures.get(kind).rps.push(REQUESTS / seconds);
-    process.stderr.write(`round ${round + 1} ${kind}: ${cpu.toFixed(1)} µs/req, ${Math.round(REQUESTS / seconds)} req/s\n`);
+    figures.get(name).cpu.push(cpu);
+    figures.get(name).rps.push(REQUESTS / seconds);
+    process.stderr.write(
+      `round ${round + 1} ${name}: ${cpu.toFixed(1)} µs/req, ${Math.round(REQUESTS / seconds)} req/s\n`,
+    );
   }
 }
 const floor = figures.has("bare") ? median(figures.get("bare").cpu) : undefined;
 console.log(`${ROUNDS} rounds of ${REQUESTS} requests (32 connections), medians:`);
-for (const [kind, { cpu, rps }] of figures) {
+for (const [name, { cpu, rps }] of figures) {
   const ratio = floor === undefined ? "" : `  ${(median(cpu) / floor).toFixed(2)}x bare`;
   console.log(
-    `${kind.padEnd(24)} ${median(cpu).toFixed(1).padStart(6)} µs/req  (${cpu.map((x) => x.toFixed(0)).join(", ")})` +
+    `${name.padEnd(36)} ${median(cpu).toFixed(1).padStart(6)} µs/req  (${cpu.map((x) => x.toFixed(0)).join(", ")})` +
       `  ${String(Math.round(median(rps))).padStart(6)} req/s${ratio}`,
   );
 }

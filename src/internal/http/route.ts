@@ -154,7 +154,13 @@ export const route = (
   }
   const onPagePath = gate.page !== undefined && method === "GET" && gate.pagePath(url());
   if (onPagePath && gate.page !== undefined && acceptsHtml(header("accept"))) {
-    return { dispatch: false, status: 200, headers: PAGE_HEADERS, body: gate.page(url()), said: "200 (inspector page)" };
+    return {
+      dispatch: false,
+      status: 200,
+      headers: PAGE_HEADERS,
+      body: gate.page(url()),
+      said: "200 (inspector page)",
+    };
   }
   if (method === "OPTIONS" && cors !== NO_HEADERS && header("access-control-request-method") !== undefined) {
     return preflight(cors, header);
