@@ -32,8 +32,8 @@ export type Read = Uint8Array | "over" | "used" | { readonly broken: unknown };
 /** One request, as each runtime's adapter reads it. */
 export interface Incoming {
   readonly method: string;
-  /** The path and query, as sent. */
-  readonly target: string;
+  /** The path and query, as sent: asked only for a log line or a request other than a POST (a fetch handler parses a URL for it). */
+  readonly target: () => string;
   /** A header's value by its lower-case name, `undefined` when absent. */
   readonly header: (name: string) => string | undefined;
   /** The body, read until its end or past `limit` bytes. */
@@ -125,7 +125,7 @@ export const answerExchange = async (service: Service, incoming: Incoming): Prom
   if (read === "used") return serverError(who, READ_BEFORE, cors);
   if (read === "over") return json(413, cors, refusedBody(`the body is over ${limit} bytes`), "413 (body too large)");
   if (!(read instanceof Uint8Array)) {
-    say("info", `rpcserver: ${who}: ${incoming.method} ${incoming.target}: not answered (${messageOf(read.broken)})`);
+    say("info", `rpcserver: ${who}: ${incoming.method} ${incoming.target()}: not answered (${messageOf(read.broken)})`);
     return {
       status: 400,
       headers: { "Content-Type": "text/plain; charset=utf-8" },

@@ -207,9 +207,7 @@ const incomingOf = (request: Request): Incoming => {
   const { headers } = request;
   return {
     method: request.method,
-    get target() {
-      return pathOf(request.url);
-    },
+    target: () => pathOf(request.url),
     header: (name) => headers.get(name) ?? (name === "host" ? hostOf(request.url) : undefined),
     read: (limit) => readBody(request, limit),
     discard: () => void request.body?.cancel().catch(ignore),

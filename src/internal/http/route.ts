@@ -128,15 +128,17 @@ const preflight = (cors: HeaderValues, header: (name: string) => string | undefi
 };
 
 /**
- * How a request is answered, by its method, its URL (path and query) and its headers (`header`
- * gives a lower-case name's value, `undefined` when absent): checked by the guard first (403), then
+ * How a request is answered, by its method, its URL (path and query: `url` gives it, asked only
+ * when a request other than a POST is answered, since a fetch handler parses a URL to tell it) and
+ * its headers (`header` gives a lower-case name's value, `undefined` when absent): checked by the
+ * guard first (403), then
  * a POST is to be dispatched (unless its body is encoded: 415); a browser's GET of the page's path gets the page, a preflight from an
  * allowed origin its 204, and anything else 405 with `Allow: POST`.
  */
 export const route = (
   gate: Gate,
   method: string | undefined,
-  url: string,
+  url: () => string,
   header: (name: string) => string | undefined,
 ): HeadAnswer | ToDispatch => {
   const origin = header("origin");
@@ -150,9 +152,15 @@ export const route = (
     const coding = header("content-encoding");
     return isEncoded(coding) ? encoded(coding, cors) : { dispatch: true, cors };
   }
-  const onPagePath = gate.page !== undefined && method === "GET" && gate.pagePath(url);
+  const onPagePath = gate.page !== undefined && method === "GET" && gate.pagePath(url());
   if (onPagePath && gate.page !== undefined && acceptsHtml(header("accept"))) {
-    return { dispatch: false, status: 200, headers: PAGE_HEADERS, body: gate.page(url), said: "200 (inspector page)" };
+    return {
+      dispatch: false,
+      status: 200,
+      headers: PAGE_HEADERS,
+      body: gate.page(url()),
+      said: "200 (inspector page)",
+    };
   }
   if (method === "OPTIONS" && cors !== NO_HEADERS && header("access-control-request-method") !== undefined) {
     return preflight(cors, header);

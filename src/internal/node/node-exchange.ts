@@ -167,8 +167,11 @@ const readBody = (req: IncomingMessage, limit: number, reading: Reading): Promis
     req.on("data", onData);
     req.on("end", () => settle(joined(chunks, length)));
     req.on("error", (broken) => settle({ broken }));
-    // Closed before its end, with no error told (destroyed by something else).
-    req.on("close", () => settle({ broken: new Error("the request closed before its body's end") }));
+    // Closed before its end, with no error told (destroyed by something else). Node closes every
+    // `req` once its exchange is over: the Error (a stack trace captured) is made only when it tells.
+    req.on("close", () => {
+      if (!settled) settle({ broken: new Error("the request closed before its body's end") });
+    });
   });
 };
 
@@ -183,7 +186,7 @@ const headerOf =
 /** `req`, as the one HTTP path reads a request. */
 const incomingOf = (req: IncomingMessage, departure: Departure, reading: Reading): Incoming => ({
   method: req.method ?? "GET",
-  target: targetOf(req),
+  target: () => targetOf(req),
   header: headerOf(req),
   read: (limit) => readBody(req, limit, reading),
   // Drained, so that the connection can carry the next request.
