@@ -25,6 +25,7 @@ import { fetchHandler } from "../src/fetch";
 import { batch, client, http, local, notify, type Transport } from "../src/client";
 import { traced, traceHeaders, tracedTransport, type TracedOptions } from "../src/otel";
 import { tapsHeld } from "../src/internal/core/stream";
+import { AlwaysOffSampler, TracerProvider } from "@opentelemetry/sdk-trace";
 import { SECONDS_BUCKETS } from "../src/internal/otel/semconv";
 import { headersOf } from "./fixtures/nats.cjs";
 import { serveFetch, type Running } from "./fixtures/sse";
@@ -277,6 +278,19 @@ describe("the server stage: what it holds and how it ends", () => {
     await asyncDispatch(request("refuse", undefined, 2), methods, { stages: [stage] });
     await asyncDispatch(request("count", [2], 3), methods, { stages: [stage] });
     await asyncDispatch(request("nope", undefined, 4), methods, { stages: [stage] });
+    expect(tapsHeld()).toBe(0);
+  });
+
+  test("a span that records nothing (a sampler's no) takes no stream tap", async () => {
+    const seen: number[] = [];
+    const peek = { peek: () => Success(seen.push(tapsHeld())) };
+    const recording = setup({ methods: peek });
+    await asyncDispatch(request("peek", undefined, 1), peek, { stages: [recording.stage] });
+    const sampledOut = new TracerProvider({ sampler: new AlwaysOffSampler() });
+    await asyncDispatch(request("peek", undefined, 2), peek, {
+      stages: [traced({ methods: peek, tracerProvider: sampledOut })],
+    });
+    expect(seen).toStrictEqual([1, 0]);
     expect(tapsHeld()).toBe(0);
   });
 

@@ -95,6 +95,7 @@ export function traced<C = unknown>(options: TracedOptions<C> = {}): TypedAround
     return { parent: carrier === undefined ? active : propagator.extract(active, carrier, getter), request };
   };
 
+  const untapped = (): void => undefined;
   const stage: Around = {
     _tag: "Around",
     asyncOnly: false,
@@ -115,7 +116,8 @@ export function traced<C = unknown>(options: TracedOptions<C> = {}): TypedAround
           { kind: SpanKind.SERVER, attributes: startAttributes(semconv, described, extra) },
           parent,
         );
-        const untap = tapStream(request, valueEvents(span));
+        // A span that records nothing (the API's no-op, a sampler's "no") takes no event: no tap.
+        const untap = span.isRecording() ? tapStream(request, valueEvents(span)) : untapped;
         const answered = (response: Response): Response => {
           untap();
           end(span, described, outcomeOf(response), elapsed, guessed);
