@@ -412,7 +412,7 @@ const evidenceText = [
 ].join(" ");
 const verdictText =
   firstOnly && allFinished
-    ? "So it is not the request handler's doing (it answers every request it reads), nor autocannon's: it is how fast a busy Node process accepts connections, and the servers that answer fastest accept fastest (in the issue's runs jayson answered every request; whether it does here depends on the machine's load)."
+    ? "So it is not the request handler's doing (it answers every request it reads), nor autocannon's: it is how fast a busy Node process accepts connections (since libuv 1.45, in Node 20, one per event-loop turn, where 1.44 took every one waiting: [libuv/libuv#3696](https://github.com/libuv/libuv/pull/3696)), and the servers that answer fastest accept fastest (in the issue's runs jayson answered every request; whether it does here depends on the machine's load)."
     : "So not every unanswered request here is explained by the accept queue: see the figures above.";
 
 /** What the load run's timeouts were, in words, per server that had any. */
