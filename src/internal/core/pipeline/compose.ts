@@ -58,7 +58,7 @@ import { answered, dropped } from "./call";
 import { invalidRequest, serverError } from "./failures";
 import { base, handler } from "./handler";
 import { resolution } from "./resolve";
-import { parse, refusedValidator, validating, type ValidatedRequest } from "./parse-validate";
+import { parseBody, parseFailure, refusedValidator, validating, type ValidatedRequest } from "./parse-validate";
 import { failedNotification, failedRequest, netted, withId } from "./request-net";
 
 /**
@@ -128,10 +128,14 @@ export const compose = <F extends URIS>(
   env: Env,
 ): ((body: unknown, context: unknown) => Kind<F, Answer>) => {
   const dispatchParsed = composeParsed(F, env);
-  const read = parse(env);
   return (body, context) => {
-    const parsed = read(body);
-    return E.isLeft(parsed) ? F.of<Answer>(parsed) : dispatchParsed(parsed.right, context);
+    let value: unknown;
+    try {
+      value = parseBody(env, body);
+    } catch (thrown) {
+      return F.of<Answer>(parseFailure(thrown));
+    }
+    return dispatchParsed(value, context);
   };
 };
 
