@@ -12,7 +12,7 @@ import { messageOf } from "../describe";
 import { logSafely } from "../logger";
 import type { Env } from "../options";
 import { report } from "../params";
-import type { Request } from "../request";
+import { requestCodec, requestProblem, type Request } from "../request";
 import { ErrorResponse } from "../response";
 import { failWith } from "./failures";
 
@@ -91,9 +91,12 @@ const reportOf = (errors: t.Errors): unknown => {
   return lines.length === 1 ? lines[0] : lines;
 };
 
-const refuse = E.mapLeft((errors: t.Errors) =>
-  ErrorResponse(ERROR_INVALID_REQUEST, "Invalid Request", reportOf(errors), null),
-);
+/** -32600 for a value the validator refused, its report in `data`. */
+export const refusal = (report: unknown): E.Either<ErrorResponse, never> =>
+  E.left(ErrorResponse(ERROR_INVALID_REQUEST, "Invalid Request", report, null));
+
+const refuse = (validation: t.Validation<Request>): ValidatedRequest =>
+  E.isLeft(validation) ? refusal(reportOf(validation.left)) : validation;
 
 /**
  * Stage 2: one request object decoded by the validator (default `requestCodec`): -32600 with the
@@ -130,6 +133,14 @@ export const validating = (env: Env): ((value: unknown) => ValidatedRequest | Pr
 };
 
 export type ValidatedRequest = E.Either<ErrorResponse, Request>;
+
+/**
+ * The default validator's check itself, when the environment has that validator (`requestCodec`):
+ * the composition asks it what is wrong with a value and hands a request on as it is, with no io-ts
+ * Validation and no Right made for it. `undefined` for any other validator, which `validating` runs.
+ */
+export const defaultCheck = (env: Env): ((value: unknown) => string | undefined) | undefined =>
+  env.validator === requestCodec ? requestProblem : undefined;
 
 /** Sync dispatch cannot wait for a validator (a Standard Schema) that answers a Promise: -32603 for that request. */
 export const refusedValidator = (): E.Either<ErrorResponse, never> => {
