@@ -52,13 +52,22 @@ import type { Kind, URIS } from "fp-ts/HKT";
 import { identity } from "fp-ts/function";
 import type { Effect } from "../effect";
 import type { Env, JsonOptions, ResponseOptions } from "../options";
+import type { Request } from "../request";
 import type { Response } from "../response";
 import { isNotification } from "../stages";
 import { answered, dropped } from "./call";
 import { invalidRequest, serverError } from "./failures";
 import { base, handler } from "./handler";
 import { resolution } from "./resolve";
-import { parse, refusedValidator, validating, type ValidatedRequest } from "./parse-validate";
+import {
+  defaultCheck,
+  parseBody,
+  parseFailure,
+  refusal,
+  refusedValidator,
+  validating,
+  type ValidatedRequest,
+} from "./parse-validate";
 import { failedNotification, failedRequest, netted, withId } from "./request-net";
 
 /**
@@ -128,10 +137,14 @@ export const compose = <F extends URIS>(
   env: Env,
 ): ((body: unknown, context: unknown) => Kind<F, Answer>) => {
   const dispatchParsed = composeParsed(F, env);
-  const read = parse(env);
   return (body, context) => {
-    const parsed = read(body);
-    return E.isLeft(parsed) ? F.of<Answer>(parsed) : dispatchParsed(parsed.right, context);
+    let value: unknown;
+    try {
+      value = parseBody(env, body);
+    } catch (thrown) {
+      return F.of<Answer>(parseFailure(thrown));
+    }
+    return dispatchParsed(value, context);
   };
 };
 
@@ -145,30 +158,39 @@ export const composeParsed = <F extends URIS>(
   F: Effect<F>,
   env: Env,
 ): ((value: unknown, context: unknown) => Kind<F, Answer>) => {
-  const run = runRequest(F, env);
+  const runValid = runRequest(F, env);
+  const run = (validated: ValidatedRequest, context: unknown): Kind<F, Response | undefined> =>
+    E.isLeft(validated) ? F.of<Response | undefined>(validated) : runValid(validated.right, context);
   const decode = validating(env);
+  const check = defaultCheck(env);
 
   // A validator's Promise never rejects (its failure is -32600): what it does is the library's own.
   const libraryFailed = (thrown: unknown): Response => serverError(env, thrown);
 
   /**
    * One request. Only a Standard Schema validator may answer a Promise, so only with one is the
-   * answer looked at: the common path stays as it was.
+   * answer looked at: the common path stays as it was. The default validator is asked what is
+   * wrong with the value, and a request goes on as it is (no Validation, no Right for it).
    */
   const one: (value: unknown, context: unknown) => Kind<F, Response | undefined> =
-    env.validator.waits === true
+    check !== undefined
       ? (value, context) => {
-          const request = decode(value);
-          return request instanceof Promise
-            ? F.wait(
-                request,
-                (validated) => run(validated as ValidatedRequest, context),
-                libraryFailed,
-                refusedValidator,
-              )
-            : run(request, context);
+          const why = check(value);
+          return why === undefined ? runValid(value as Request, context) : F.of<Response | undefined>(refusal(why));
         }
-      : (value, context) => run(decode(value) as ValidatedRequest, context);
+      : env.validator.waits === true
+        ? (value, context) => {
+            const request = decode(value);
+            return request instanceof Promise
+              ? F.wait(
+                  request,
+                  (validated) => run(validated as ValidatedRequest, context),
+                  libraryFailed,
+                  refusedValidator,
+                )
+              : run(request, context);
+          }
+        : (value, context) => run(decode(value) as ValidatedRequest, context);
 
   const batch = (members: ReadonlyArray<unknown>, context: unknown): Kind<F, Answer> => {
     if (members.length === 0) return F.of<Answer>(invalidRequest("the batch is empty"));
@@ -186,13 +208,13 @@ export const composeParsed = <F extends URIS>(
 };
 
 /**
- * One validated request run to its answer, under the net of its own when there are stages: a
+ * One valid request run to its answer, under the net of its own when there are stages: a
  * notification's answer is dropped (it still runs to the end).
  */
 const runRequest = <F extends URIS>(
   F: Effect<F>,
   env: Env,
-): ((request: ValidatedRequest, context: unknown) => Kind<F, Response | undefined>) => {
+): ((request: Request, context: unknown) => Kind<F, Response | undefined>) => {
   // Your stages may rewrite, mutate or break the request on its way (a new id, a getter that
   // throws): with stages each request runs under a net of its own, which answers it with the id it
   // arrived with, and a failure no stage caught with -32603 for that request alone. Without
@@ -204,17 +226,14 @@ const runRequest = <F extends URIS>(
     // A notification's answer is built (a stage may answer it, or observe its answer) and dropped.
     const notify = netted(F, handle, nothing, failedNotification);
     return (request, context) => {
-      if (E.isLeft(request)) return F.of<Response | undefined>(request);
-      const call = { request: request.right, context };
+      const call = { request, context };
       return isNotification(call.request) ? notify(call) : widen<F, Response, Response | undefined>(answer(call));
     };
   }
   const answer = base(F, env, answered);
   // Without stages a notification's answer is never built: its method's return is read for its log line alone.
   const notify = base<F, Response | undefined>(F, env, dropped);
-  return (validated, context) => {
-    if (E.isLeft(validated)) return F.of<Response | undefined>(validated);
-    const request = validated.right;
+  return (request, context) => {
     const found = resolution(env, request, context);
     return isNotification(request) ? notify(found) : widen<F, Response, Response | undefined>(answer(found));
   };

@@ -12,7 +12,7 @@ import { messageOf } from "../describe";
 import { logSafely } from "../logger";
 import type { Env } from "../options";
 import { report } from "../params";
-import type { Request } from "../request";
+import { requestCodec, requestProblem, type Request } from "../request";
 import { ErrorResponse } from "../response";
 import { failWith } from "./failures";
 
@@ -64,15 +64,26 @@ export const parse =
   (env: Env) =>
   (body: unknown): E.Either<ErrorResponse, unknown> => {
     try {
-      const text: unknown = typeof body === "string" || !isBytes(body) ? body : utf8.decode(body);
-      if (env.deserializer !== undefined) return E.right(env.deserializer(text as string));
-      if (typeof text !== "string")
-        throw new TypeError(`the request must be a string or UTF-8 bytes, got ${typeof text}`);
-      return E.right(parseJson(text));
+      return E.right(parseBody(env, body));
     } catch (thrown) {
-      return failWith(ERROR_PARSE_ERROR, "Parse error", messageOf(thrown), null);
+      return parseFailure(thrown);
     }
   };
+
+/**
+ * Stage 1 as the composition runs it: the value, or what the parse threw. No Right is made for a
+ * body that parses, as none is for a request that resolves: one object less per request.
+ */
+export const parseBody = (env: Env, body: unknown): unknown => {
+  const text: unknown = typeof body === "string" || !isBytes(body) ? body : utf8.decode(body);
+  if (env.deserializer !== undefined) return env.deserializer(text as string);
+  if (typeof text !== "string") throw new TypeError(`the request must be a string or UTF-8 bytes, got ${typeof text}`);
+  return parseJson(text);
+};
+
+/** What the parse threw, as the answer: -32700 with its message in `data`. */
+export const parseFailure = (thrown: unknown): E.Either<ErrorResponse, never> =>
+  failWith(ERROR_PARSE_ERROR, "Parse error", messageOf(thrown), null);
 
 /** An io-ts report as `data`: an error's own message where it has one (a custom validator's, the request codec's), else the path. */
 const reportOf = (errors: t.Errors): unknown => {
@@ -80,9 +91,12 @@ const reportOf = (errors: t.Errors): unknown => {
   return lines.length === 1 ? lines[0] : lines;
 };
 
-const refuse = E.mapLeft((errors: t.Errors) =>
-  ErrorResponse(ERROR_INVALID_REQUEST, "Invalid Request", reportOf(errors), null),
-);
+/** -32600 for a value the validator refused, its report in `data`. */
+export const refusal = (report: unknown): E.Either<ErrorResponse, never> =>
+  E.left(ErrorResponse(ERROR_INVALID_REQUEST, "Invalid Request", report, null));
+
+const refuse = (validation: t.Validation<Request>): ValidatedRequest =>
+  E.isLeft(validation) ? refusal(reportOf(validation.left)) : validation;
 
 /**
  * Stage 2: one request object decoded by the validator (default `requestCodec`): -32600 with the
@@ -119,6 +133,14 @@ export const validating = (env: Env): ((value: unknown) => ValidatedRequest | Pr
 };
 
 export type ValidatedRequest = E.Either<ErrorResponse, Request>;
+
+/**
+ * The default validator's check itself, when the environment has that validator (`requestCodec`):
+ * the composition asks it what is wrong with a value and hands a request on as it is, with no io-ts
+ * Validation and no Right made for it. `undefined` for any other validator, which `validating` runs.
+ */
+export const defaultCheck = (env: Env): ((value: unknown) => string | undefined) | undefined =>
+  env.validator === requestCodec ? requestProblem : undefined;
 
 /** Sync dispatch cannot wait for a validator (a Standard Schema) that answers a Promise: -32603 for that request. */
 export const refusedValidator = (): E.Either<ErrorResponse, never> => {

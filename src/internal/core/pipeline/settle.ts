@@ -39,7 +39,25 @@ export const settle = <F extends URIS, C extends Call, R>(
   try {
     // Reading `then` may throw too (a Proxy): inside the try, as that code's own exception.
     if (!isThenable(value)) return checked(F, env, call, ending, ending.read(call, value));
-    const fail = (thrown: unknown): R => ending.failed(thrownError(env, call, what, thrown));
+  } catch (thrown) {
+    return F.of(threw(env, call, what, ending, thrown));
+  }
+  // The Promise is met in a function of its own: what every request runs stays small enough for V8
+  // to inline into the call stage (a notification paid about 4% for the call it made here).
+  return settleLater(F, env, call, what, value, ending);
+};
+
+/** {@link settle} of a Promise (or any thenable): waited for, or refused by sync dispatch. */
+const settleLater = <F extends URIS, C extends Call, R>(
+  F: Effect<F>,
+  env: Env,
+  call: C,
+  what: string,
+  value: PromiseLike<unknown>,
+  ending: Ending<C, R>,
+): Kind<F, R> => {
+  const fail = (thrown: unknown): R => threw(env, call, what, ending, thrown);
+  try {
     return F.wait(
       value,
       (settled) => {
@@ -53,9 +71,13 @@ export const settle = <F extends URIS, C extends Call, R>(
       (thenable) => ending.failed(refusePromise(call, what, thenable, env)),
     );
   } catch (thrown) {
-    return F.of(ending.failed(thrownError(env, call, what, thrown)));
+    return F.of(fail(thrown));
   }
 };
+
+/** What the code threw (or rejected with), as its ending's failure. */
+const threw = <C extends Call, R>(env: Env, call: C, what: string, ending: Ending<C, R>, thrown: unknown): R =>
+  ending.failed(thrownError(env, call, what, thrown));
 
 /**
  * What `read` made of a method's answer: `R`, or what it cannot be yet (a result an async result
