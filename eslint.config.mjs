@@ -175,6 +175,7 @@ export default tseslint.config(
         clearTimeout: "readonly",
         globalThis: "readonly",
         fetch: "readonly",
+        Request: "readonly",
         Buffer: "readonly",
         performance: "readonly",
         __dirname: "readonly",

@@ -130,7 +130,7 @@ const responseOf = (reply: Reply): Response =>
  * the body to it); a body of no declared length is read chunk by chunk, counted. A stream that errors (the client left mid-upload) is `broken`: the
  * client's doing, unlike anything else that fails here.
  */
-const readBody = async (request: Request, limit: number): Promise<Read> => {
+export const readBody = async (request: Request, limit: number): Promise<Read> => {
   // `body` is read last: an adapter's lighter `Request` (@hono/node-server's) makes the whole web
   // `Request` when it is read, and reads `arrayBuffer()` straight from Node's request.
   if (request.bodyUsed) return "used";
