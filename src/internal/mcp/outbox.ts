@@ -62,33 +62,49 @@ export class Replies {
   }
 }
 
-/** Where a handler's messages go: `send` a notification, `ask` a request. */
+/** Where a handler's messages go: `send` a notification, `ask` a request; `sent` once every notification is on its way. */
 export interface Outbox {
   readonly send: (method: string, params: JsonObject) => void;
   readonly ask: (method: string, params: JsonObject) => TE.TaskEither<Error, JsonObject>;
+  readonly sent: () => Promise<void>;
 }
 
-/** A connection's outbox: messages through its peer's transport, answers matched by the connection. */
-export const peerOutbox = (peer: Connection, signal: AbortSignal): Outbox => ({
-  send: (method, params) =>
-    void peer.transport(JSON.stringify({ jsonrpc: "2.0", method, params }), { signal, ids: [undefined] })(),
-  ask: (method, params) => async () => {
-    counter += 1;
-    const id = 2 ** 40 + counter;
-    const sent = await peer.transport(JSON.stringify({ jsonrpc: "2.0", id, method, params }), { signal, ids: [id] })();
-    if (E.isLeft(sent)) return E.left(new Error(`the client could not be asked: ${sent.left.reason}`));
-    const answer: unknown = typeof sent.right === "string" ? JSON.parse(sent.right) : sent.right.json;
-    return isRecord(answer) && isRecord(answer["result"])
-      ? E.right(answer["result"])
-      : E.left(
-          new Error(isRecord(answer) && isRecord(answer["error"]) ? String(answer["error"]["message"]) : "bad answer"),
-        );
-  },
-});
+/**
+ * A connection's outbox: messages through its peer's transport, answers matched by the connection.
+ * Its notifications are written after a turn of its own, so the call's answer waits for them
+ * (`sent`): progress after the answer is dropped by clients.
+ */
+export const peerOutbox = (peer: Connection, signal: AbortSignal): Outbox => {
+  let last: Promise<unknown> = Promise.resolve();
+  return {
+    send: (method, params) => {
+      last = peer.transport(JSON.stringify({ jsonrpc: "2.0", method, params }), { signal, ids: [undefined] })();
+    },
+    sent: async () => void (await last),
+    ask: (method, params) => async () => {
+      counter += 1;
+      const id = 2 ** 40 + counter;
+      const sent = await peer.transport(JSON.stringify({ jsonrpc: "2.0", id, method, params }), {
+        signal,
+        ids: [id],
+      })();
+      if (E.isLeft(sent)) return E.left(new Error(`the client could not be asked: ${sent.left.reason}`));
+      const answer: unknown = typeof sent.right === "string" ? JSON.parse(sent.right) : sent.right.json;
+      return isRecord(answer) && isRecord(answer["result"])
+        ? E.right(answer["result"])
+        : E.left(
+            new Error(
+              isRecord(answer) && isRecord(answer["error"]) ? String(answer["error"]["message"]) : "bad answer",
+            ),
+          );
+    },
+  };
+};
 
 /** An HTTP POST's outbox: each message a value of the call's stream (`push`), requests' answers from `replies`. */
 export const streamOutbox = (push: (value: WireMessage) => void, replies: Replies, signal: AbortSignal): Outbox => ({
   send: (method, params) => push(new WireMessage({ jsonrpc: "2.0", method, params })),
+  sent: () => Promise.resolve(),
   ask: (method, params) => () => {
     const { id, answer } = replies.open(signal);
     push(new WireMessage({ jsonrpc: "2.0", id, method, params }));

@@ -270,12 +270,15 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
     const outbox: Outbox = ctx.peer !== undefined ? peerOutbox(ctx.peer, signal) : streamOutbox(push, replies, signal);
     const meta = (params as { readonly _meta?: unknown })._meta;
     const token = isRecord(meta) ? meta["progressToken"] : undefined;
+    // Progress is a value of this method's stream on either wire: a connection sends a call's
+    // values (it has a progress token) in order, before its answer.
     const progress = (value: Progress): void => {
       if (typeof token === "string" || typeof token === "number")
-        outbox.send(MCP_PROGRESS, { progressToken: token, ...value });
+        push(new WireMessage({ jsonrpc: "2.0", method: MCP_PROGRESS, params: { progressToken: token, ...value } }));
     };
     let result: JsonObject | undefined;
-    const running = declared
+    // It never rejects (`call` answers whatever happens): its end wakes the loop below.
+    void declared
       .call(
         params.arguments,
         contextOf(signal, outbox, () => level),
@@ -291,10 +294,12 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
         yield next;
         continue;
       }
-      if (result !== undefined) return E.right(result);
+      if (result !== undefined) {
+        await outbox.sent();
+        return E.right(result);
+      }
       await new Promise<void>((resolve) => (wake = resolve));
       wake = undefined;
-      void running;
     }
   }
 
