@@ -51,6 +51,7 @@ export type { McpSchema } from "./internal/mcp/schema";
 export type {
   Content,
   ContentAnnotations,
+  Failure,
   JsonObject,
   LogLevel,
   PromptMessage,

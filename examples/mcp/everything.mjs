@@ -274,7 +274,7 @@ const serveNode = async (req, res) => {
   res.on("close", () => aborted.abort());
   const chunks = [];
   for await (const chunk of req) chunks.push(chunk);
-  const request = new Request(`http://${req.headers.host ?? "localhost"}${req.url}`, {
+  const request = new globalThis.Request(`http://${req.headers.host ?? "localhost"}${req.url}`, {
     method: req.method,
     headers: Object.entries(req.headers).flatMap(([name, value]) =>
       Array.isArray(value) ? value.map((v) => [name, v]) : [[name, value]],

@@ -7,10 +7,7 @@
  */
 import * as E from "fp-ts/Either";
 import type * as TE from "fp-ts/TaskEither";
-import type { JsonObject, PromptMessage, ResourceContents } from "./protocol";
-
-/** What failed: a message, or anything with one (an `Error`). */
-type Failure = string | { readonly message: string };
+import { failureText, type Failure, type JsonObject, type PromptMessage, type ResourceContents } from "./protocol";
 
 /**
  * What a read or a prompt answers: an Either, a TaskEither, or a Promise of an Either.
@@ -49,6 +46,7 @@ export interface ResourceInfo {
  * @category mcp
  */
 export interface Resource extends ResourceInfo {
+  /** Its contents, read when asked (`resources/read`); a Left is -32002. */
   readonly read: (uri: string, signal: AbortSignal) => Answer<Contents>;
 }
 
@@ -72,6 +70,7 @@ export type Completer = (
  * @category mcp
  */
 export interface ResourceTemplate extends ResourceInfo {
+  /** The contents of a URI that matches the template, by the URI and its variables; a Left is -32002. */
   readonly read: (uri: string, variables: Readonly<Record<string, string>>, signal: AbortSignal) => Answer<Contents>;
   readonly complete?: Readonly<Record<string, Completer>>;
 }
@@ -99,6 +98,7 @@ export interface Prompt {
   readonly title?: string;
   readonly description?: string;
   readonly arguments?: ReadonlyArray<PromptArgument>;
+  /** Its messages for these arguments (the required ones checked first); a Left is -32602. */
   readonly get: (
     args: Readonly<Record<string, string>>,
     signal: AbortSignal,
@@ -111,7 +111,7 @@ export interface Prompt {
 /** An answer settled: a TaskEither run, a Promise awaited. A throw is the caller's. */
 export const settled = async <A>(answer: Answer<A>): Promise<E.Either<string, A>> => {
   const either = typeof answer === "function" ? await answer() : await answer;
-  return E.mapLeft((left: Failure) => (typeof left === "string" ? left : left.message))(either);
+  return E.mapLeft(failureText)(either);
 };
 
 const escaped = (literal: string): string => literal.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");

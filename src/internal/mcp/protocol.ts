@@ -92,16 +92,36 @@ export interface PromptMessage {
   readonly content: Content;
 }
 
-/** MCP's log levels (syslog's), least severe first. */
-export const LOG_LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"] as const;
-
 /**
- * A log level (`logging/setLevel`, `notifications/message`).
+ * A log level (`logging/setLevel`, `notifications/message`): syslog's.
  *
  * @since 5.0.10
  * @category mcp
  */
-export type LogLevel = (typeof LOG_LEVELS)[number];
+export type LogLevel = "debug" | "info" | "notice" | "warning" | "error" | "critical" | "alert" | "emergency";
+
+/** MCP's log levels, least severe first. */
+export const LOG_LEVELS: ReadonlyArray<LogLevel> = [
+  "debug",
+  "info",
+  "notice",
+  "warning",
+  "error",
+  "critical",
+  "alert",
+  "emergency",
+];
+
+/**
+ * What failed, as a handler's Left: a message, or anything with one (an `Error`).
+ *
+ * @since 5.0.10
+ * @category mcp
+ */
+export type Failure = string | { readonly message: string };
+
+/** A failure's message. */
+export const failureText = (failure: Failure): string => (typeof failure === "string" ? failure : failure.message);
 
 /** MCP's error codes beyond JSON-RPC's own. */
 export const RESOURCE_NOT_FOUND = -32002;

@@ -14,7 +14,15 @@ import { isRecord } from "../core/guards";
 import { logSafely } from "../core/logger";
 import { text } from "./content";
 import type { Outbox } from "./outbox";
-import { LOG_LEVELS, type Content, type JsonObject, type LogLevel, type ToolResult } from "./protocol";
+import {
+  failureText,
+  LOG_LEVELS,
+  type Content,
+  type Failure,
+  type JsonObject,
+  type LogLevel,
+  type ToolResult,
+} from "./protocol";
 import { decoderOf, jsonSchemaFor, type Decoded, type McpSchema } from "./schema";
 
 /**
@@ -27,8 +35,11 @@ import { decoderOf, jsonSchemaFor, type Decoded, type McpSchema } from "./schema
  * @category mcp
  */
 export interface McpContext {
+  /** Aborts when the client cancels the call or goes away. */
   readonly signal: AbortSignal;
+  /** A `notifications/message` to the client, if `level` is at or above the level it set. */
   readonly log: (level: LogLevel, data: unknown, logger?: string) => void;
+  /** A request to the client: its result, or a Left when it answers an error or cannot be asked. */
   readonly request: (method: string, params: JsonObject) => TE.TaskEither<Error, JsonObject>;
   /** `elicitation/create`: asks the user, by a message and the schema of what to answer. */
   readonly elicit: (params: JsonObject) => TE.TaskEither<Error, JsonObject>;
@@ -56,9 +67,6 @@ export interface Progress {
  * @category mcp
  */
 export type ToolAnswer = ToolResult | ReadonlyArray<Content> | string | { readonly structuredContent: JsonObject };
-
-/** What failed: a message, or anything with one (an `Error`). */
-type Failure = string | { readonly message: string };
 
 type Answered = E.Either<Failure, ToolAnswer>;
 
@@ -158,7 +166,7 @@ export const tool = <S extends McpSchema | undefined = undefined>(spec: ToolSpec
         logSafely("rpcserver/mcp: a tool threw", thrown);
         return failed(messageOf(thrown));
       }
-      if (E.isLeft(answered)) return failed(typeof answered.left === "string" ? answered.left : answered.left.message);
+      if (E.isLeft(answered)) return failed(failureText(answered.left));
       const result = resultOf(answered.right);
       if (checkOutput !== undefined && !result.isError) {
         if (result.structuredContent === undefined) return failed("The tool gave no structuredContent");
