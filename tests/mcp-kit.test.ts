@@ -47,6 +47,7 @@ describe.each(["stdio", "http"] as const)("the SDK's Client over %s", (wire) => 
       "greet",
       "divide",
       "boom",
+      "broken",
       "stats",
       "count",
       "chatty",
@@ -70,7 +71,7 @@ describe.each(["stdio", "http"] as const)("the SDK's Client over %s", (wire) => 
       required: ["name"],
     });
     expect(tools[3]?.["inputSchema"]).toEqual({ type: "object", properties: {} });
-    expect(tools[4]?.["outputSchema"]).toEqual({
+    expect(tools[5]?.["outputSchema"]).toEqual({
       type: "object",
       properties: { count: { type: "number" }, sum: { type: "number" } },
       required: ["count", "sum"],
@@ -90,9 +91,10 @@ describe.each(["stdio", "http"] as const)("the SDK's Client over %s", (wire) => 
     expect(JSON.stringify(seen["greetInvalid"])).toContain("Invalid arguments: arguments.name: ");
   });
 
-  test("a Left (of a TaskEither here) is an isError result with its message; a throw too, and a log line", () => {
+  test("a Left (of a TaskEither here) is an isError result with its message; a throw too, and an answer that is no Either, each with a log line", () => {
     expect(seen["divide"]).toEqual(textResult("division by zero", true));
     expect(seen["boom"]).toEqual(textResult("kaboom", true));
+    expect(seen["broken"]).toEqual(textResult("the tool answered no Either", true));
     if (wire === "stdio") expect(seen["stderr"]).toContain("rpcserver/mcp: a tool threw");
   });
 

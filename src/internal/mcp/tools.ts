@@ -156,27 +156,32 @@ export const tool = <S extends McpSchema | undefined = undefined>(spec: ToolSpec
   const run = spec.run as ToolHandler<unknown>;
   return {
     listed,
-    call: async (args, context, progress) => {
-      const decoded = await decode(args ?? {});
-      if (E.isLeft(decoded)) return failed(`Invalid arguments: ${decoded.left.join("; ")}`);
-      let answered: Answered;
-      try {
-        answered = await settle(run(decoded.right, context), progress);
-      } catch (thrown) {
+    // Whatever a handler (or a schema) does, the call answers: a throw, and an answer that is no
+    // Either, are an `isError` result and a log line.
+    call: (args, context, progress) =>
+      answer(args, context, progress).catch((thrown: unknown) => {
         logSafely("rpcserver/mcp: a tool threw", thrown);
         return failed(messageOf(thrown));
-      }
-      if (E.isLeft(answered)) return failed(failureText(answered.left));
-      const result = resultOf(answered.right);
-      if (checkOutput !== undefined && !result.isError) {
-        if (result.structuredContent === undefined) return failed("The tool gave no structuredContent");
-        const checked = await checkOutput(result.structuredContent);
-        if (E.isLeft(checked)) return failed(`Invalid result: ${checked.left.join("; ")}`);
-      }
-      return result;
-    },
+      }),
   };
+  async function answer(args: unknown, context: McpContext, progress: (value: Progress) => void): Promise<ToolResult> {
+    const decoded = await decode(args ?? {});
+    if (E.isLeft(decoded)) return failed(`Invalid arguments: ${decoded.left.join("; ")}`);
+    const answered: unknown = await settle(run(decoded.right, context), progress);
+    if (!isEither(answered)) throw new TypeError("the tool answered no Either");
+    if (E.isLeft(answered)) return failed(failureText(answered.left));
+    const result = resultOf(answered.right);
+    if (checkOutput !== undefined && !result.isError) {
+      if (result.structuredContent === undefined) return failed("The tool gave no structuredContent");
+      const checked = await checkOutput(result.structuredContent);
+      if (E.isLeft(checked)) return failed(`Invalid result: ${checked.left.join("; ")}`);
+    }
+    return result;
+  }
 };
+
+const isEither = (value: unknown): value is Answered =>
+  isRecord(value) && (value["_tag"] === "Left" || value["_tag"] === "Right");
 
 const isGenerator = (value: unknown): value is AsyncGenerator<Progress, Answered> =>
   isRecord(value) && typeof value["next"] === "function" && Symbol.asyncIterator in value;
