@@ -97,6 +97,13 @@ describe("mcpHandler", () => {
     );
   });
 
+  test("a POST of answers is guarded too: from a foreign Origin, 403 before it is read", async () => {
+    const forged = post({ jsonrpc: "2.0", id: "rpcserver-mcp-1", result: {} }, "application/json", {
+      Origin: "http://evil.example",
+    });
+    expect((await handler(forged)).status).toBe(403);
+  });
+
   test("a POST of answers to nothing the server asked is 202, and changes nothing", async () => {
     const response = await handler(post({ jsonrpc: "2.0", id: "rpcserver-mcp-999999", result: {} }));
     expect(response.status).toBe(202);

@@ -8,8 +8,8 @@
  *
  * @module
  */
-import { readBody, fetchHandler, type FetchHandler } from "../http/fetch-handler";
-import { DEFAULT_MAX_BODY_BYTES, type FetchServerOptions } from "../http/handler-service";
+import { handlerOf, type FetchHandler } from "../http/fetch-handler";
+import { serviceOf, type FetchServerOptions } from "../http/handler-service";
 import type { McpServer } from "./server";
 
 /**
@@ -62,25 +62,20 @@ const answersIn = (bytes: Uint8Array): unknown[] | undefined => {
  * @category mcp
  */
 export const mcpHandler = (mcp: McpServer, options: McpHandlerOptions = {}): FetchHandler => {
-  const handle = fetchHandler(mcp.methods, {
+  const service = serviceOf("mcpHandler", mcp.methods, {
     stages: mcp.stages,
     context: () => ({}),
     inspector: false,
     openrpc: false,
     maxBatchSize: 100,
     ...options,
-  } as never);
-  const limit = options.maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES;
-  return async (request) => {
-    if (request.method === "POST") {
-      // A copy is read to find the client's answers; the request itself goes to dispatch untouched.
-      const peeked = await readBody(request.clone(), limit);
-      const answers = peeked instanceof Uint8Array ? answersIn(peeked) : undefined;
-      if (answers !== undefined) {
-        for (const answer of answers) mcp.reply(answer);
-        return new Response(null, { status: 202 });
-      }
-    }
-    return handle(request);
+  });
+  // Past the guard, a body of the client's answers is handed to the server instead of dispatched.
+  const takes = (body: Uint8Array): boolean => {
+    const answers = answersIn(body);
+    if (answers === undefined) return false;
+    for (const answer of answers) mcp.reply(answer);
+    return true;
   };
+  return handlerOf({ ...service, takes });
 };
