@@ -21,6 +21,7 @@ const PARTS = {
   connection: ["core", "contract", "client"],
   nats: ["core", "documents", "client"],
   otel: ["core", "client"],
+  mcp: ["core", "documents", "contract", "http", "connection"],
   inspector: [],
   node: ["core", "documents", "contract", "http", "client", "inspector"],
 };

@@ -49,33 +49,34 @@ const browserEntriesZones = [
   },
 ];
 
-/** The NATS part is reached only through its entry: no other entry loads the optional NATS packages. */
-const natsZone = {
+/** A part reached only through its own entry (`src/<part>.ts`): no other part and no other entry imports it. */
+const doorZone = (door, message) => ({
   target: [
     ...Object.keys(architecture.PARTS)
-      .filter((part) => part !== "nats")
+      .filter((part) => part !== door)
       .map((part) => `./src/internal/${part}`),
     ...readdirSync(join(ROOT, "src"))
-      .filter((file) => file.endsWith(".ts") && file !== "nats.ts")
+      .filter((file) => file.endsWith(".ts") && file !== `${door}.ts`)
       .map((file) => `./src/${file}`),
   ],
-  from: "./src/internal/nats",
-  message: "only src/nats.ts imports the NATS part: no other entry may load the optional NATS packages",
-};
+  from: `./src/internal/${door}`,
+  message,
+});
+
+/** The NATS part is reached only through its entry: no other entry loads the optional NATS packages. */
+const natsZone = doorZone(
+  "nats",
+  "only src/nats.ts imports the NATS part: no other entry may load the optional NATS packages",
+);
 
 /** The OpenTelemetry part likewise: no other entry loads the optional `@opentelemetry/api`. */
-const otelZone = {
-  target: [
-    ...Object.keys(architecture.PARTS)
-      .filter((part) => part !== "otel")
-      .map((part) => `./src/internal/${part}`),
-    ...readdirSync(join(ROOT, "src"))
-      .filter((file) => file.endsWith(".ts") && file !== "otel.ts")
-      .map((file) => `./src/${file}`),
-  ],
-  from: "./src/internal/otel",
-  message: "only src/otel.ts imports the OpenTelemetry part: no other entry may load @opentelemetry/api",
-};
+const otelZone = doorZone(
+  "otel",
+  "only src/otel.ts imports the OpenTelemetry part: no other entry may load @opentelemetry/api",
+);
+
+/** The MCP part likewise: an MCP server is what rpcserver/mcp loads, and nothing else loads it. */
+const mcpZone = doorZone("mcp", "only src/mcp.ts imports the MCP part: no other entry loads an MCP server");
 
 const entriesZone = {
   target: "./src/internal",
@@ -124,7 +125,7 @@ export default tseslint.config(
       "import-x/no-cycle": ["error", { ignoreExternal: true }],
       "import-x/no-restricted-paths": [
         "error",
-        { zones: [...partZones, natsZone, otelZone, entriesZone, ...browserEntriesZones] },
+        { zones: [...partZones, natsZone, otelZone, mcpZone, entriesZone, ...browserEntriesZones] },
       ],
       "import-x/no-self-import": "error",
     },

@@ -40,6 +40,7 @@ export const entries = [
   "connection",
   "nats",
   "otel",
+  "mcp",
   "inspector",
   "node-http",
   "types",
@@ -129,6 +130,7 @@ const HEARTS = {
   connection: "connect.ts",
   nats: "serve.ts",
   otel: "server.ts",
+  mcp: "server.ts",
   inspector: "page.ts",
 };
 

@@ -23,6 +23,15 @@ import { isRecord } from "./guards";
 import { logSafely } from "./logger";
 import { SuccessResponse, type Response } from "./response";
 
+/**
+ * A value a method streams that goes out as the message it holds rather than as progress: what a
+ * protocol sends on a request's own stream besides progress (MCP's log notifications, and its
+ * server-to-client requests on a POST's event stream). The message is written as it is.
+ */
+export class WireMessage {
+  constructor(readonly message: Readonly<Record<string, unknown>>) {}
+}
+
 /** LSP's progress notification. */
 export const LSP_PROGRESS = "$/progress";
 /** MCP's progress notification. */
@@ -145,9 +154,11 @@ const mcpParams = (write: Write, token: ProgressToken, index: number, value: unk
  * The notification the `index`-th value (from 1) of a request with `tokens` goes out as, in their
  * convention: LSP's `$/progress { token, value }` on the partial-result token, else a work-done
  * report; MCP's `notifications/progress { progressToken, progress, total?, message? }`. Throws what
- * `write` throws (a value it cannot write): the caller makes that the method's exception.
+ * `write` throws (a value it cannot write): the caller makes that the method's exception. A
+ * {@link WireMessage} goes out as the message it holds, in either convention.
  */
 export const valueNotification = (write: Write, tokens: Tokens, index: number, value: unknown): string => {
+  if (value instanceof WireMessage) return write(value.message);
   const { convention, token, workDone } = tokens;
   if (convention === "mcp")
     return notificationText(write, MCP_PROGRESS, mcpParams(write, token as ProgressToken, index, value));

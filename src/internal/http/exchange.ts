@@ -7,7 +7,8 @@
  * (../node/node-exchange), where making web objects for every request would cost half the speed.
  *
  * The order: the head by ./route (the guard's 403, the page, a preflight, 405, 415), the body read
- * within the service's limit (413), the context made (a `JsonRpcError` thrown is the answer), then
+ * within the service's limit (413), a body the service takes itself answered 202 (`takes`: MCP's
+ * answers to its server's requests), the context made (a `JsonRpcError` thrown is the answer), then
  * `answerHttp` (./answer). Whatever fails here through no fault of the client is -32000 and an
  * error logged that says why; nothing here rejects for a client's request.
  *
@@ -71,6 +72,11 @@ export interface Service {
   readonly limit: number;
   /** The options of one request's dispatch: its context made, or refused. */
   readonly dispatchOptions: (incoming: Incoming, cors: HeaderValues) => Made | Promise<Made>;
+  /**
+   * A body the handler takes itself, past the guard and instead of dispatching it, answered 202
+   * (MCP: a POST of the client's answers to the server's requests). None by default.
+   */
+  readonly takes?: (body: Uint8Array) => boolean;
 }
 
 const JSON_TYPE = "application/json";
@@ -133,6 +139,7 @@ export const answerExchange = async (service: Service, incoming: Incoming): Prom
       said: "400 (the request could not be read)",
     };
   }
+  if (service.takes?.(read) === true) return { status: 202, headers: cors, body: null, said: "202 (taken)" };
   const made = await service.dispatchOptions(incoming, cors);
   if ("refused" in made) return made.refused;
   try {

@@ -22,7 +22,7 @@ import type {
 import { messageOf } from "../core/describe";
 import type { JsonOptions } from "../core/options";
 import type { AnyStage } from "../core/stages";
-import { answerExchange, serverError, type Incoming, type Read, type Reply } from "./exchange";
+import { answerExchange, serverError, type Incoming, type Read, type Reply, type Service } from "./exchange";
 import { serviceOf, type FetchServerOptions } from "./handler-service";
 import { NO_HEADERS } from "./route";
 
@@ -273,7 +273,11 @@ export function fetchHandler<C = NoContext, X = NoContext, const S extends Reado
   ...options: TableOptionsArg<C, X, S>
 ): FetchHandler;
 export function fetchHandler(methodsOrApp: unknown, options?: unknown): FetchHandler {
-  const service = serviceOf("fetchHandler", methodsOrApp, options);
+  return handlerOf(serviceOf("fetchHandler", methodsOrApp, options));
+}
+
+/** The fetch handler of a service (`fetchHandler`'s, or one that takes some bodies itself: rpcserver/mcp's). */
+export const handlerOf = (service: Service): FetchHandler => {
   const handle = async (request: Request): Promise<Response> =>
     responseOf(
       isRequest(request)
@@ -285,4 +289,4 @@ export function fetchHandler(methodsOrApp: unknown, options?: unknown): FetchHan
     handle(request).catch((thrown: unknown) =>
       responseOf(serverError(service.who, `could not answer: ${messageOf(thrown)}`, NO_HEADERS)),
     );
-}
+};

@@ -1,0 +1,303 @@
+/**
+ * The conformance fixture: every tool, resource and prompt the official MCP conformance suite
+ * (`@modelcontextprotocol/conformance`) calls, named as it names them, declared with rpcserver/mcp
+ * and served over Streamable HTTP:
+ *
+ *     npm run build && node examples/mcp/everything.mjs     # http://127.0.0.1:3000/mcp (PORT=0: a free port)
+ *     npx conformance server --url http://127.0.0.1:3000/mcp
+ *
+ * tests/mcp-conformance.test.ts runs the suite against it on Node 22 (docs/mcp.md says which
+ * scenarios pass).
+ */
+import { createServer } from "node:http";
+import { Readable } from "node:stream";
+import * as E from "fp-ts/lib/Either.js";
+import * as t from "io-ts";
+import { audio, embedded, image, mcpHandler, mcpServer, text, tool } from "rpcserver/mcp";
+
+/** A 1x1 red PNG, and a WAV of one silent sample. */
+const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+const WAV = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQIAAACAgA==";
+
+const pause = (ms, signal) =>
+  new Promise((settle, fail) => {
+    const timer = setTimeout(settle, ms);
+    signal.addEventListener("abort", () => (clearTimeout(timer), fail(signal.reason)), { once: true });
+  });
+
+/** A tool that asks the client and answers what it said: `elicitation/create` or `sampling/createMessage`. */
+const asking = (description, input, ask, say) =>
+  tool({ description, input, run: async (args, ctx) => E.map(say)(await ask(args, ctx)()) });
+
+const elicitSay = (answer) => [
+  text(`Elicitation completed: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`),
+];
+const option = (value, title) => ({ const: value, title });
+
+export const everything = mcpServer({
+  name: "rpcserver-everything",
+  version: "1.0.0",
+  tools: {
+    test_simple_text: tool({
+      description: "Returns a simple text",
+      run: () => E.right([text("This is a simple text response for testing.")]),
+    }),
+    test_image_content: tool({ description: "Returns an image", run: () => E.right([image(PNG, "image/png")]) }),
+    test_audio_content: tool({ description: "Returns audio", run: () => E.right([audio(WAV, "audio/wav")]) }),
+    test_embedded_resource: tool({
+      description: "Returns an embedded resource",
+      run: () =>
+        E.right([
+          embedded({
+            uri: "test://embedded-resource",
+            mimeType: "text/plain",
+            text: "This is an embedded resource content.",
+          }),
+        ]),
+    }),
+    test_multiple_content_types: tool({
+      description: "Returns text, an image and a resource",
+      run: () =>
+        E.right([
+          text("Multiple content types test:"),
+          image(PNG, "image/png"),
+          embedded({
+            uri: "test://mixed-content-resource",
+            mimeType: "application/json",
+            text: '{"test":"data","value":123}',
+          }),
+        ]),
+    }),
+    test_tool_with_logging: tool({
+      description: "Sends three log messages while it runs",
+      run: async (_args, { log, signal }) => {
+        log("info", "Tool execution started");
+        await pause(50, signal);
+        log("info", "Tool processing data");
+        await pause(50, signal);
+        log("info", "Tool execution completed");
+        return E.right("Logging completed");
+      },
+    }),
+    test_error_handling: tool({
+      description: "Always fails",
+      run: () => E.left("This tool intentionally returns an error for testing"),
+    }),
+    test_tool_with_progress: tool({
+      description: "Reports progress 0, 50 and 100 of 100",
+      run: async function* (_args, { signal }) {
+        yield { progress: 0, total: 100 };
+        await pause(50, signal);
+        yield { progress: 50, total: 100 };
+        await pause(50, signal);
+        yield { progress: 100, total: 100 };
+        return E.right("Progress completed");
+      },
+    }),
+    test_sampling: asking(
+      "Asks the client's model",
+      t.type({ prompt: t.string }),
+      ({ prompt }, ctx) =>
+        ctx.sample({ messages: [{ role: "user", content: { type: "text", text: prompt } }], maxTokens: 100 }),
+      (answer) => [text(`LLM response: ${answer.content?.text ?? JSON.stringify(answer.content)}`)],
+    ),
+    test_elicitation: asking(
+      "Asks the user for a name and an email address",
+      t.type({ message: t.string }),
+      ({ message }, ctx) =>
+        ctx.elicit({
+          message,
+          requestedSchema: {
+            type: "object",
+            properties: {
+              username: { type: "string", description: "User's response" },
+              email: { type: "string", description: "User's email address" },
+            },
+            required: ["username", "email"],
+          },
+        }),
+      (answer) => [text(`User response: action=${answer.action}, content=${JSON.stringify(answer.content ?? {})}`)],
+    ),
+    test_elicitation_sep1034_defaults: asking(
+      "Asks the user, with a default for each field",
+      undefined,
+      (_args, ctx) =>
+        ctx.elicit({
+          message: "Please review your information",
+          requestedSchema: {
+            type: "object",
+            properties: {
+              name: { type: "string", default: "John Doe" },
+              age: { type: "integer", default: 30 },
+              score: { type: "number", default: 95.5 },
+              status: { type: "string", enum: ["active", "inactive", "pending"], default: "active" },
+              verified: { type: "boolean", default: true },
+            },
+          },
+        }),
+      elicitSay,
+    ),
+    test_elicitation_sep1330_enums: asking(
+      "Asks the user to choose, with each kind of enum",
+      undefined,
+      (_args, ctx) =>
+        ctx.elicit({
+          message: "Please choose",
+          requestedSchema: {
+            type: "object",
+            properties: {
+              untitledSingle: { type: "string", enum: ["option1", "option2", "option3"] },
+              titledSingle: {
+                type: "string",
+                oneOf: [
+                  option("value1", "First Option"),
+                  option("value2", "Second Option"),
+                  option("value3", "Third Option"),
+                ],
+              },
+              legacyEnum: {
+                type: "string",
+                enum: ["opt1", "opt2", "opt3"],
+                enumNames: ["Option One", "Option Two", "Option Three"],
+              },
+              untitledMulti: { type: "array", items: { type: "string", enum: ["option1", "option2", "option3"] } },
+              titledMulti: {
+                type: "array",
+                items: {
+                  anyOf: [
+                    option("value1", "First Choice"),
+                    option("value2", "Second Choice"),
+                    option("value3", "Third Choice"),
+                  ],
+                },
+              },
+            },
+          },
+        }),
+      elicitSay,
+    ),
+    json_schema_2020_12_tool: tool({
+      description: "Tool with JSON Schema 2020-12 features",
+      input: {
+        jsonSchema: {
+          $schema: "https://json-schema.org/draft/2020-12/schema",
+          type: "object",
+          $defs: { address: { type: "object", properties: { street: { type: "string" }, city: { type: "string" } } } },
+          properties: { name: { type: "string" }, address: { $ref: "#/$defs/address" } },
+          additionalProperties: false,
+        },
+      },
+      run: (args) => E.right(`Received: ${JSON.stringify(args)}`),
+    }),
+  },
+  resources: {
+    "test://static-text": {
+      name: "static-text",
+      description: "A text resource",
+      mimeType: "text/plain",
+      read: (uri) => E.right({ uri, mimeType: "text/plain", text: "This is the content of the static text resource." }),
+    },
+    "test://static-binary": {
+      name: "static-binary",
+      description: "A binary resource (a PNG)",
+      mimeType: "image/png",
+      read: (uri) => E.right({ uri, mimeType: "image/png", blob: PNG }),
+    },
+    "test://watched-resource": {
+      name: "watched-resource",
+      description: "A resource to subscribe to",
+      mimeType: "text/plain",
+      read: (uri) => E.right({ uri, mimeType: "text/plain", text: "Watched resource content" }),
+    },
+  },
+  templates: {
+    "test://template/{id}/data": {
+      name: "template-data",
+      description: "Data for an id",
+      mimeType: "application/json",
+      read: (uri, { id }) =>
+        E.right({
+          uri,
+          mimeType: "application/json",
+          text: JSON.stringify({ id, templateTest: true, data: `Data for ID: ${id}` }),
+        }),
+      complete: { id: (value) => ["1", "2", "3", "123"].filter((id) => id.startsWith(value)) },
+    },
+  },
+  prompts: {
+    test_simple_prompt: {
+      description: "A prompt without arguments",
+      get: () => E.right([{ role: "user", content: text("This is a simple prompt for testing.") }]),
+    },
+    test_prompt_with_arguments: {
+      description: "A prompt with two arguments",
+      arguments: [
+        { name: "arg1", description: "First test argument", required: true },
+        { name: "arg2", description: "Second test argument", required: true },
+      ],
+      get: ({ arg1, arg2 }) =>
+        E.right([{ role: "user", content: text(`Prompt with arguments: arg1='${arg1}', arg2='${arg2}'`) }]),
+      complete: { arg1: (value) => ["paris", "park", "party"].filter((word) => word.startsWith(value)) },
+    },
+    test_prompt_with_embedded_resource: {
+      description: "A prompt that embeds a resource",
+      arguments: [{ name: "resourceUri", description: "URI of the resource to embed", required: true }],
+      get: ({ resourceUri }) =>
+        E.right([
+          {
+            role: "user",
+            content: embedded({
+              uri: resourceUri,
+              mimeType: "text/plain",
+              text: "Embedded resource content for testing.",
+            }),
+          },
+          { role: "user", content: text("Please process the embedded resource above.") },
+        ]),
+    },
+    test_prompt_with_image: {
+      description: "A prompt with an image",
+      get: () =>
+        E.right([
+          { role: "user", content: image(PNG, "image/png") },
+          { role: "user", content: text("Please analyze the image above.") },
+        ]),
+    },
+  },
+});
+
+const handler = mcpHandler(everything);
+
+/** Node's request as a web `Request`, and the `Response` written back at the client's pace. */
+const serveNode = async (req, res) => {
+  const aborted = new AbortController();
+  res.on("close", () => aborted.abort());
+  const chunks = [];
+  for await (const chunk of req) chunks.push(chunk);
+  const request = new globalThis.Request(`http://${req.headers.host ?? "localhost"}${req.url}`, {
+    method: req.method,
+    headers: Object.entries(req.headers).flatMap(([name, value]) =>
+      Array.isArray(value) ? value.map((v) => [name, v]) : [[name, value]],
+    ),
+    body: req.method === "GET" || req.method === "HEAD" ? undefined : Buffer.concat(chunks),
+    signal: aborted.signal,
+  });
+  const response = await handler(request);
+  res.writeHead(response.status, Object.fromEntries(response.headers));
+  if (response.body === null) return res.end();
+  Readable.fromWeb(response.body)
+    .on("error", () => res.destroy())
+    .pipe(res);
+};
+
+const HOST = "127.0.0.1";
+const PORT = process.env.PORT === undefined || process.env.PORT === "" ? 3000 : Number(process.env.PORT);
+const server = createServer((req, res) => {
+  const { pathname } = new URL(req.url ?? "/", "http://localhost");
+  if (pathname !== "/mcp") return res.writeHead(404).end();
+  serveNode(req, res).catch((error) => {
+    console.error(`everything: ${error}`);
+    res.destroy();
+  });
+});
+server.listen(PORT, HOST, () => console.log(`listening on http://${HOST}:${server.address().port}/mcp`));

@@ -1,0 +1,81 @@
+/**
+ * `mcpHandler`: an MCP server over Streamable HTTP, as a fetch handler on the one HTTP path
+ * (`fetchHandler`): a POST's requests answered as JSON, or, for a client that accepts an event
+ * stream, with what `tools/call` sends while it runs (progress, log messages, requests to the
+ * client) before its answer; the DNS-rebinding guard (`Host` and `Origin` checked) on; GET and
+ * DELETE 405, as a server with no sessions and no stream of its own answers them. A POST of the
+ * client's answers to the server's requests is handed to the server, 202.
+ *
+ * @module
+ */
+import { handlerOf, type FetchHandler } from "../http/fetch-handler";
+import { serviceOf, type FetchServerOptions } from "../http/handler-service";
+import type { McpServer } from "./server";
+
+/**
+ * The options of `mcpHandler`: the HTTP path's (allowed hosts and origins, body limit, CORS) and
+ * the largest batch. The inspector page and `rpc.discover` are off unless asked for.
+ *
+ * @since 5.0.10
+ * @category mcp
+ */
+export type McpHandlerOptions = FetchServerOptions & { readonly maxBatchSize?: number };
+
+const decoder = new TextDecoder();
+
+/**
+ * The client's answers in a body (one, or a batch of them), if that is all it holds: `undefined`
+ * for anything else, left to dispatch. A body with `"method"` in it is a request at once.
+ */
+const answersIn = (bytes: Uint8Array): unknown[] | undefined => {
+  const text = decoder.decode(bytes);
+  if (text.includes('"method"')) return undefined;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    const all = Array.isArray(parsed) ? (parsed as unknown[]) : [parsed];
+    return all.length > 0 &&
+      all.every(
+        (one) => typeof one === "object" && one !== null && !Array.isArray(one) && ("result" in one || "error" in one),
+      )
+      ? all
+      : undefined;
+  } catch {
+    return undefined;
+  }
+};
+
+/**
+ * An MCP server over Streamable HTTP, as a fetch handler (`(request: Request) => Promise<Response>`):
+ * mount it at your MCP path (`/mcp`). Under Node, `nodeHandler`'s glue or any fetch adapter serves it.
+ *
+ * @example
+ * import { mcpHandler, mcpServer } from "rpcserver/mcp";
+ * const handler = mcpHandler(mcpServer({ name: "empty", version: "1.0.0" }));
+ * const response = await handler(new Request("http://localhost/mcp", {
+ *   method: "POST",
+ *   headers: { "Content-Type": "application/json" },
+ *   body: '{"jsonrpc":"2.0","id":1,"method":"ping"}',
+ * }));
+ * await response.text(); // '{"jsonrpc":"2.0","result":{},"id":1}'
+ *
+ * @since 5.0.10
+ * @category mcp
+ */
+export const mcpHandler = (mcp: McpServer, options: McpHandlerOptions = {}): FetchHandler => {
+  const service = serviceOf("mcpHandler", mcp.methods, {
+    stages: mcp.stages,
+    context: () => ({}),
+    inspector: false,
+    openrpc: false,
+    maxBatchSize: 100,
+    ...options,
+  });
+  // Past the guard, a body of the client's answers is handed to the server instead of dispatched.
+  const takes = (body: Uint8Array): boolean => {
+    const answers = answersIn(body);
+    if (answers === undefined) return false;
+    for (const answer of answers) mcp.reply(answer);
+    return true;
+  };
+  return handlerOf({ ...service, takes });
+};
