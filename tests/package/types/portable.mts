@@ -26,6 +26,7 @@ import { globalMethods } from "rpcserver/methods";
 import { NODATA } from "rpcserver/sentinels";
 import { toHttp, type HttpAnswer } from "rpcserver/http";
 import { fetchHandler, type FetchHandler } from "rpcserver/fetch";
+import { mcpHandler, mcpServer, text as mcpText, tool } from "rpcserver/mcp";
 import { environment, pipeline, Sync, toJson, type Env } from "rpcserver/pipeline";
 import type { CallArgsOf, ContractRefusal } from "rpcserver/types";
 
@@ -33,6 +34,20 @@ const ping = method(function ping(): Result {
   return Success("pong");
 });
 const fetched: FetchHandler = fetchHandler({ ping }, { maxBodyBytes: 1024, cors: true });
+// An MCP server (rpcserver/mcp): its declarations need no Node types and no MCP package.
+const mcp: (request: Request) => Promise<globalThis.Response> = mcpHandler(
+  mcpServer({
+    name: "calc",
+    version: "1.0.0",
+    tools: {
+      add: tool({
+        description: "adds",
+        input: t.type({ a: t.number, b: t.number }),
+        run: ({ a, b }) => E.right([mcpText(`${a + b}`)]),
+      }),
+    },
+  }),
+);
 const text: string = dispatch('{"jsonrpc":"2.0","method":"ping","id":1}', { ping });
 const same: string = dispatchToJson("[]", { ping });
 const later: Promise<string> = asyncDispatchToJson("[]");
@@ -104,4 +119,5 @@ export {
   tableClient,
   kind,
   fetched,
+  mcp,
 };
