@@ -473,11 +473,16 @@ const page = ({ loadAtStart, loadAtEnd, results, types, memories }) => {
     "  figure over rpcserver/mcp's in the same round (above 1: rpcserver/mcp is faster, or cheaper).",
     "",
   );
-  const ratio = (wire, impl, key, invert) => {
+  /** The SDK's figure against rpcserver/mcp's, round by round: above 1, rpcserver/mcp is ahead. */
+  const ratios = (wire, impl, key) => {
     const ours = results[wire].kit[key];
     const theirs = results[wire][impl][key];
-    return median(ours.map((x, i) => (invert ? x / theirs[i] : theirs[i] / x)));
+    return ours.map((x, i) => (key === "rate" ? x / theirs[i] : theirs[i] / x));
   };
+  const ratio = (wire, impl, key) => median(ratios(wire, impl, key));
+  const ahead = (wire, impl, key) => ratios(wire, impl, key).filter((r) => r > 1).length;
+  const cell = (wire, impl, key) => `${fixed(ratio(wire, impl, key), 2)}x (${ahead(wire, impl, key)}/${ROUNDS})`;
+  const cpuOf = (wire, impl) => median(results[wire][impl].cpu);
   say(
     "## tools/call",
     "",
@@ -490,14 +495,32 @@ const page = ({ loadAtStart, loadAtEnd, results, types, memories }) => {
       const mine = impl === "kit" || impl === "kitNode" || impl === "floor";
       say(
         `| ${wire === "http" ? "Streamable HTTP" : "stdio"} | ${NAMES[impl]} | ${int(median(rate))} | ${
-          mine ? "" : `${fixed(ratio(wire, impl, "rate", true), 2)}x`
-        } | ${fixed(median(cpu))} | ${mine ? "" : `${fixed(ratio(wire, impl, "cpu", false), 2)}x`} |`,
+          mine ? "" : cell(wire, impl, "rate")
+        } | ${fixed(median(cpu))} | ${mine ? "" : cell(wire, impl, "cpu")} |`,
       );
     }
   say(
     "",
     "In \"vs rpcserver/mcp\", the calls/s column is rpcserver/mcp's rate over the SDK's, and the CPU column",
-    "the SDK's CPU time per call over rpcserver/mcp's: in both, above 1 means rpcserver/mcp is ahead.",
+    "the SDK's CPU time per call over rpcserver/mcp's: in both, above 1 means rpcserver/mcp is ahead;",
+    `in brackets, in how many of the ${ROUNDS} rounds it was ahead.`,
+    "",
+    "Reading the figures (computed from this run):",
+    "",
+    ...["stdio", "http"].flatMap((wire) =>
+      IMPLS.filter((impl) => impl !== "kit").map((impl) => {
+        const both = ratio(wire, impl, "rate") > 1 && ratio(wire, impl, "cpu") > 1;
+        return `- ${wire === "http" ? "Streamable HTTP" : "stdio"}, against ${NAMES[impl]}: rpcserver/mcp is ${
+          both ? "ahead on both figures" : "not ahead on both figures"
+        } (${cell(wire, impl, "rate")} calls/s, ${cell(wire, impl, "cpu")} CPU per call).`;
+      }),
+    ),
+    `- Over stdio, rpcserver/mcp's \`tools/call\` costs the server ${fixed(cpuOf("stdio", "kit") / cpuOf("stdio", "floor"), 1)}x the CPU of the floor (${fixed(
+      cpuOf("stdio", "kit"),
+    )} against ${fixed(cpuOf("stdio", "floor"))} µs): the same connection, decode and answer, so the difference is the kit's own path for a call (every \`tools/call\` is a stream in the kit, with its queue, its tool context and an abort signal made for it).`,
+    `- Over Streamable HTTP, the same server on \`nodeHandler\` costs ${fixed(cpuOf("http", "kitNode") / cpuOf("http", "kit"), 2)}x the CPU of \`mcpHandler\` under the Node glue (${fixed(
+      cpuOf("http", "kitNode"),
+    )} against ${fixed(cpuOf("http", "kit"))} µs): the difference is what the glue and \`mcpHandler\` add to each call: a web \`Request\` (with an \`AbortSignal\`, which the glue aborts when the response closes, after every answer) and \`Response\`, and a copy of the body that \`mcpHandler\` reads to look for the client's answers before dispatch reads the body itself.`,
     "",
     "## Memory per idle connection",
     "",
