@@ -83,7 +83,7 @@ const servers = {
     // Node's request as a web `Request` and the `Response` written back: examples/mcp/everything.mjs's glue.
     const http = async (req, res) => {
       const aborted = new AbortController();
-      res.on("close", () => aborted.abort());
+      res.on("close", () => res.writableFinished || aborted.abort());
       const chunks = [];
       for await (const chunk of req) chunks.push(chunk);
       const request = new globalThis.Request(`http://${req.headers.host ?? "localhost"}${req.url}`, {

@@ -271,7 +271,9 @@ const handler = mcpHandler(everything);
 /** Node's request as a web `Request`, and the `Response` written back at the client's pace. */
 const serveNode = async (req, res) => {
   const aborted = new AbortController();
-  res.on("close", () => aborted.abort());
+  // The client left before the answer's end: the tool's signal aborts (not after every answer:
+  // each abort makes a DOMException).
+  res.on("close", () => res.writableFinished || aborted.abort());
   const chunks = [];
   for await (const chunk of req) chunks.push(chunk);
   const request = new globalThis.Request(`http://${req.headers.host ?? "localhost"}${req.url}`, {
