@@ -520,7 +520,7 @@ const page = ({ loadAtStart, loadAtEnd, results, types, memories }) => {
     )} against ${fixed(cpuOf("stdio", "floor"))} µs): the same connection, decode and answer, so the difference is the kit's own path for a call (every \`tools/call\` is a stream in the kit, with its queue, its tool context and an abort signal made for it).`,
     `- Over Streamable HTTP, the same server on \`nodeHandler\` costs ${fixed(cpuOf("http", "kitNode") / cpuOf("http", "kit"), 2)}x the CPU of \`mcpHandler\` under the Node glue (${fixed(
       cpuOf("http", "kitNode"),
-    )} against ${fixed(cpuOf("http", "kit"))} µs): the difference is what the glue and \`mcpHandler\` add to each call: a web \`Request\` (with an \`AbortSignal\`, which the glue aborts when the response closes, after every answer) and \`Response\`, and a copy of the body that \`mcpHandler\` reads to look for the client's answers before dispatch reads the body itself.`,
+    )} against ${fixed(cpuOf("http", "kit"))} µs): the difference is what the glue and \`mcpHandler\` add to each call: a web \`Request\` (with its \`AbortSignal\`) and a \`Response\`, and the body read whole by the glue before the handler reads it again.`,
     "",
     "## Memory per idle connection",
     "",
