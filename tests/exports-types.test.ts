@@ -44,6 +44,7 @@ test("the type-level helpers are in rpcserver/types, and no longer in the main e
     "Refused",
     "ResultOfSchema",
     "StagesFit",
+    "StagesNotATuple",
     "TypedAround",
     "TypedOptions",
     "TypedStages",

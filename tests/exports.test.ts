@@ -168,6 +168,7 @@ describe("rpcserver/client", () => {
       typesVersions: { "*": Record<string, string[]> };
     };
     const like = (name: string) => ({
+      browser: { import: { types: `./dist/esm/${name}.d.ts`, default: `./dist/browser/${name}.js` } },
       import: { types: `./dist/esm/${name}.d.ts`, default: `./dist/esm/${name}.js` },
       require: { types: `./dist/cjs/${name}.d.cts`, default: `./dist/cjs/${name}.cjs` },
     });
