@@ -71,7 +71,8 @@ if (process.argv.includes("--install")) {
 }
 
 // Files that check our text and our types rather than the library on a Node: the import rules, what
-// tsc reports of the sources (exports-types: what the entries export), of the packed package (package-types; nats-types, the built NATS
+// tsc reports of the sources (exports-types: what the entries export; type-error-messages: the
+// compiler's own words for two mistakes), of the packed package (package-types; nats-types, the built NATS
 // declarations against the real NATS package's) and of the TypeScript examples (which they then
 // run), the TSDoc examples and every page's code blocks. They run once, in the suite's own run on
 // the npm Node (npm test's jest step), and not again on each Node of the matrix: they are half of a
@@ -86,6 +87,7 @@ const ONCE = [
   "nats-types",
   "package-types",
   "tsdoc-examples",
+  "type-error-messages",
 ].map((name) => `tests/${name}.test.ts`);
 const gone = ONCE.filter((file) => !existsSync(file));
 if (gone.length > 0) throw new Error(`scripts/test-runtimes.mjs: ONCE names no file: ${gone.join(", ")}`);

@@ -12,6 +12,9 @@
  *   `dispatch`, `fetchHandler`, `nodeHandler` and `serveNats` names the mend, `StagesNotATuple` ("write the
  *   stages as a tuple (as const)"), where the handlers blamed the `context` function ("'{ token }'
  *   is not assignable to '{ user }'") and the dispatch a bare refusal; `as const` compiles.
+ *
+ * Compile-only (a TypeScript program, ~9 CPU-s; the compiler's answer does not depend on the Node),
+ * so it runs once, on the npm Node (scripts/test-runtimes.mjs, ONCE).
  */
 import ts from "typescript";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
