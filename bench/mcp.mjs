@@ -79,28 +79,9 @@ const servers = {
         cancellation: "mcp",
       });
     const handler = mcpHandler(server);
-    const { Readable } = await import("node:stream");
     // Node's request as a web `Request` and the `Response` written back: examples/mcp/everything.mjs's glue.
-    const http = async (req, res) => {
-      const aborted = new AbortController();
-      res.on("close", () => res.writableFinished || aborted.abort());
-      const chunks = [];
-      for await (const chunk of req) chunks.push(chunk);
-      const request = new globalThis.Request(`http://${req.headers.host ?? "localhost"}${req.url}`, {
-        method: req.method,
-        headers: Object.entries(req.headers).flatMap(([name, value]) =>
-          Array.isArray(value) ? value.map((v) => [name, v]) : [[name, value]],
-        ),
-        body: req.method === "GET" || req.method === "HEAD" ? undefined : Buffer.concat(chunks),
-        signal: aborted.signal,
-      });
-      const response = await handler(request);
-      res.writeHead(response.status, Object.fromEntries(response.headers));
-      if (response.body === null) return res.end();
-      Readable.fromWeb(response.body)
-        .on("error", () => res.destroy())
-        .pipe(res);
-    };
+    const { nodeGlue } = await import("../examples/mcp/node-glue.mjs");
+    const http = nodeGlue(handler);
     // Not a wiring docs/mcp.md names: the server's methods on the one HTTP path with Node's own
     // request and response, as `mcpHandler` sets it up, but without its hand-over of the client's
     // answers to the server's requests (which this bench never sends).

@@ -10,10 +10,10 @@
  * scenarios pass).
  */
 import { createServer } from "node:http";
-import { Readable } from "node:stream";
 import * as E from "fp-ts/lib/Either.js";
 import * as t from "io-ts";
 import { audio, embedded, image, mcpHandler, mcpServer, text, tool } from "rpcserver/mcp";
+import { nodeGlue } from "./node-glue.mjs";
 
 /** A 1x1 red PNG, and a WAV of one silent sample. */
 const PNG = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
@@ -268,29 +268,7 @@ export const everything = mcpServer({
 
 const handler = mcpHandler(everything);
 
-/** Node's request as a web `Request`, and the `Response` written back at the client's pace. */
-const serveNode = async (req, res) => {
-  const aborted = new AbortController();
-  // The client left before the answer's end: the tool's signal aborts (not after every answer:
-  // each abort makes a DOMException).
-  res.on("close", () => res.writableFinished || aborted.abort());
-  const chunks = [];
-  for await (const chunk of req) chunks.push(chunk);
-  const request = new globalThis.Request(`http://${req.headers.host ?? "localhost"}${req.url}`, {
-    method: req.method,
-    headers: Object.entries(req.headers).flatMap(([name, value]) =>
-      Array.isArray(value) ? value.map((v) => [name, v]) : [[name, value]],
-    ),
-    body: req.method === "GET" || req.method === "HEAD" ? undefined : Buffer.concat(chunks),
-    signal: aborted.signal,
-  });
-  const response = await handler(request);
-  res.writeHead(response.status, Object.fromEntries(response.headers));
-  if (response.body === null) return res.end();
-  Readable.fromWeb(response.body)
-    .on("error", () => res.destroy())
-    .pipe(res);
-};
+const serveNode = nodeGlue(handler);
 
 const HOST = "127.0.0.1";
 const PORT = process.env.PORT === undefined || process.env.PORT === "" ? 3000 : Number(process.env.PORT);
