@@ -42,7 +42,8 @@ let port = 0;
 beforeAll(async () => {
   if (!existsSync(join(ROOT, "dist/esm/mcp.js"))) throw new Error("run `npm run build` first");
   child = spawn(process.execPath, [SERVER], { cwd: ROOT });
-  child.stderr.pipe(process.stderr);
+  // What the server logs (the throwing tool's line) is expected: read, not shown.
+  child.stderr.resume();
   port = await new Promise<number>((settle) =>
     child.stdout.once("data", (chunk: Buffer) => settle(Number(chunk.toString()))),
   );
