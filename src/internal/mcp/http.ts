@@ -8,6 +8,7 @@
  *
  * @module
  */
+import { isRecord } from "../core/guards";
 import { handlerOf, type FetchHandler } from "../http/fetch-handler";
 import { serviceOf, type FetchServerOptions } from "../http/handler-service";
 import type { McpServer } from "./server";
@@ -25,18 +26,18 @@ const decoder = new TextDecoder();
 
 /**
  * The client's answers in a body (one, or a batch of them), if that is all it holds: `undefined`
- * for anything else, left to dispatch. A body with `"method"` in it is a request at once.
+ * for anything else, left to dispatch. A body with neither `"result"` nor `"error"` in it is no
+ * answer, and is not parsed twice; one with `"method"` in it may still be one (a form's field named
+ * so, in an elicitation's answer), so each message is looked at whole.
  */
 const answersIn = (bytes: Uint8Array): unknown[] | undefined => {
   const text = decoder.decode(bytes);
-  if (text.includes('"method"')) return undefined;
+  if (!text.includes('"result"') && !text.includes('"error"')) return undefined;
   try {
     const parsed: unknown = JSON.parse(text);
     const all = Array.isArray(parsed) ? (parsed as unknown[]) : [parsed];
     return all.length > 0 &&
-      all.every(
-        (one) => typeof one === "object" && one !== null && !Array.isArray(one) && ("result" in one || "error" in one),
-      )
+      all.every((one) => isRecord(one) && !("method" in one) && ("result" in one || "error" in one))
       ? all
       : undefined;
   } catch {

@@ -261,10 +261,13 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
     const declared = has(tools, params.name);
     if (declared === undefined) return err(-32602, `Unknown tool: ${params.name}`);
     const signal = signalOf(ctx);
-    const queue: WireMessage[] = [];
+    // Each message with what to call once the drain has taken it (a progress value's handler waits for that).
+    const queue: Array<readonly [WireMessage, (() => void) | undefined]> = [];
     let wake: (() => void) | undefined;
-    const push = (value: WireMessage): void => {
-      queue.push(value);
+    let drained = false;
+    const push = (value: WireMessage, taken?: () => void): void => {
+      if (drained) return taken?.();
+      queue.push([value, taken]);
       wake?.();
     };
     const outbox: Outbox = ctx.peer !== undefined ? peerOutbox(ctx.peer, signal) : streamOutbox(push, replies, signal);
@@ -272,10 +275,15 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
     const token = isRecord(meta) ? meta["progressToken"] : undefined;
     // Progress is a value of this method's stream on either wire: a connection sends a call's
     // values (it has a progress token) in order, before its answer.
-    const progress = (value: Progress): void => {
-      if (typeof token === "string" || typeof token === "number")
-        push(new WireMessage({ jsonrpc: "2.0", method: MCP_PROGRESS, params: { progressToken: token, ...value } }));
-    };
+    const progress = (value: Progress): Promise<void> | undefined =>
+      typeof token === "string" || typeof token === "number"
+        ? new Promise((taken) =>
+            push(
+              new WireMessage({ jsonrpc: "2.0", method: MCP_PROGRESS, params: { progressToken: token, ...value } }),
+              taken,
+            ),
+          )
+        : undefined;
     let result: JsonObject | undefined;
     // It never rejects (`call` answers whatever happens): its end wakes the loop below.
     void declared
@@ -288,18 +296,27 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
         result = done as unknown as JsonObject;
         wake?.();
       });
-    for (;;) {
-      const next = queue.shift();
-      if (next !== undefined) {
-        yield next;
-        continue;
+    try {
+      for (;;) {
+        // Left in the queue while it is out, so that `finally` releases its handler if the drain stops there.
+        const next = queue[0];
+        if (next !== undefined) {
+          yield next[0];
+          queue.shift();
+          next[1]?.();
+          continue;
+        }
+        if (result !== undefined) {
+          await outbox.sent();
+          return E.right(result);
+        }
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
       }
-      if (result !== undefined) {
-        await outbox.sent();
-        return E.right(result);
-      }
-      await new Promise<void>((resolve) => (wake = resolve));
-      wake = undefined;
+    } finally {
+      // The drain is gone (the client left, or the call ended): a handler waiting for a value to be taken goes on.
+      drained = true;
+      for (const [, taken] of queue.splice(0)) taken?.();
     }
   }
 

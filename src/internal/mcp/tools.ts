@@ -12,6 +12,7 @@ import type * as TE from "fp-ts/TaskEither";
 import { messageOf } from "../core/describe";
 import { isRecord } from "../core/guards";
 import { logSafely } from "../core/logger";
+import { nextTurn, Pace } from "../core/turns";
 import { text } from "./content";
 import type { Outbox } from "./outbox";
 import {
@@ -122,8 +123,15 @@ export interface ToolSpec<S extends McpSchema | undefined> {
 export interface Tool {
   /** What `tools/list` shows of it, less its name. */
   readonly listed: JsonObject;
-  /** Runs it on the call's arguments: its result, whatever happened. */
-  readonly call: (args: unknown, context: McpContext, progress: (value: Progress) => void) => Promise<ToolResult>;
+  /**
+   * Runs it on the call's arguments: its result, whatever happened. A handler's next progress value
+   * waits for the Promise `progress` returns (the value taken by the wire).
+   */
+  readonly call: (
+    args: unknown,
+    context: McpContext,
+    progress: (value: Progress) => Promise<void> | void,
+  ) => Promise<ToolResult>;
 }
 
 /**
@@ -164,7 +172,11 @@ export const tool = <S extends McpSchema | undefined = undefined>(spec: ToolSpec
         return failed(messageOf(thrown));
       }),
   };
-  async function answer(args: unknown, context: McpContext, progress: (value: Progress) => void): Promise<ToolResult> {
+  async function answer(
+    args: unknown,
+    context: McpContext,
+    progress: (value: Progress) => Promise<void> | void,
+  ): Promise<ToolResult> {
     const decoded = await decode(args ?? {});
     if (E.isLeft(decoded)) return failed(`Invalid arguments: ${decoded.left.join("; ")}`);
     const answered: unknown = await settle(run(decoded.right, context), progress);
@@ -186,17 +198,25 @@ const isEither = (value: unknown): value is Answered =>
 const isGenerator = (value: unknown): value is AsyncGenerator<Progress, Answered> =>
   isRecord(value) && typeof value["next"] === "function" && Symbol.asyncIterator in value;
 
-/** What a handler answered, run to its end: a generator's values handed to `progress` as they come. */
+/**
+ * What a handler answered, run to its end: a generator's values handed to `progress` as they come,
+ * each once the one before is taken (a client that reads slowly holds the handler, not a queue),
+ * with the event loop's turns of streams' fairness rule: a generator of values in memory resumes
+ * in microtasks alone, and would hold the thread (no other request read, no disconnect seen) however
+ * the wire takes its values, or with no progress token, when nothing takes them.
+ */
 const settle = async (
   ran: ReturnType<ToolHandler<unknown>>,
-  progress: (value: Progress) => void,
+  progress: (value: Progress) => Promise<void> | void,
 ): Promise<Answered> => {
   if (typeof ran === "function") return ran();
   if (!isGenerator(ran)) return ran;
+  const pace = new Pace();
   for (;;) {
     const step = await ran.next();
     if (step.done === true) return step.value;
-    progress(step.value);
+    await progress(step.value);
+    if (pace.due()) await nextTurn();
   }
 };
 
