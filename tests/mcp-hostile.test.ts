@@ -148,6 +148,16 @@ describe("Streamable HTTP, on node:http", () => {
     await statsUntil((seen) => seen.stopped === before.stopped + 1);
   });
 
+  test("a tool deaf to its signal is stopped at its next yield when its client leaves (its finally runs)", async () => {
+    for (const accept of [BOTH, "application/json"]) {
+      const before = await stats();
+      const { req } = open(JSON.stringify(toolCall(1, "deaf", "d")), accept);
+      await statsUntil((seen) => seen.yielded > before.yielded);
+      req.destroy();
+      await statsUntil((seen) => seen.stopped === before.stopped + 1);
+    }
+  });
+
   test("without a progress token, and to a client that takes JSON alone: others are answered too", async () => {
     const before = await stats();
     const { req } = open(JSON.stringify(toolCall(1, "endless")), "application/json");

@@ -179,7 +179,7 @@ export const tool = <S extends McpSchema | undefined = undefined>(spec: ToolSpec
   ): Promise<ToolResult> {
     const decoded = await decode(args ?? {});
     if (E.isLeft(decoded)) return failed(`Invalid arguments: ${decoded.left.join("; ")}`);
-    const answered: unknown = await settle(run(decoded.right, context), progress);
+    const answered: unknown = await settle(run(decoded.right, context), progress, context.signal);
     if (!isEither(answered)) throw new TypeError("the tool answered no Either");
     if (E.isLeft(answered)) return failed(failureText(answered.left));
     const result = resultOf(answered.right);
@@ -203,11 +203,14 @@ const isGenerator = (value: unknown): value is AsyncGenerator<Progress, Answered
  * each once the one before is taken (a client that reads slowly holds the handler, not a queue),
  * with the event loop's turns of streams' fairness rule: a generator of values in memory resumes
  * in microtasks alone, and would hold the thread (no other request read, no disconnect seen) however
- * the wire takes its values, or with no progress token, when nothing takes them.
+ * the wire takes its values, or with no progress token, when nothing takes them. A cancel or the
+ * client leaving stops the generator at its next yield (its `finally` runs), as every stream stops,
+ * whether or not it reads its signal.
  */
 const settle = async (
   ran: ReturnType<ToolHandler<unknown>>,
   progress: (value: Progress) => Promise<void> | void,
+  signal: AbortSignal,
 ): Promise<Answered> => {
   if (typeof ran === "function") return ran();
   if (!isGenerator(ran)) return ran;
@@ -216,6 +219,10 @@ const settle = async (
     const step = await ran.next();
     if (step.done === true) return step.value;
     await progress(step.value);
+    if (signal.aborted) {
+      await ran.return(E.left("the call was cancelled"));
+      return E.left("the call was cancelled");
+    }
     if (pace.due()) await nextTurn();
   }
 };
