@@ -8,6 +8,7 @@
  */
 import { context as contexts, SpanKind, trace, type Context } from "@opentelemetry/api";
 import type { Kind, URIS } from "fp-ts/HKT";
+import { constVoid } from "fp-ts/function";
 import type { TypedAround } from "../core/context-marks";
 import type { Effect } from "../core/effect";
 import type { Request } from "../core/request";
@@ -95,7 +96,6 @@ export function traced<C = unknown>(options: TracedOptions<C> = {}): TypedAround
     return { parent: carrier === undefined ? active : propagator.extract(active, carrier, getter), request };
   };
 
-  const untapped = (): void => undefined;
   const stage: Around = {
     _tag: "Around",
     asyncOnly: false,
@@ -117,7 +117,7 @@ export function traced<C = unknown>(options: TracedOptions<C> = {}): TypedAround
           parent,
         );
         // A span that records nothing (the API's no-op, a sampler's "no") takes no event: no tap.
-        const untap = span.isRecording() ? tapStream(request, valueEvents(span)) : untapped;
+        const untap = span.isRecording() ? tapStream(request, valueEvents(span)) : constVoid;
         const answered = (response: Response): Response => {
           untap();
           end(span, described, outcomeOf(response), elapsed, guessed);
