@@ -116,10 +116,11 @@ describe.each(["stdio", "http"] as const)("the SDK's Client over %s", (wire) => 
     const steps = [1, 2, 3, 4, 5].map((progress) => ({ progress, total: 5 }));
     if (wire === "http") expect(seen["progress"]).toEqual(steps);
     // Over stdio the SDK's Client handles a notification a microtask after it reads it, and an
-    // answer at once: the last value, when read in one chunk with the answer, finds its call gone
-    // and is dropped by the client. What the server writes is below ("over stdio, as written").
+    // answer at once: every value read in one chunk with the answer finds its call gone and is
+    // dropped by the client. How many share that chunk depends on how the pipe is read (under
+    // load, all five can), so this side can only hold the order; that the server writes every
+    // value before the answer is held below ("over stdio, as written").
     else expect(steps.slice(0, (seen["progress"] as unknown[]).length)).toEqual(seen["progress"]);
-    if (wire === "stdio") expect((seen["progress"] as unknown[]).length).toBeGreaterThanOrEqual(4);
   });
 
   test("logging: logging/setLevel answers {}; a tool's log messages at or above the level reach the client", () => {
