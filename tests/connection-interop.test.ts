@@ -25,7 +25,7 @@ describe("the MCP SDK's Client over stdio against examples/mcp/server.mjs", () =
 
   test("initialize: the server's name and capabilities", () => {
     expect(seen["server"]).toEqual({ name: "rpcserver-mcp-example", version: "1.0.0" });
-    expect(seen["capabilities"]).toEqual({ tools: { listChanged: false } });
+    expect(seen["capabilities"]).toEqual({ logging: {}, tools: { listChanged: false } });
   });
 
   test("tools/list: input schemas from the io-ts codecs", () => {
@@ -45,7 +45,15 @@ describe("the MCP SDK's Client over stdio against examples/mcp/server.mjs", () =
 
   test("tools/call: a result, a tool error, an unknown tool", () => {
     expect(seen["add"]).toEqual({ content: [{ type: "text", text: "5" }] });
-    expect(seen["invalid"]).toEqual({ content: [{ type: "text", text: "Invalid arguments for add" }], isError: true });
+    expect(seen["invalid"]).toEqual({
+      content: [
+        {
+          type: "text",
+          text: 'Invalid arguments: arguments.a: expected number, got "x"; arguments.b: expected number, got undefined',
+        },
+      ],
+      isError: true,
+    });
     expect(seen["unknown"]).toEqual({ code: -32602, message: "MCP error -32602: Unknown tool: nope" });
   });
 

@@ -432,7 +432,7 @@ describe("the MCP SDK's Client over stdio against mcp/server.ts", () => {
     const seen = JSON.parse(run.stdout.trim().split("\n").pop() ?? "{}") as Record<string, unknown>;
     expect(seen).toEqual({
       server: { name: "rpcserver-mcp-example", version: "1.0.0" },
-      capabilities: { tools: { listChanged: false } },
+      capabilities: { logging: {}, tools: { listChanged: false } },
       tools: [
         {
           name: "add",
@@ -451,7 +451,15 @@ describe("the MCP SDK's Client over stdio against mcp/server.ts", () => {
         },
       ],
       add: { content: [{ type: "text", text: "5" }] },
-      invalid: { content: [{ type: "text", text: "Invalid arguments for add" }], isError: true },
+      invalid: {
+        content: [
+          {
+            type: "text",
+            text: 'Invalid arguments: arguments.a: expected number, got "x"; arguments.b: expected number, got undefined',
+          },
+        ],
+        isError: true,
+      },
       unknown: { code: -32602, message: "MCP error -32602: Unknown tool: nope" },
       during: { content: [{ type: "text", text: "2" }] },
       cancelled: "McpError",

@@ -1,24 +1,20 @@
 /**
- * A small Model Context Protocol server over stdio, built on an rpcserver connection:
+ * The Model Context Protocol server of app.mjs over stdio, on an rpcserver connection:
  *
- *     node examples/mcp/server.mjs     # speaks MCP (newline-delimited JSON-RPC) on stdin/stdout
+ *     npm run build && node examples/mcp/server.mjs     # speaks MCP (newline-delimited JSON-RPC) on stdin/stdout
  *
- * The methods and tools are app.mjs's (`initialize`, `ping`, `tools/list`, `tools/call`; the tools
- * `add`, `sleep` and `count`, which streams its progress), shared with the Streamable HTTP server
- * (http.mjs). The connection takes MCP's `notifications/cancelled`: a cancelled call's signal aborts
- * and it is not answered; and each value `count` yields goes out as `notifications/progress` on the
- * call's `_meta.progressToken`. Logs go to stderr (stdout is the protocol).
- * tests/connection-interop.test.ts and tests/streams-connection.test.ts drive it with the official
- * SDK's `Client` and `StdioClientTransport` (the scripts tests/fixtures/mcp-client.mjs and
- * mcp-stream-client.mjs). The same server in TypeScript, typed context and all:
- * examples/ts/mcp/server.ts.
+ * The connection takes MCP's `notifications/cancelled` (`cancellation: "mcp"`): a cancelled call's
+ * signal aborts and it is not answered. tests/connection-interop.test.ts and
+ * tests/streams-connection.test.ts drive it with the official SDK's `Client` and
+ * `StdioClientTransport`. The same server in TypeScript: examples/ts/mcp/server.ts.
  */
-import { connect, newlineDelimited, byteChannel } from "rpcserver/connection";
+import { byteChannel, connect, newlineDelimited } from "rpcserver/connection";
 import { app } from "./app.mjs";
 
+const { methods, stages } = app;
 const peer = connect(byteChannel(process.stdin, process.stdout, newlineDelimited()), {
-  methods: app.methods,
-  stages: app.stages,
+  methods,
+  stages,
   context: {},
   cancellation: "mcp",
 });

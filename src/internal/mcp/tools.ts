@@ -165,10 +165,11 @@ export const tool = <S extends McpSchema | undefined = undefined>(spec: ToolSpec
   return {
     listed,
     // Whatever a handler (or a schema) does, the call answers: a throw, and an answer that is no
-    // Either, are an `isError` result and a log line.
+    // Either, are an `isError` result and a log line. A throw once the call's signal has aborted is
+    // the cancel's own end (a wait that rejects with the signal's reason), no fault to log.
     call: (args, context, progress) =>
       answer(args, context, progress).catch((thrown: unknown) => {
-        logSafely("rpcserver/mcp: a tool threw", thrown);
+        if (!context.signal.aborted) logSafely("rpcserver/mcp: a tool threw", thrown);
         return failed(messageOf(thrown));
       }),
   };
