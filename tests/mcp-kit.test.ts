@@ -1,6 +1,6 @@
 /**
  * rpcserver/mcp under the official SDK's `Client`, over stdio (an rpcserver connection) and over
- * Streamable HTTP (`mcpHandler` under @hono/node-server): the same server (tests/fixtures/mcp-kit.mjs)
+ * Streamable HTTP (`mcpHandler` under @hono/node-server, and on `nodeHandler`): the same server (tests/fixtures/mcp-kit.mjs)
  * and the same calls on each wire (tests/fixtures/mcp-kit-client.mjs, a script: the SDK is
  * ESM-first), which must answer alike. The built package must exist (`npm run build`).
  */
@@ -9,7 +9,7 @@ import { existsSync } from "node:fs";
 import { join } from "node:path";
 
 const ROOT = join(__dirname, "..");
-const drive = (wire: "stdio" | "http"): Record<string, unknown> => {
+const drive = (wire: "stdio" | "http" | "node"): Record<string, unknown> => {
   if (!existsSync(join(ROOT, "dist/esm/mcp.js"))) throw new Error("run `npm run build` first");
   const out = execFileSync(process.execPath, ["tests/fixtures/mcp-kit-client.mjs", wire], {
     cwd: ROOT,
@@ -25,7 +25,7 @@ const textResult = (text: string, isError?: true): unknown => ({
   ...(isError ? { isError } : {}),
 });
 
-describe.each(["stdio", "http"] as const)("the SDK's Client over %s", (wire) => {
+describe.each(["stdio", "http", "node"] as const)("the SDK's Client over %s", (wire) => {
   const seen = drive(wire);
 
   test("initialize: who the server is, its instructions, capabilities from what it declares", () => {

@@ -15,6 +15,7 @@ import * as t from "io-ts";
 import express from "express";
 import Fastify from "fastify";
 import { contract, server, Success, withContext } from "../src";
+import { fetchHandler } from "../src/fetch";
 import { nodeHandler, type NodeHandler } from "../src/server";
 import { setLogger, type Logger } from "../src/internal/core/logger";
 import { onFastify } from "./integrations/harness";
@@ -224,6 +225,45 @@ describe("nodeHandler on node:http", () => {
       // @ts-expect-error: the methods need a context
       nodeHandler({ whoami });
     });
+  });
+
+  test("a fetch handler of this package is served as it is, options and all, on Node's request and response", async () => {
+    const fetchServed = fetchHandler(methods, { maxBodyBytes: 64, openrpc: false });
+    const node = await served(nodeHandler(fetchServed));
+    try {
+      expect(await post(node.url, call("add", [1, 2]))).toEqual({
+        status: 200,
+        type: "application/json",
+        body: '{"jsonrpc":"2.0","result":3,"id":1}',
+      });
+      // Its own options: the body limit of 64 bytes, and no rpc.discover.
+      expect((await post(node.url, call("add", [1, 2], 1) + " ".repeat(64))).status).toBe(413);
+      expect(JSON.parse((await post(node.url, call("rpc.discover"))).body)).toEqual(
+        expect.objectContaining({ error: expect.objectContaining({ code: -32601 }) }),
+      );
+      // What the fetch handler answers, byte for byte, for the same request.
+      const direct = await fetchServed(
+        new Request(node.url, {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: call("add", [2, 3]),
+        }),
+      );
+      expect((await post(node.url, call("add", [2, 3]))).body).toBe(await direct.text());
+    } finally {
+      node.close();
+    }
+  });
+
+  test("any other function is a TypeError, and so are options beside a fetch handler", () => {
+    const foreign = (request: Request): Promise<Response> => Promise.resolve(new Response(request.url));
+    expect(() => nodeHandler(foreign)).toThrow(
+      /^nodeHandler: a function it was given is no fetch handler of rpcserver's/,
+    );
+    // @ts-expect-error: a fetch handler brings its own options
+    expect(() => nodeHandler(fetchHandler(methods), { maxBatchSize: 1 })).toThrow(
+      new TypeError("nodeHandler: a fetch handler brings its own options; give none"),
+    );
   });
 
   test("a bad option is fetchHandler's TypeError, named for this handler", () => {

@@ -2,10 +2,9 @@
  * A fetch handler (`(request: Request) => Promise<Response>`, such as `mcpHandler`'s) served on
  * `node:http`: Node's request as a web `Request`, and the `Response` written back at the client's
  * pace. The request's signal aborts when the client leaves before the answer's end (not after every
- * answer: each abort makes a DOMException). examples/mcp/everything.mjs, http.mjs and bench/mcp.mjs
- * serve with it; `@hono/node-server`'s `serve({ fetch })` does the same job.
+ * answer: each abort makes a DOMException). examples/mcp/everything.mjs and bench/mcp.mjs serve
+ * with it; `@hono/node-server`'s `serve({ fetch })` does the same job.
  */
-import { createServer } from "node:http";
 import { Readable } from "node:stream";
 
 /** `(req, res) => Promise<void>` for `createServer`, answering with `handler`. */
@@ -28,23 +27,4 @@ export const nodeGlue = (handler) => async (req, res) => {
   Readable.fromWeb(response.body)
     .on("error", () => res.destroy())
     .pipe(res);
-};
-
-/**
- * `handler` served on `node:http` at `path` (anything else 404) on 127.0.0.1:$PORT (default 3000;
- * `PORT=0`, a free port), printing `listening on <url>` once it listens.
- */
-export const listenAt = (path, handler) => {
-  const serveNode = nodeGlue(handler);
-  const server = createServer((req, res) => {
-    if (new URL(req.url ?? "/", "http://localhost").pathname !== path) return res.writeHead(404).end();
-    serveNode(req, res).catch((error) => {
-      console.error(`${path}: ${error}`);
-      res.destroy();
-    });
-  });
-  const port = process.env.PORT === undefined || process.env.PORT === "" ? 3000 : Number(process.env.PORT);
-  return server.listen(port, "127.0.0.1", () =>
-    console.log(`listening on http://127.0.0.1:${server.address().port}${path}`),
-  );
 };

@@ -276,6 +276,16 @@ export function fetchHandler(methodsOrApp: unknown, options?: unknown): FetchHan
   return handlerOf(serviceOf("fetchHandler", methodsOrApp, options));
 }
 
+/**
+ * The service behind each fetch handler made here, so that `nodeHandler` can serve the same one on
+ * Node's own request and response (no web `Request` made): one HTTP path, whichever end it is
+ * reached from. Weak: a handler let go of lets its service go.
+ */
+const SERVICES = new WeakMap<FetchHandler, Service>();
+
+/** The service a fetch handler of this package answers with; `undefined` for any other function. */
+export const serviceBehind = (handler: FetchHandler): Service | undefined => SERVICES.get(handler);
+
 /** The fetch handler of a service (`fetchHandler`'s, or one that takes some bodies itself: rpcserver/mcp's). */
 export const handlerOf = (service: Service): FetchHandler => {
   const handle = async (request: Request): Promise<Response> =>
@@ -285,8 +295,10 @@ export const handlerOf = (service: Service): FetchHandler => {
         : serverError(service.who, NOT_A_REQUEST, NO_HEADERS),
     );
   // Only a bug of this module gets here: logged as one, and never a rejection.
-  return (request) =>
+  const handler: FetchHandler = (request) =>
     handle(request).catch((thrown: unknown) =>
       responseOf(serverError(service.who, `could not answer: ${messageOf(thrown)}`, NO_HEADERS)),
     );
+  SERVICES.set(handler, service);
+  return handler;
 };

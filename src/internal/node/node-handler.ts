@@ -12,7 +12,7 @@ import type { Server } from "../contract/implement";
 import type { NoContext } from "../core/context-marks";
 import type { MethodsFor } from "../core/dispatch-context";
 import type { AnyStage } from "../core/stages";
-import type { AppOptionsArg, TableOptionsArg } from "../http/fetch-handler";
+import { serviceBehind, type AppOptionsArg, type FetchHandler, type TableOptionsArg } from "../http/fetch-handler";
 import { serviceOf } from "../http/handler-service";
 import { nodeExchange } from "./node-exchange";
 
@@ -42,6 +42,9 @@ export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise
  * - The client going away aborts the methods' signal and ends an event stream.
  * - A client that half-closes after its request still gets its answer: the `node:http` server
  *   the handler is called from is made half-open (`httpAllowHalfOpen`), as the development server is.
+ * - Given a fetch handler this package made (`fetchHandler`'s, `mcpHandler`'s of `rpcserver/mcp`),
+ *   it serves that handler's service, options and all, on Node's request and response: no web
+ *   `Request` is made. Any other function is a TypeError (serve it with a fetch adapter).
  *
  * @example
  * import { createServer } from "node:http";
@@ -63,6 +66,15 @@ export function nodeHandler<C = NoContext, X = NoContext, const S extends Readon
   methods: MethodsFor<C>,
   ...options: TableOptionsArg<C, X, S>
 ): NodeHandler;
+export function nodeHandler(handler: FetchHandler): NodeHandler;
 export function nodeHandler(methodsOrApp: unknown, options?: unknown): NodeHandler {
-  return nodeExchange(serviceOf("nodeHandler", methodsOrApp, options));
+  if (typeof methodsOrApp !== "function") return nodeExchange(serviceOf("nodeHandler", methodsOrApp, options));
+  const service = serviceBehind(methodsOrApp as FetchHandler);
+  if (service === undefined) {
+    throw new TypeError(
+      "nodeHandler: a function it was given is no fetch handler of rpcserver's (fetchHandler, mcpHandler); serve another with a fetch adapter",
+    );
+  }
+  if (options !== undefined) throw new TypeError("nodeHandler: a fetch handler brings its own options; give none");
+  return nodeExchange(service);
 }
