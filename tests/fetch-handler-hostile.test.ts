@@ -6,6 +6,8 @@
  */
 import * as http from "node:http";
 import * as net from "node:net";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import { gzipSync } from "node:zlib";
 import { Success } from "../src";
 import { fetchHandler, type FetchHandler } from "../src/fetch";
@@ -232,5 +234,49 @@ describe("held under probing (kept so)", () => {
       socket.destroy();
       await app.close();
     }
+  });
+});
+
+describe("a client that leaves a stream after its Request was collected", () => {
+  /** A full collection (V8's `gc`, reached without `--expose-gc` on the command line), after a turn. */
+  const collect = async (): Promise<void> => {
+    await new Promise((go) => setImmediate(go));
+    setFlagsFromString("--expose-gc");
+    (runInNewContext("gc") as () => void)();
+  };
+
+  test("its signal still stops the method: undici's Request follows a signal only while the Request lives", async () => {
+    const seen = { yielded: 0, finished: false };
+    const handler = fetchHandler({
+      endless: async function* () {
+        try {
+          for (;;) {
+            seen.yielded += 1;
+            yield seen.yielded;
+          }
+        } finally {
+          seen.finished = true;
+        }
+      },
+    });
+    const gone = new AbortController();
+    // Made here and held by nothing of the test's: only what the handler keeps keeps it.
+    const response = await handler(
+      new Request("http://127.0.0.1/rpc", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
+        body: call("endless"),
+        signal: gone.signal,
+      }),
+    );
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    expect((await reader.read()).done).toBe(false);
+    await collect();
+    gone.abort();
+    // The method stops at its next yield and the stream ends; without the hold, it runs on for ever.
+    let reads = 0;
+    while (!(await reader.read()).done && reads < 10_000) reads += 1;
+    expect(seen.finished).toBe(true);
+    expect(reads).toBeLessThan(10_000);
   });
 });

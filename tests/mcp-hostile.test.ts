@@ -2,14 +2,12 @@
  * rpcserver/mcp attacked as the field will, on real sockets and pipes: the server
  * (tests/fixtures/mcp-hostile-server.mjs, built from dist) in a child process, so that one that
  * starved its event loop would not starve the test's. Over Streamable HTTP (node:http, the glue of
- * examples/mcp/everything.mjs): endless and bursting progress, clients that leave, forged and
- * replayed answers to the server's requests, bodies that are not what they should be. Over stdio:
- * garbage, cancellation, EOF mid-call, a client that never reads. (A client that never reads over
- * HTTP is not here: its test passed on Node 20 and 22 and did not finish on 18, 24 and 26, cause not
- * yet found; docs/mcp.md, "Not yet".)
+ * examples/mcp/everything.mjs): endless and bursting progress, clients that leave or never read,
+ * forged and replayed answers to the server's requests, bodies that are not what they should be.
+ * Over stdio: garbage, cancellation, EOF mid-call, a client that never reads.
  */
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
 import { request, type ClientRequest, type IncomingMessage } from "node:http";
 import { join } from "node:path";
 
@@ -146,6 +144,37 @@ describe("Streamable HTTP, on node:http", () => {
     expect(await answerOf(call(2, "ping"))).toEqual({ jsonrpc: "2.0", result: {}, id: 2 });
     req.destroy();
     await statsUntil((seen) => seen.stopped === before.stopped + 1);
+  });
+
+  test("a client that never reads: the tool waits for it, what it yielded bounded by the sockets' buffers", async () => {
+    const before = await stats();
+    const { req, response } = open(JSON.stringify(toolCall(1, "endless", "slow")));
+    (await response).pause();
+    // Linux grows a connection's buffers while it is used, so the count creeps before it stops: its
+    // bound is what both ends' kernel buffers can hold at their largest, in events of the smallest
+    // size (about 110 bytes each), twice over; a tool the kit did not hold passes it in a few rounds.
+    const most = (file: string): number => Number(readFileSync(file, "utf8").trim().split(/\s+/)[2] ?? NaN);
+    const kernel = (() => {
+      try {
+        return most("/proc/sys/net/ipv4/tcp_wmem") + most("/proc/sys/net/ipv4/tcp_rmem");
+      } catch {
+        return 16 * 1024 * 1024;
+      }
+    })();
+    const bound = before.yielded + (2 * kernel) / 100;
+    let last = -1;
+    let seen = before;
+    // Until the count stands still between two looks, or for at most 200 rounds of 20 calls.
+    for (let round = 0; round < 200 && seen.yielded !== last && seen.yielded <= bound; round += 1) {
+      last = seen.yielded;
+      for (let i = 0; i < 20; i += 1) await answerOf(call(i, "ping"));
+      seen = await stats();
+    }
+    expect(seen.yielded).toBeGreaterThan(before.yielded);
+    expect(seen.yielded).toBeLessThanOrEqual(bound);
+    expect(seen.stopped).toBe(before.stopped);
+    req.destroy();
+    await statsUntil((after) => after.stopped === before.stopped + 1);
   });
 
   test("a tool deaf to its signal is stopped at its next yield when its client leaves (its finally runs)", async () => {

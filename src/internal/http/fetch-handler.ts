@@ -203,15 +203,25 @@ const hostOf = (url: string): string | undefined => {
 };
 
 /** A web `Request`, as the one HTTP path reads a request: its URL parsed only when asked (a GET, a log line). */
+/**
+ * Each request, held by its signal. undici's `Request` (Node's, 18 to 26) follows the signal it was
+ * made with through a weak reference to a controller that only the `Request` holds: once the
+ * `Request` is collected (a stream outlives every other use of it), its signal is never aborted, and
+ * a client that leaves a stream is never seen. Keyed by the signal, the request lives as long as
+ * anything still listens to it.
+ */
+const HELD_BY_SIGNAL = new WeakMap<AbortSignal, Request>();
+
 const incomingOf = (request: Request): Incoming => {
-  const { headers } = request;
+  const { headers, signal } = request;
+  HELD_BY_SIGNAL.set(signal, request);
   return {
     method: request.method,
     target: () => pathOf(request.url),
     header: (name) => headers.get(name) ?? (name === "host" ? hostOf(request.url) : undefined),
     read: (limit) => readBody(request, limit),
     discard: () => void request.body?.cancel().catch(ignore),
-    signal: request.signal,
+    signal,
     request: () => request,
   };
 };
