@@ -7,6 +7,8 @@
 import * as http from "node:http";
 import * as net from "node:net";
 import type { AddressInfo } from "node:net";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import express from "express";
 import Fastify from "fastify";
 import { Success } from "../src";
@@ -284,6 +286,44 @@ describe("a method the Fetch API will not make a Request with", () => {
       s.close();
       dev.close();
       dev.closeAllConnections();
+    }
+  });
+});
+
+describe("a context that keeps only its request's signal", () => {
+  test("the client leaving still aborts it after the Request was collected", async () => {
+    const seen = { aborted: false };
+    const handler = nodeHandler(
+      {
+        wait: async (ctx: { readonly client: AbortSignal }) => {
+          await new Promise<void>((settle) => ctx.client.addEventListener("abort", () => settle(), { once: true }));
+          seen.aborted = true;
+          return Success("left");
+        },
+      },
+      // The web Request is dropped at once: only its signal is kept.
+      { context: (request: Request) => ({ client: request.signal }) },
+    );
+    const server = http.createServer((req, res) => void handler(req, res));
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    try {
+      const socket = net.connect(port, "127.0.0.1");
+      await new Promise((go) => socket.once("connect", go));
+      const body = JSON.stringify({ jsonrpc: "2.0", method: "wait", id: 1 });
+      socket.write(
+        `POST /rpc HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n${body}`,
+      );
+      // A few turns for the request to reach the method, then a full collection, then the client leaves.
+      for (let i = 0; i < 10; i += 1) await new Promise((go) => setImmediate(go));
+      setFlagsFromString("--expose-gc");
+      (runInNewContext("gc") as () => void)();
+      socket.destroy();
+      for (let i = 0; i < 1_000 && !seen.aborted; i += 1) await new Promise((go) => setTimeout(go, 5));
+      expect(seen.aborted).toBe(true);
+    } finally {
+      server.close();
+      server.closeAllConnections();
     }
   });
 });

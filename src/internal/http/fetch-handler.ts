@@ -23,6 +23,7 @@ import { messageOf } from "../core/describe";
 import type { JsonOptions } from "../core/options";
 import type { AnyStage } from "../core/stages";
 import { answerExchange, serverError, type Incoming, type Read, type Reply, type Service } from "./exchange";
+import { heldBySignal } from "./held-request";
 import { serviceOf, type FetchServerOptions } from "./handler-service";
 import { NO_HEADERS } from "./route";
 
@@ -203,18 +204,9 @@ const hostOf = (url: string): string | undefined => {
 };
 
 /** A web `Request`, as the one HTTP path reads a request: its URL parsed only when asked (a GET, a log line). */
-/**
- * Each request, held by its signal. undici's `Request` (Node's, 18 to 26) follows the signal it was
- * made with through a weak reference to a controller that only the `Request` holds: once the
- * `Request` is collected (a stream outlives every other use of it), its signal is never aborted, and
- * a client that leaves a stream is never seen. Keyed by the signal, the request lives as long as
- * anything still listens to it.
- */
-const HELD_BY_SIGNAL = new WeakMap<AbortSignal, Request>();
-
 const incomingOf = (request: Request): Incoming => {
-  const { headers, signal } = request;
-  HELD_BY_SIGNAL.set(signal, request);
+  // Held by its signal: Node's `Request` would stop following the client's once collected.
+  const { headers, signal } = heldBySignal(request);
   return {
     method: request.method,
     target: () => pathOf(request.url),

@@ -10,6 +10,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { messageOf } from "../core/describe";
 import type { Followed } from "../core/signal";
+import { heldBySignal } from "../http/held-request";
 import { answerExchange, type Incoming, type Read, type Reply, type Service } from "../http/exchange";
 import { say, type HeaderValues } from "../http/route";
 import { writeBody } from "./body-writer";
@@ -105,7 +106,8 @@ const requestOf = (req: IncomingMessage, departure: Departure): Request => {
       // A value Node took that the Fetch API refuses: left out of the context's view, not the request's.
     }
   }
-  return new Request(urlOf(req), { method: "POST", headers, signal: departure.signal });
+  // Held by its signal, so that a context that keeps only `request.signal` still sees the client leave.
+  return heldBySignal(new Request(urlOf(req), { method: "POST", headers, signal: departure.signal }));
 };
 
 /**
