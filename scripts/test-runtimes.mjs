@@ -84,6 +84,7 @@ const ONCE = [
   "doc-examples",
   "examples-ts",
   "exports-types",
+  "mcp-inspector-cli",
   "nats-types",
   "package-types",
   "tsdoc-examples",
