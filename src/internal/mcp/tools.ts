@@ -125,8 +125,7 @@ export interface Tool {
   /**
    * Runs it on the call's arguments: its result, whatever happened (at once when its schema and
    * handler answer at once, else a Promise of it), or, for a handler that is an `async function*`
-   * (or a schema that decodes later), its run as {@link Running}: the steps the core's stream drain
-   * takes.
+   * (or a schema that decodes later), its run as the steps the core's stream drain takes.
    */
   readonly start: (args: unknown, context: McpContext) => Started;
 }
