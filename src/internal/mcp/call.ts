@@ -11,10 +11,11 @@
  * @module
  */
 import * as E from "fp-ts/Either";
+import { messageOf } from "../core/describe";
 import { isThenable } from "../core/guards";
 import { UNSENT, type WireMessage } from "../core/progress-wire";
 import type { ToolResult } from "./protocol";
-import { failed, isGenerator, Running, threw, type Progress, type Started } from "./tools";
+import { failed, isGenerator, Running, type Progress, type Started } from "./tools";
 
 /** The call's end, as `tools/call` answers it. */
 type Answer = E.Either<never, ToolResult>;
@@ -39,8 +40,8 @@ export class ToolCall {
   private source: AsyncGenerator<Progress, unknown> | undefined;
   /** What the tool gives before its generator is known (its arguments decode later) or instead of one (its answer). */
   private later: Promise<AsyncGenerator<Progress, unknown> | ToolResult> | undefined;
-  /** Makes the generator's return value the call's result. */
-  private finish: ((answered: unknown) => ToolResult | Promise<ToolResult>) | undefined;
+  /** The run, which makes the generator's end (its return value, or its throw) the call's result. */
+  private running: Running | undefined;
   /** A step of the tool is under way. */
   private busy = false;
   /** The call is over (answered, or stopped): what the tool sends after goes nowhere. */
@@ -75,7 +76,7 @@ export class ToolCall {
   /** The tool's run: its generator's steps, its answer to come, or its answer. */
   begin(started: Started): this {
     if (started instanceof Running) {
-      this.finish = started.finish;
+      this.running = started;
       if (isGenerator(started.first)) this.source = started.first;
       else this.later = started.first;
     } else if (isThenable(started)) this.later = started;
@@ -117,14 +118,14 @@ export class ToolCall {
   /** Asks the tool for its next step: its generator's next value or its end, or what it gives later. */
   private step(): void {
     this.busy = true;
-    const { source } = this;
-    if (source !== undefined) {
+    const { source, running } = this;
+    if (source !== undefined && running !== undefined) {
       source.next().then(
         (step) =>
           step.done === true
-            ? this.end((this.finish as NonNullable<ToolCall["finish"]>)(step.value))
+            ? this.end(running.finish(step.value))
             : this.take({ done: false, value: this.progress ? step.value : UNSENT }),
-        (thrown: unknown) => this.end(threw(thrown)),
+        (thrown: unknown) => this.end(running.failed(thrown)),
       );
       return;
     }
@@ -138,7 +139,8 @@ export class ToolCall {
         if (this.over) return void got.return(E.left(CANCELLED)).finally(() => this.end(failed(CANCELLED)));
         this.step();
       },
-      (thrown: unknown) => this.end(threw(thrown)),
+      // It never rejects (a tool's throw is its isError result already): were it to, the call still answers.
+      (thrown: unknown) => this.end(running === undefined ? failed(messageOf(thrown)) : running.failed(thrown)),
     );
   }
 

@@ -135,14 +135,25 @@ export type Started = ToolResult | Promise<ToolResult> | Running;
 
 /**
  * A tool's run whose values come later: the handler's generator (its values are progress), or, when
- * its arguments decode later, what the handler gives then (a generator, or its result); with
- * `finish`, which makes the generator's return value the call's result.
+ * its arguments decode later, what the handler gives then (a generator, or its result); with what
+ * makes the generator's return value (`finish`) or its throw (`failed`) the call's result.
  */
 export class Running {
   constructor(
     readonly first: AsyncGenerator<Progress, unknown> | Promise<AsyncGenerator<Progress, unknown> | ToolResult>,
-    readonly finish: (answered: unknown) => ToolResult | Promise<ToolResult>,
+    private readonly finisher: (answered: unknown, context: McpContext) => ToolResult | Promise<ToolResult>,
+    private readonly context: McpContext,
   ) {}
+
+  /** The call's result from the generator's return value. */
+  finish(answered: unknown): ToolResult | Promise<ToolResult> {
+    return this.finisher(answered, this.context);
+  }
+
+  /** The call's result when the generator throws. */
+  failed(thrown: unknown): ToolResult {
+    return threw(thrown, this.context);
+  }
 }
 
 /**
@@ -186,13 +197,13 @@ export const tool = <S extends McpSchema | undefined = undefined>(spec: ToolSpec
     return isThenable(checked) ? Promise.resolve(checked).then(checkedOutput) : checkedOutput(checked);
   };
   // Whatever a handler (or a schema) does, the call answers: a throw, and an answer that is no
-  // Either, are an `isError` result and a log line.
-  const finished = (answered: unknown): ToolResult | Promise<ToolResult> => {
+  // Either, are an `isError` result and a log line ({@link threw}).
+  const finished = (answered: unknown, context: McpContext): ToolResult | Promise<ToolResult> => {
     try {
       const result = finish(answered);
-      return isThenable(result) ? Promise.resolve(result).catch(threw) : result;
+      return isThenable(result) ? Promise.resolve(result).catch((thrown) => threw(thrown, context)) : result;
     } catch (thrown) {
-      return threw(thrown);
+      return threw(thrown, context);
     }
   };
   /** The handler run on decoded arguments: a generator as it is (its values to drain), anything else finished. */
@@ -203,8 +214,11 @@ export const tool = <S extends McpSchema | undefined = undefined>(spec: ToolSpec
     if (E.isLeft(decoded)) return failed(`Invalid arguments: ${decoded.left.join("; ")}`);
     const answer = run(decoded.right, context);
     if (isGenerator(answer)) return answer;
-    if (typeof answer === "function") return Promise.resolve(answer()).then(finished, threw);
-    return isThenable(answer) ? Promise.resolve(answer).then(finished, threw) : finished(answer);
+    if (typeof answer !== "function" && !isThenable(answer)) return finished(answer, context);
+    return Promise.resolve(typeof answer === "function" ? answer() : answer).then(
+      (answered) => finished(answered, context),
+      (thrown) => threw(thrown, context),
+    );
   };
   return {
     listed,
@@ -214,13 +228,13 @@ export const tool = <S extends McpSchema | undefined = undefined>(spec: ToolSpec
         if (isThenable(decoded)) {
           const later = Promise.resolve(decoded)
             .then((got) => ran(got, context))
-            .catch(threw);
-          return new Running(later, finished);
+            .catch((thrown) => threw(thrown, context));
+          return new Running(later, finished, context);
         }
         const answer = ran(decoded, context);
-        return isGenerator(answer) ? new Running(answer, finished) : answer;
+        return isGenerator(answer) ? new Running(answer, finished, context) : answer;
       } catch (thrown) {
-        return threw(thrown);
+        return threw(thrown, context);
       }
     },
   };
@@ -233,9 +247,13 @@ const isEither = (value: unknown): value is Answered =>
 export const isGenerator = (value: unknown): value is AsyncGenerator<Progress, unknown> =>
   isRecord(value) && typeof value["next"] === "function" && Symbol.asyncIterator in value;
 
-/** What a handler (or a schema) threw: an `isError` result, and a log line. */
-export const threw = (thrown: unknown): ToolResult => {
-  logSafely("rpcserver/mcp: a tool threw", thrown);
+/**
+ * What a handler (or a schema) threw: an `isError` result, and a log line, unless the call's signal
+ * has aborted: a throw then is the cancel's own end (a wait that rejects with the signal's reason),
+ * no fault to log.
+ */
+const threw = (thrown: unknown, context: McpContext): ToolResult => {
+  if (!context.signal.aborted) logSafely("rpcserver/mcp: a tool threw", thrown);
   return failed(messageOf(thrown));
 };
 
