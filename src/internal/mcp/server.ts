@@ -5,7 +5,8 @@
  * if supported, else the newest; capabilities from what is declared), `ping`, the declared
  * features' methods, `completion/complete` and `logging/setLevel`. `tools/call` is a streaming
  * method: what a tool sends while it runs (progress, log messages, requests to the client) are its
- * values, on the POST's event stream over HTTP; on a connection they go through its peer.
+ * values, on the POST's event stream over HTTP; on a connection they go through its peer. A tool
+ * that needs no stream (no generator, nothing sent before its answer) is answered as a plain method.
  *
  * @module
  */
