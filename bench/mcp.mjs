@@ -5,7 +5,12 @@
 //   npm run build && node bench/mcp.mjs            full run
 //   node bench/mcp.mjs --quick                     smoke run
 //   node bench/mcp.mjs --write                     also write docs/benchmarks-mcp.md
-//   node bench/mcp.mjs serve <kit|sdk1|sdk2> <stdio|http|socket>    one server (what the bench spawns)
+//   node bench/mcp.mjs --wire stdio [--base DIR]   tools/call over one wire only (stdio or http), no
+//                                                  memory and no page; with --base, also "base": the
+//                                                  kit from another build (DIR: a copy of dist/, inside
+//                                                  the repository so that its imports resolve), measured
+//                                                  in the same rounds: a change's before and after
+//   node bench/mcp.mjs serve <kit|sdk1|sdk2|base> <stdio|http|socket> [DIR]    one server (what the bench spawns)
 //
 // The same server on the three: one tool, `add`, whose input is an object `{ a, b }` of numbers
 // (an io-ts codec on the kit, a zod object on the SDKs) and whose answer is one text block. Each
@@ -19,9 +24,9 @@ import { spawn } from "node:child_process";
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createConnection, createServer as createTcpServer } from "node:net";
 import { cpus, loadavg, totalmem } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
@@ -33,6 +38,15 @@ const HERE = fileURLToPath(import.meta.url);
 const ROOT = join(dirname(HERE), "..");
 const QUICK = process.argv.includes("--quick");
 const WRITE = process.argv.includes("--write");
+/** The value after `flag` on the command line, if given. */
+const option = (flag) => {
+  const at = process.argv.indexOf(flag);
+  return at === -1 ? undefined : process.argv[at + 1];
+};
+const ONLY_WIRE = option("--wire");
+const BASE = option("--base");
+if (ONLY_WIRE !== undefined && !["stdio", "http"].includes(ONLY_WIRE)) throw new Error("--wire: stdio or http");
+if (WRITE && (ONLY_WIRE !== undefined || BASE !== undefined)) throw new Error("--write needs the full run");
 const ROUNDS = QUICK ? 2 : 9;
 const CALLS = { stdio: QUICK ? 500 : 6_000, http: QUICK ? 300 : 2_000 };
 const WARM_UP = QUICK ? 200 : 2_000;
@@ -41,13 +55,17 @@ const IDLE = QUICK ? 20 : 200;
 const MEMORY_ROUNDS = QUICK ? 1 : 3;
 const IMPLS = ["kit", "sdk1", "sdk2"];
 /** Over HTTP also `kitNode`: rpcserver/mcp's methods on `nodeHandler`, Node's request with no web `Request`. */
-const WIRE_IMPLS = { stdio: [...IMPLS, "floor"], http: ["kit", "kitNode", "sdk1", "sdk2"] };
+const WIRE_IMPLS = {
+  stdio: [...IMPLS, "floor", ...(BASE !== undefined ? ["base"] : [])],
+  http: ["kit", "kitNode", "sdk1", "sdk2", ...(BASE !== undefined ? ["base"] : [])],
+};
 const NAMES = {
   kit: "rpcserver/mcp",
   kitNode: "rpcserver/mcp on nodeHandler",
   floor: "floor: a plain tools/call method on rpcserver's connection",
   sdk1: "McpServer, @modelcontextprotocol/sdk 1.32",
   sdk2: "McpServer, @modelcontextprotocol/server 2.x",
+  base: `rpcserver/mcp from ${BASE}`,
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -55,11 +73,14 @@ const NAMES = {
 
 /** The `add` server on `impl`: what each library's documentation writes for one such tool. */
 const servers = {
-  kit: async () => {
+  kit: async (dist) => {
+    // `dist`: another build's dist/ (--base), else the package's own.
+    const entry = (name) =>
+      dist === undefined ? `rpcserver/${name}` : pathToFileURL(join(resolve(dist), "esm", `${name}.js`)).href;
     const E = await import("fp-ts/lib/Either.js");
     const t = await import("io-ts");
-    const { mcpHandler, mcpServer, text, tool } = await import("rpcserver/mcp");
-    const { byteChannel, connect, newlineDelimited } = await import("rpcserver/connection");
+    const { mcpHandler, mcpServer, text, tool } = await import(entry("mcp"));
+    const { byteChannel, connect, newlineDelimited } = await import(entry("connection"));
     const server = mcpServer({
       name: "bench",
       version: "1.0.0",
@@ -85,7 +106,7 @@ const servers = {
     // Not a wiring docs/mcp.md names: the server's methods on the one HTTP path with Node's own
     // request and response, as `mcpHandler` sets it up, but without its hand-over of the client's
     // answers to the server's requests (which this bench never sends).
-    const { nodeHandler } = await import("rpcserver/server");
+    const { nodeHandler } = await import(entry("server"));
     const httpNode = nodeHandler(server.methods, {
       stages: server.stages,
       context: () => ({}),
@@ -125,6 +146,8 @@ const servers = {
         }),
     };
   },
+  // The kit from another build (--base): the same server, wired the same way.
+  base: (dist) => servers.kit(dist),
   kitNode: async () => {
     const kit = await servers.kit();
     return { ...kit, http: kit.httpNode };
@@ -211,8 +234,8 @@ const answerControl = (listener) => {
   });
 };
 
-const serve = async (impl, wire) => {
-  const made = await servers[impl]();
+const serve = async (impl, wire, dist) => {
+  const made = await servers[impl](dist);
   if (wire === "stdio") return made.stdio();
   const listener =
     wire === "http"
@@ -271,13 +294,19 @@ const open = async (impl, wire) => {
   if (wire === "stdio") {
     const transport = new StdioClientTransport({
       command: process.execPath,
-      args: [...SERVE, impl, "stdio"],
+      args: [...SERVE, impl, "stdio", ...(impl === "base" ? [BASE] : [])],
       cwd: ROOT,
     });
     await client.connect(transport);
     return { client, pid: transport.pid, close: () => client.close() };
   }
-  const { child, port } = await httpChild(process.execPath, [...SERVE, impl, "http"], { stderr: "inherit" });
+  const { child, port } = await httpChild(
+    process.execPath,
+    [...SERVE, impl, "http", ...(impl === "base" ? [BASE] : [])],
+    {
+      stderr: "inherit",
+    },
+  );
   await client.connect(new StreamableHTTPClientTransport(new URL(`http://127.0.0.1:${port}/mcp`)));
   return { client, pid: child.pid, close: async () => (await client.close(), child.kill()) };
 };
@@ -498,7 +527,7 @@ const page = ({ loadAtStart, loadAtEnd, results, types, memories }) => {
     ),
     `- Over stdio, rpcserver/mcp's \`tools/call\` costs the server ${fixed(cpuOf("stdio", "kit") / cpuOf("stdio", "floor"), 1)}x the CPU of the floor (${fixed(
       cpuOf("stdio", "kit"),
-    )} against ${fixed(cpuOf("stdio", "floor"))} µs): the same connection, decode and answer, so the difference is the kit's own path for a call (every \`tools/call\` is a stream in the kit, with its queue, its tool context and an abort signal made for it).`,
+    )} against ${fixed(cpuOf("stdio", "floor"))} µs): the same connection, decode and answer, so the difference is the kit's own path for a call: the tool's context and outbox made for it, the tool found by name, and its answer made an MCP result (a tool that answers at once, as \`add\` does, is answered as a plain method: no stream, no abort signal unless it reads one).`,
     `- Over Streamable HTTP, the same server on \`nodeHandler\` costs ${fixed(cpuOf("http", "kitNode") / cpuOf("http", "kit"), 2)}x the CPU of \`mcpHandler\` under the Node glue (${fixed(
       cpuOf("http", "kitNode"),
     )} against ${fixed(cpuOf("http", "kit"))} µs): the difference is what the glue and \`mcpHandler\` add to each call: a web \`Request\` (with its \`AbortSignal\`) and a \`Response\`, and the body read whole by the glue before the handler reads it again.`,
@@ -542,8 +571,25 @@ const page = ({ loadAtStart, loadAtEnd, results, types, memories }) => {
 
 // ---------------------------------------------------------------------------------------------
 
-if (process.argv[2] === "serve") await serve(process.argv[3], process.argv[4]);
-else {
+if (process.argv[2] === "serve") await serve(process.argv[3], process.argv[4], process.argv[5]);
+else if (ONLY_WIRE !== undefined) {
+  const loadAtStart = loadavg();
+  process.stderr.write(`${ONLY_WIRE} `);
+  const rounds = await throughput(ONLY_WIRE);
+  process.stderr.write("\n");
+  console.log(
+    `tools/call over ${ONLY_WIRE}, ${ROUNDS} rounds of ${CALLS[ONLY_WIRE]} calls; load ${loadText(loadAtStart)} at the start, ${loadText(loadavg())} at the end`,
+  );
+  console.log(
+    "server | calls/s | kit's rate / its (median of rounds) | CPU µs/call | its CPU / kit's (median of rounds)",
+  );
+  const ratios = (impl, key, over) =>
+    median(rounds[impl][key].map((x, round) => (over ? x / rounds.kit[key][round] : rounds.kit[key][round] / x)));
+  for (const impl of WIRE_IMPLS[ONLY_WIRE])
+    console.log(
+      `${NAMES[impl]} | ${int(median(rounds[impl].rate))} | ${fixed(ratios(impl, "rate", false), 2)}x | ${fixed(median(rounds[impl].cpu))} | ${fixed(ratios(impl, "cpu", true), 2)}x`,
+    );
+} else {
   const measured = await bench();
   const text = page(measured);
   console.log(text);

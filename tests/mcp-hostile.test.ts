@@ -335,6 +335,33 @@ describe("stdio, on a connection", () => {
     expect(await exited).toContain("closed");
   });
 
+  test("a tool deaf to its signal is stopped at its next yield when its call is cancelled (its finally runs), with a progress token or without", async () => {
+    const { server, next, send, exited } = stdio();
+    /** The tools' stats, the progress and answers of other calls read past. */
+    const statsNow = async (): Promise<{ yielded: number; stopped: number }> => {
+      send(JSON.stringify(toolCall(900, "stats")));
+      for (;;) {
+        const message = await next();
+        if (message.id === 900) return JSON.parse(message.result?.content[0]?.text ?? "") as never;
+      }
+    };
+    const until = async (done: (seen: { yielded: number; stopped: number }) => boolean): Promise<void> => {
+      while (!done(await statsNow()));
+    };
+    for (const [id, token] of [
+      [1, "d"],
+      [2, undefined],
+    ] as const) {
+      const before = await statsNow();
+      send(JSON.stringify(toolCall(id, "deaf", token)));
+      await until((seen) => seen.yielded > before.yielded);
+      send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } }));
+      await until((seen) => seen.stopped === before.stopped + 1);
+    }
+    server.stdin.end();
+    expect(await exited).toContain("closed");
+  });
+
   test("EOF mid-call (one call hanging, one waiting for an elicitation's answer): the process ends", async () => {
     const { server, next, send, exited } = stdio();
     send(JSON.stringify(call(1, "ping")));

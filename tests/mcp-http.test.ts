@@ -41,6 +41,16 @@ const tools = mcpServer({
         return E.right("done");
       },
     }),
+    steps: tool({
+      description: "Logs and yields progress, in turn",
+      run: async function* (_args, { log }) {
+        log("info", "one");
+        yield { progress: 1, total: 2 };
+        log("info", "two");
+        yield { progress: 2, total: 2 };
+        return E.right("stepped");
+      },
+    }),
     ask: tool({
       description: "Asks the user",
       run: async (_args, { elicit }) =>
@@ -53,6 +63,13 @@ const tools = mcpServer({
 const handler = mcpHandler(tools);
 
 const json = async (response: Response): Promise<unknown> => JSON.parse(await response.text()) as unknown;
+
+/** The messages of an event stream's body, in order. */
+const eventsOf = async (response: Response): Promise<unknown[]> =>
+  (await response.text())
+    .split("\n")
+    .filter((line) => line.startsWith("data: "))
+    .map((line) => JSON.parse(line.slice(6)) as unknown);
 
 describe("mcpHandler", () => {
   test("initialize: the client's version when spoken, else the newest; capabilities from what is declared", async () => {
@@ -132,6 +149,34 @@ describe("mcpHandler", () => {
       { jsonrpc: "2.0", method: "notifications/message", params: { level: "warning", data: "careful" } },
       { jsonrpc: "2.0", id: 9, result: { content: [{ type: "text", text: "done" }] } },
     ]);
+  });
+
+  test("an async function* tool: its log messages and progress in the order it sent them, then the answer; without a progress token, no progress", async () => {
+    const log = (data: string): unknown => ({
+      jsonrpc: "2.0",
+      method: "notifications/message",
+      params: { level: "info", data },
+    });
+    const progress = (n: number): unknown => ({
+      jsonrpc: "2.0",
+      method: "notifications/progress",
+      params: { progressToken: "p", progress: n, total: 2 },
+    });
+    const answer = (id: number): unknown => ({
+      jsonrpc: "2.0",
+      id,
+      result: { content: [{ type: "text", text: "stepped" }] },
+    });
+    const withToken = call(11, "tools/call", { name: "steps", _meta: { progressToken: "p" } });
+    expect(await eventsOf(await handler(post(withToken, BOTH)))).toEqual([
+      log("one"),
+      progress(1),
+      log("two"),
+      progress(2),
+      answer(11),
+    ]);
+    const without = call(12, "tools/call", { name: "steps" });
+    expect(await eventsOf(await handler(post(without, BOTH)))).toEqual([log("one"), log("two"), answer(12)]);
   });
 
   test("elicitation: the request on the POST's event stream, the client's answer in a POST of its own (202), then the result", async () => {

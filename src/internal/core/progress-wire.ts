@@ -32,6 +32,14 @@ export class WireMessage {
   constructor(readonly message: Readonly<Record<string, unknown>>) {}
 }
 
+/**
+ * A value a method streams that no wire sends: a step of its stream (its generator waits at that
+ * `yield` as at any other, the event loop's turns are counted) that writes nothing. What MCP's
+ * `tools/call` yields for a tool's progress when the call asked for none (no `progressToken`), where
+ * HTTP would otherwise send the value on the request's id.
+ */
+export const UNSENT: unique symbol = Symbol("rpcserver.unsent");
+
 /** LSP's progress notification. */
 export const LSP_PROGRESS = "$/progress";
 /** MCP's progress notification. */

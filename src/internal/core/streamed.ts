@@ -11,6 +11,7 @@ import {
   answeredAlready,
   emptied,
   requestCancelled,
+  UNSENT,
   valueNotification,
   WORK_DONE_END,
   workDoneBegin,
@@ -71,11 +72,15 @@ export class Streamed {
     return streamed;
   }
 
-  /** One value: its notification, handed to the wire. A value its serializer refuses is the method's exception. */
+  /**
+   * One value: its notification, handed to the wire (nothing for {@link UNSENT}). A value its
+   * serializer refuses is the method's exception.
+   */
   private push(value: unknown): Promise<void> | undefined {
     if (this.refused !== undefined || this.wire.stopped) {
       return Promise.reject(this.wire.stopped || this.refused === "cancelled" ? requestCancelled() : answeredAlready());
     }
+    if (value === UNSENT) return undefined;
     let text: string;
     try {
       text = valueNotification(this.wire.write, this.tokens, this.sent + 1, value);

@@ -62,30 +62,37 @@ export class Replies {
   }
 }
 
-/** Where a handler's messages go: `send` a notification, `ask` a request; `sent` once every notification is on its way. */
+/**
+ * Where a handler's messages go: `send` a notification, `ask` a request; `sent` once every
+ * notification is on its way (`undefined`: nothing to wait for).
+ */
 export interface Outbox {
   readonly send: (method: string, params: JsonObject) => void;
   readonly ask: (method: string, params: JsonObject) => TE.TaskEither<Error, JsonObject>;
-  readonly sent: () => Promise<void>;
+  readonly sent: () => Promise<void> | undefined;
 }
 
 /**
- * A connection's outbox: messages through its peer's transport, answers matched by the connection.
- * Its notifications are written after a turn of its own, so the call's answer waits for them
- * (`sent`): progress after the answer is dropped by clients.
+ * A connection's outbox: messages through its peer's transport, answers matched by the connection,
+ * each on the call's signal (`signal()`, read only when a message goes). Its notifications are
+ * written after a turn of its own, so the call's answer waits for them (`sent`): progress after the
+ * answer is dropped by clients.
  */
-export const peerOutbox = (peer: Connection, signal: AbortSignal): Outbox => {
-  let last: Promise<unknown> = Promise.resolve();
+export const peerOutbox = (peer: Connection, signal: () => AbortSignal): Outbox => {
+  let last: Promise<unknown> | undefined;
   return {
     send: (method, params) => {
-      last = peer.transport(JSON.stringify({ jsonrpc: "2.0", method, params }), { signal, ids: [undefined] })();
+      last = peer.transport(JSON.stringify({ jsonrpc: "2.0", method, params }), {
+        signal: signal(),
+        ids: [undefined],
+      })();
     },
-    sent: async () => void (await last),
+    sent: () => last?.then(() => undefined),
     ask: (method, params) => async () => {
       counter += 1;
       const id = 2 ** 40 + counter;
       const sent = await peer.transport(JSON.stringify({ jsonrpc: "2.0", id, method, params }), {
-        signal,
+        signal: signal(),
         ids: [id],
       })();
       if (E.isLeft(sent)) return E.left(new Error(`the client could not be asked: ${sent.left.reason}`));
@@ -101,12 +108,20 @@ export const peerOutbox = (peer: Connection, signal: AbortSignal): Outbox => {
   };
 };
 
-/** An HTTP POST's outbox: each message a value of the call's stream (`push`), requests' answers from `replies`. */
-export const streamOutbox = (push: (value: WireMessage) => void, replies: Replies, signal: AbortSignal): Outbox => ({
+/**
+ * An HTTP POST's outbox: each message a value of the call's stream (`push`), requests' answers from
+ * `replies` (on the call's signal, `signal()`). Nothing to wait for: the stream sends its values
+ * before the answer.
+ */
+export const streamOutbox = (
+  push: (value: WireMessage) => void,
+  replies: Replies,
+  signal: () => AbortSignal,
+): Outbox => ({
   send: (method, params) => push(new WireMessage({ jsonrpc: "2.0", method, params })),
-  sent: () => Promise.resolve(),
+  sent: () => undefined,
   ask: (method, params) => () => {
-    const { id, answer } = replies.open(signal);
+    const { id, answer } = replies.open(signal());
     push(new WireMessage({ jsonrpc: "2.0", id, method, params }));
     return answer;
   },

@@ -8,7 +8,7 @@
 import * as E from "fp-ts/Either";
 import type * as t from "io-ts";
 import { failureLines, isStandardSchema, toCodec, type StandardSchemaV1 } from "../core/schema";
-import { isRecord } from "../core/guards";
+import { isRecord, isThenable } from "../core/guards";
 import { toJsonSchema } from "../documents/jsonschema";
 import type { JsonSchema } from "../documents/schema-walk";
 import type { JsonObject } from "./protocol";
@@ -37,14 +37,21 @@ export const jsonSchemaFor = (schema: McpSchema | undefined): JsonSchema => {
   return isRecord(described) && described["type"] === undefined ? { type: "object", ...described } : described;
 };
 
-/** A schema's decoder, made once: the value decoded, or the lines naming what failed and where (from `root`). */
+/**
+ * A schema's decoder, made once: the value decoded, or the lines naming what failed and where (from
+ * `root`); at once when the schema answers at once (io-ts, most Standard Schemas), else a Promise.
+ */
 export const decoderOf = (
   schema: McpSchema | undefined,
   root: string,
-): ((value: unknown) => Promise<E.Either<readonly string[], unknown>>) => {
-  if (schema === undefined || isWritten(schema)) return (value) => Promise.resolve(E.right(value));
+): ((value: unknown) => E.Either<readonly string[], unknown> | Promise<E.Either<readonly string[], unknown>>) => {
+  if (schema === undefined || isWritten(schema)) return E.right;
   const codec = toCodec(schema) as {
     decode: (value: unknown) => E.Either<unknown, unknown> | Promise<E.Either<unknown, unknown>>;
   };
-  return async (value) => E.mapLeft((left: unknown) => failureLines(codec, left, root))(await codec.decode(value));
+  const lines = E.mapLeft((left: unknown) => failureLines(codec, left, root));
+  return (value) => {
+    const decoded = codec.decode(value);
+    return isThenable(decoded) ? Promise.resolve(decoded).then(lines) : lines(decoded);
+  };
 };

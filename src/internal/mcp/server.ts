@@ -5,7 +5,8 @@
  * if supported, else the newest; capabilities from what is declared), `ping`, the declared
  * features' methods, `completion/complete` and `logging/setLevel`. `tools/call` is a streaming
  * method: what a tool sends while it runs (progress, log messages, requests to the client) are its
- * values, on the POST's event stream over HTTP; on a connection they go through its peer.
+ * values, on the POST's event stream over HTTP; on a connection they go through its peer. A tool
+ * that needs no stream (no generator, nothing sent before its answer) is answered as a plain method.
  *
  * @module
  */
@@ -14,14 +15,21 @@ import * as t from "io-ts";
 import type { Connection } from "../connection/options";
 import { contract } from "../contract/contract";
 import { server } from "../contract/implement";
-import { isRecord } from "../core/guards";
+import { isRecord, isThenable } from "../core/guards";
 import type { Methods } from "../core/methods";
-import { MCP_PROGRESS, WireMessage } from "../core/progress-wire";
 import type { AnyStage } from "../core/stages";
 import { settled, listed, templateMatcher, type Prompt, type Resource, type ResourceTemplate } from "./catalog";
-import { peerOutbox, Replies, streamOutbox, type Outbox } from "./outbox";
-import { LOG_LEVELS, PROTOCOL_VERSIONS, RESOURCE_NOT_FOUND, type JsonObject, type LogLevel } from "./protocol";
-import { contextOf, type Progress, type Tool } from "./tools";
+import { ToolCall } from "./call";
+import { peerOutbox, Replies, streamOutbox } from "./outbox";
+import {
+  LOG_LEVELS,
+  PROTOCOL_VERSIONS,
+  RESOURCE_NOT_FOUND,
+  type JsonObject,
+  type LogLevel,
+  type ToolResult,
+} from "./protocol";
+import { contextOf, Running, type Tool } from "./tools";
 
 /**
  * An MCP server as declared: who it is, and its tools, resources (by URI), resource templates (by
@@ -111,6 +119,20 @@ const FEATURE_METHODS = {
 } as const;
 
 type Ctx = { readonly signal?: AbortSignal; readonly peer?: Connection };
+
+/** What `tools/call` answers: a result now or later, or the one stream of a tool's call. */
+type Called =
+  | E.Either<{ readonly code: number; readonly message: string }, JsonObject>
+  | Promise<E.Either<never, JsonObject>>
+  | AsyncGenerator<unknown, E.Either<never, JsonObject>>;
+
+/** A tool's result, as the contract's `result` (any object) types it. */
+const answered = (result: ToolResult): E.Either<never, JsonObject> => E.right(result as unknown as JsonObject);
+
+/** A tool's call as the contract types a streaming handler's answer: the core reads it by its shape (`next`, `Symbol.asyncIterator`). */
+const streamed = (call: ToolCall): Called => call as unknown as AsyncGenerator<unknown, E.Either<never, JsonObject>>;
+
+const noWait = (): undefined => undefined;
 
 const NEVER = new AbortController().signal;
 const signalOf = (ctx: Ctx): AbortSignal => ctx.signal ?? NEVER;
@@ -250,75 +272,46 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
       },
     });
 
+  const levelNow = (): LogLevel => level;
+
   /**
-   * `tools/call`: the tool run beside a queue of what it sends, each a value of this streaming
-   * method (over HTTP, an event of the POST's stream) until it answers. On a connection, its messages go through the peer.
+   * `tools/call`: the tool's answer as a method's, when it gives one at once or later and sent
+   * nothing the answer waits for; else one stream the core drains ({@link ToolCall}), whose values
+   * are what the tool sends while it runs (its progress; over HTTP, its log messages and requests
+   * to the client too, each a value on the POST's event stream) and whose end is its result. On a
+   * connection, its messages go through the peer.
    */
-  async function* callTool(
+  const callTool = (
     ctx: Ctx,
     params: { readonly name: string; readonly arguments?: JsonObject; readonly _meta?: unknown },
-  ) {
+  ): Called => {
     const declared = has(tools, params.name);
     if (declared === undefined) return err(-32602, `Unknown tool: ${params.name}`);
-    const signal = signalOf(ctx);
-    // Each message with what to call once the drain has taken it (a progress value's handler waits for that).
-    const queue: Array<readonly [WireMessage, (() => void) | undefined]> = [];
-    let wake: (() => void) | undefined;
-    let drained = false;
-    const push = (value: WireMessage, taken?: () => void): void => {
-      if (drained) return taken?.();
-      queue.push([value, taken]);
-      wake?.();
-    };
-    const outbox: Outbox = ctx.peer !== undefined ? peerOutbox(ctx.peer, signal) : streamOutbox(push, replies, signal);
-    const meta = (params as { readonly _meta?: unknown })._meta;
+    const signal = (): AbortSignal => signalOf(ctx);
+    const meta = params._meta;
     const token = isRecord(meta) ? meta["progressToken"] : undefined;
-    // Progress is a value of this method's stream on either wire: a connection sends a call's
-    // values (it has a progress token) in order, before its answer.
-    const progress = (value: Progress): Promise<void> | undefined =>
-      typeof token === "string" || typeof token === "number"
-        ? new Promise((taken) =>
-            push(
-              new WireMessage({ jsonrpc: "2.0", method: MCP_PROGRESS, params: { progressToken: token, ...value } }),
-              taken,
-            ),
-          )
-        : undefined;
-    let result: JsonObject | undefined;
-    // It never rejects (`call` answers whatever happens): its end wakes the loop below.
-    void declared
-      .call(
-        params.arguments,
-        contextOf(signal, outbox, () => level),
-        progress,
-      )
-      .then((done) => {
-        result = done as unknown as JsonObject;
-        wake?.();
-      });
-    try {
-      for (;;) {
-        // Left in the queue while it is out, so that `finally` releases its handler if the drain stops there.
-        const next = queue[0];
-        if (next !== undefined) {
-          yield next[0];
-          queue.shift();
-          next[1]?.();
-          continue;
-        }
-        if (result !== undefined) {
-          await outbox.sent();
-          return E.right(result);
-        }
-        await new Promise<void>((resolve) => (wake = resolve));
-        wake = undefined;
-      }
-    } finally {
-      // The drain is gone (the client left, or the call ended): a handler waiting for a value to be taken goes on.
-      drained = true;
-      for (const [, taken] of queue.splice(0)) taken?.();
+    const progress = typeof token === "string" || typeof token === "number";
+    const { peer } = ctx;
+    if (peer !== undefined) {
+      const outbox = peerOutbox(peer, signal);
+      const started = declared.start(params.arguments, contextOf(signal, outbox, levelNow));
+      if (started instanceof Running) return streamed(new ToolCall(progress, outbox.sent).begin(started));
+      // The answer waits for the notifications the tool sent (read once it has answered).
+      const after = (result: ToolResult): E.Either<never, JsonObject> | Promise<E.Either<never, JsonObject>> => {
+        const sent = outbox.sent();
+        return sent === undefined ? answered(result) : sent.then(() => answered(result));
+      };
+      return isThenable(started) ? started.then(after) : after(started);
     }
-  }
+    const call = new ToolCall(progress, noWait);
+    const started = declared.start(
+      params.arguments,
+      contextOf(signal, streamOutbox(call.push, replies, signal), levelNow),
+    );
+    return started instanceof Running || isThenable(started) || !call.idle
+      ? streamed(call.begin(started))
+      : answered(started);
+  };
 
   const present = new Set<string>([
     "initialize",

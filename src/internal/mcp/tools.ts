@@ -10,9 +10,8 @@
 import * as E from "fp-ts/Either";
 import type * as TE from "fp-ts/TaskEither";
 import { messageOf } from "../core/describe";
-import { isRecord } from "../core/guards";
+import { isRecord, isThenable } from "../core/guards";
 import { logSafely } from "../core/logger";
-import { nextTurn, Pace } from "../core/turns";
 import { text } from "./content";
 import type { Outbox } from "./outbox";
 import {
@@ -124,14 +123,37 @@ export interface Tool {
   /** What `tools/list` shows of it, less its name. */
   readonly listed: JsonObject;
   /**
-   * Runs it on the call's arguments: its result, whatever happened. A handler's next progress value
-   * waits for the Promise `progress` returns (the value taken by the wire).
+   * Runs it on the call's arguments: its result, whatever happened (at once when its schema and
+   * handler answer at once, else a Promise of it), or, for a handler that is an `async function*`
+   * (or a schema that decodes later), its run as the steps the core's stream drain takes.
    */
-  readonly call: (
-    args: unknown,
-    context: McpContext,
-    progress: (value: Progress) => Promise<void> | void,
-  ) => Promise<ToolResult>;
+  readonly start: (args: unknown, context: McpContext) => Started;
+}
+
+/** A tool's call as {@link Tool.start} began it: its result, now or later, or its run to drain. */
+export type Started = ToolResult | Promise<ToolResult> | Running;
+
+/**
+ * A tool's run whose values come later: the handler's generator (its values are progress), or, when
+ * its arguments decode later, what the handler gives then (a generator, or its result); with what
+ * makes the generator's return value (`finish`) or its throw (`failed`) the call's result.
+ */
+export class Running {
+  constructor(
+    readonly first: AsyncGenerator<Progress, unknown> | Promise<AsyncGenerator<Progress, unknown> | ToolResult>,
+    private readonly finisher: (answered: unknown, context: McpContext) => ToolResult | Promise<ToolResult>,
+    private readonly context: McpContext,
+  ) {}
+
+  /** The call's result from the generator's return value. */
+  finish(answered: unknown): ToolResult | Promise<ToolResult> {
+    return this.finisher(answered, this.context);
+  }
+
+  /** The call's result when the generator throws. */
+  failed(thrown: unknown): ToolResult {
+    return threw(thrown, this.context);
+  }
 }
 
 /**
@@ -162,74 +184,81 @@ export const tool = <S extends McpSchema | undefined = undefined>(spec: ToolSpec
     ...(spec._meta !== undefined ? { _meta: spec._meta } : {}),
   };
   const run = spec.run as ToolHandler<unknown>;
-  return {
-    listed,
-    // Whatever a handler (or a schema) does, the call answers: a throw, and an answer that is no
-    // Either, are an `isError` result and a log line. A throw once the call's signal has aborted is
-    // the cancel's own end (a wait that rejects with the signal's reason), no fault to log.
-    call: (args, context, progress) =>
-      answer(args, context, progress).catch((thrown: unknown) => {
-        if (!context.signal.aborted) logSafely("rpcserver/mcp: a tool threw", thrown);
-        return failed(messageOf(thrown));
-      }),
-  };
-  async function answer(
-    args: unknown,
-    context: McpContext,
-    progress: (value: Progress) => Promise<void> | void,
-  ): Promise<ToolResult> {
-    const decoded = await decode(args ?? {});
-    if (E.isLeft(decoded)) return failed(`Invalid arguments: ${decoded.left.join("; ")}`);
-    const answered: unknown = await settle(run(decoded.right, context), progress, context.signal);
+  /** The call's result from what the handler answered (a generator's return value included). */
+  const finish = (answered: unknown): ToolResult | Promise<ToolResult> => {
     if (!isEither(answered)) throw new TypeError("the tool answered no Either");
     if (E.isLeft(answered)) return failed(failureText(answered.left));
     const result = resultOf(answered.right);
-    if (checkOutput !== undefined && !result.isError) {
-      if (result.structuredContent === undefined) return failed("The tool gave no structuredContent");
-      const checked = await checkOutput(result.structuredContent);
-      if (E.isLeft(checked)) return failed(`Invalid result: ${checked.left.join("; ")}`);
+    if (checkOutput === undefined || result.isError === true) return result;
+    if (result.structuredContent === undefined) return failed("The tool gave no structuredContent");
+    const checked = checkOutput(result.structuredContent);
+    const checkedOutput = (got: E.Either<readonly string[], unknown>): ToolResult =>
+      E.isLeft(got) ? failed(`Invalid result: ${got.left.join("; ")}`) : result;
+    return isThenable(checked) ? Promise.resolve(checked).then(checkedOutput) : checkedOutput(checked);
+  };
+  // Whatever a handler (or a schema) does, the call answers: a throw, and an answer that is no
+  // Either, are an `isError` result and a log line ({@link threw}).
+  const finished = (answered: unknown, context: McpContext): ToolResult | Promise<ToolResult> => {
+    try {
+      const result = finish(answered);
+      return isThenable(result) ? Promise.resolve(result).catch((thrown) => threw(thrown, context)) : result;
+    } catch (thrown) {
+      return threw(thrown, context);
     }
-    return result;
-  }
+  };
+  /** The handler run on decoded arguments: a generator as it is (its values to drain), anything else finished. */
+  const ran = (
+    decoded: E.Either<readonly string[], unknown>,
+    context: McpContext,
+  ): AsyncGenerator<Progress, unknown> | ToolResult | Promise<ToolResult> => {
+    if (E.isLeft(decoded)) return failed(`Invalid arguments: ${decoded.left.join("; ")}`);
+    const answer = run(decoded.right, context);
+    if (isGenerator(answer)) return answer;
+    if (typeof answer !== "function" && !isThenable(answer)) return finished(answer, context);
+    return Promise.resolve(typeof answer === "function" ? answer() : answer).then(
+      (answered) => finished(answered, context),
+      (thrown) => threw(thrown, context),
+    );
+  };
+  return {
+    listed,
+    start: (args, context) => {
+      try {
+        const decoded = decode(args ?? {});
+        if (isThenable(decoded)) {
+          const later = Promise.resolve(decoded)
+            .then((got) => ran(got, context))
+            .catch((thrown) => threw(thrown, context));
+          return new Running(later, finished, context);
+        }
+        const answer = ran(decoded, context);
+        return isGenerator(answer) ? new Running(answer, finished, context) : answer;
+      } catch (thrown) {
+        return threw(thrown, context);
+      }
+    },
+  };
 };
 
 const isEither = (value: unknown): value is Answered =>
   isRecord(value) && (value["_tag"] === "Left" || value["_tag"] === "Right");
 
-const isGenerator = (value: unknown): value is AsyncGenerator<Progress, Answered> =>
+/** Is `value` an async generator (a handler's run, its values progress)? */
+export const isGenerator = (value: unknown): value is AsyncGenerator<Progress, unknown> =>
   isRecord(value) && typeof value["next"] === "function" && Symbol.asyncIterator in value;
 
 /**
- * What a handler answered, run to its end: a generator's values handed to `progress` as they come,
- * each once the one before is taken (a client that reads slowly holds the handler, not a queue),
- * with the event loop's turns of streams' fairness rule: a generator of values in memory resumes
- * in microtasks alone, and would hold the thread (no other request read, no disconnect seen) however
- * the wire takes its values, or with no progress token, when nothing takes them. A cancel or the
- * client leaving stops the generator at its next yield (its `finally` runs), as every stream stops,
- * whether or not it reads its signal.
+ * What a handler (or a schema) threw: an `isError` result, and a log line, unless the call's signal
+ * has aborted: a throw then is the cancel's own end (a wait that rejects with the signal's reason),
+ * no fault to log.
  */
-const settle = async (
-  ran: ReturnType<ToolHandler<unknown>>,
-  progress: (value: Progress) => Promise<void> | void,
-  signal: AbortSignal,
-): Promise<Answered> => {
-  if (typeof ran === "function") return ran();
-  if (!isGenerator(ran)) return ran;
-  const pace = new Pace();
-  for (;;) {
-    const step = await ran.next();
-    if (step.done === true) return step.value;
-    await progress(step.value);
-    if (signal.aborted) {
-      await ran.return(E.left("the call was cancelled"));
-      return E.left("the call was cancelled");
-    }
-    if (pace.due()) await nextTurn();
-  }
+const threw = (thrown: unknown, context: McpContext): ToolResult => {
+  if (!context.signal.aborted) logSafely("rpcserver/mcp: a tool threw", thrown);
+  return failed(messageOf(thrown));
 };
 
 /** A failed call: `isError` with the message as its text. */
-const failed = (message: string): ToolResult => ({ content: [text(message)], isError: true });
+export const failed = (message: string): ToolResult => ({ content: [text(message)], isError: true });
 
 /** What a tool answered, as MCP's result. */
 const resultOf = (answer: ToolAnswer): ToolResult => {
@@ -241,9 +270,14 @@ const resultOf = (answer: ToolAnswer): ToolResult => {
     : { ...result, content: [text(JSON.stringify(result.structuredContent))] };
 };
 
-/** A handler's context on `outbox`, its log messages at or above `level()`. */
-export const contextOf = (signal: AbortSignal, outbox: Outbox, level: () => LogLevel): McpContext => ({
-  signal,
+/**
+ * A handler's context on `outbox`, its log messages at or above `level()`. Its `signal` is read from
+ * `signal()` when the handler reads it: most never do, and a request's signal is made on first read.
+ */
+export const contextOf = (signal: () => AbortSignal, outbox: Outbox, level: () => LogLevel): McpContext => ({
+  get signal() {
+    return signal();
+  },
   log: (at, data, logger) => {
     if (LOG_LEVELS.indexOf(at) < LOG_LEVELS.indexOf(level())) return;
     outbox.send("notifications/message", { level: at, data, ...(logger !== undefined ? { logger } : {}) });
