@@ -22,6 +22,7 @@ import {
   withContext,
 } from "../src";
 import { fetchHandler } from "../src/fetch";
+import { mcpHandler, mcpServer, tool } from "../src/mcp";
 import { batch, client, http, local, notify, type Transport } from "../src/client";
 import { traced, traceHeaders, tracedTransport, type TracedOptions } from "../src/otel";
 import { tapsHeld } from "../src/internal/core/stream";
@@ -189,6 +190,43 @@ describe("the server stage, attribute by attribute", () => {
     ).toStrictEqual([
       [SpanKind.SERVER, "count", events],
       [SpanKind.CLIENT, "count", events],
+    ]);
+  });
+
+  test("an MCP tool's values: an event for each one sent, none for those with no progress token to go on", async () => {
+    const { stage, spans } = setup();
+    const mcp = mcpServer({
+      name: "traced",
+      version: "1.0.0",
+      tools: {
+        count: tool({
+          description: "Counts to 3",
+          run: async function* () {
+            for (let progress = 1; progress <= 3; progress += 1) yield { progress };
+            return E.right("counted");
+          },
+        }),
+      },
+    });
+    const handler = mcpHandler({ ...mcp, stages: [stage, ...mcp.stages] });
+    const call = (meta: unknown) =>
+      handler(
+        new Request("http://localhost/mcp", {
+          method: "POST",
+          headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+          body: request(
+            "tools/call",
+            { name: "count", arguments: {}, ...(meta === undefined ? {} : { _meta: meta }) },
+            1,
+          ),
+        }),
+      ).then((response) => response.text());
+    expect(await call({ progressToken: "p" })).toContain('"result":{"content":[{"type":"text","text":"counted"}]}');
+    expect(await call(undefined)).toContain('"result":{"content":[{"type":"text","text":"counted"}]}');
+    const events = [1, 2, 3].map((index) => ["rpcserver.stream.value", { "rpcserver.stream.index": index }]);
+    expect(spans().map((span) => span.events.map((event) => [event.name, event.attributes]))).toStrictEqual([
+      events,
+      [],
     ]);
   });
 

@@ -10,6 +10,7 @@
  * @module
  */
 import type { JsonRpcError } from "./exceptions";
+import { UNSENT } from "./progress-wire";
 import type { Request } from "./request";
 
 /**
@@ -174,13 +175,14 @@ export const drainedStreamOf = (request: Request): Stream => {
   if (tap === undefined) return stream;
   taps.delete(request);
   const sink = stream.sink;
+  // A step that sends nothing (rpcserver/mcp's, for a tool's value with no progress token) is no value to trace.
   stream.sink =
     sink === undefined
       ? (value) => {
-          tap(value);
+          if (value !== UNSENT) tap(value);
         }
       : (value) => {
-          tap(value);
+          if (value !== UNSENT) tap(value);
           return sink(value);
         };
   return stream;
