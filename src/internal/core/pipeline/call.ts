@@ -163,9 +163,19 @@ export const call =
   (env: Env): ((invocation: Invocation) => Kind<F, Response>) =>
     callWith(F, env, answered);
 
-/** The call stage, ending as `ending` says. */
-export const callWith = <F extends URIS, R>(F: Effect<F>, env: Env, ending: Ending<Invocation, R>) => {
+/**
+ * The call stage, ending as `ending` says: the one function every call runs, with no closure
+ * around it to choose the path of params still being checked (one call less per request).
+ */
+export const callWith = <F extends URIS, R>(
+  F: Effect<F>,
+  env: Env,
+  ending: Ending<Invocation, R>,
+): ((invocation: Invocation) => Kind<F, R>) => {
   const invoke = (invocation: Invocation): Kind<F, R> => {
+    const { params } = invocation;
+    if (params instanceof Checking)
+      return invokeChecked(invocation, params as Checking<E.Either<ErrorResponse, unknown>>);
     let returned: unknown;
     try {
       returned = apply(invocation);
@@ -191,12 +201,7 @@ export const callWith = <F extends URIS, R>(F: Effect<F>, env: Env, ending: Endi
       (thenable) => ending.failed(refusePromise(invocation, what, thenable, env)),
     );
   };
-  return (invocation: Invocation): Kind<F, R> => {
-    const { params } = invocation;
-    return params instanceof Checking
-      ? invokeChecked(invocation, params as Checking<E.Either<ErrorResponse, unknown>>)
-      : invoke(invocation);
-  };
+  return invoke;
 };
 
 /** A request's ending: its Response. */
