@@ -19,8 +19,11 @@ import type { Methods } from "../core/methods";
 import { MCP_PROGRESS, WireMessage } from "../core/progress-wire";
 import type { AnyStage } from "../core/stages";
 import { settled, listed, templateMatcher, type Prompt, type Resource, type ResourceTemplate } from "./catalog";
-import { peerOutbox, Replies, streamOutbox, type Outbox } from "./outbox";
+import { MODERN_VERSIONS } from "./era";
+import { noOutbox, peerOutbox, Replies, streamOutbox, type Outbox } from "./outbox";
 import { LOG_LEVELS, PROTOCOL_VERSIONS, RESOURCE_NOT_FOUND, type JsonObject, type LogLevel } from "./protocol";
+import { stateKeeper } from "./request-state";
+import { inputsOutbox, statelessStage, type CacheHints, type EraContext } from "./stateless";
 import { contextOf, type Progress, type Tool } from "./tools";
 
 /**
@@ -42,6 +45,14 @@ export interface McpServerSpec {
   readonly prompts?: Readonly<Record<string, Prompt>>;
   /** The least severe log level sent before the client sets one (`logging/setLevel`). Default `"info"`. */
   readonly logLevel?: LogLevel;
+  /**
+   * The key (any non-empty text) that signs the `requestState` of the 2026 era's `input_required`
+   * results, the same for every process of the server (a state comes back to any of them). Default:
+   * a key made at random when the server is made, so a state holds only on the process that made it.
+   */
+  readonly stateKey?: string;
+  /** The 2026 era's caching hints on lists, reads and `server/discover`. Default `{ ttlMs: 0, cacheScope: "private" }`: not kept. */
+  readonly caching?: CacheHints;
 }
 
 /**
@@ -57,6 +68,8 @@ export interface McpServer {
   readonly capabilities: JsonObject;
   /** Hands the server a JSON-RPC response from the client: `true` if it answered one of the server's requests. */
   readonly reply: (message: unknown) => boolean;
+  /** The client capabilities a tool needs (its `requires`): a 2026-era call whose request does not declare them is -32021. */
+  readonly requires: (tool: string) => JsonObject | undefined;
 }
 
 const Progress = t.unknown;
@@ -67,6 +80,7 @@ const mcp = contract({
   initialize: { params: t.type({ protocolVersion: t.string }), result: t.UnknownRecord, summary: "Starts the session" },
   "notifications/initialized": { summary: "The client is ready (a notification)" },
   ping: { result: t.UnknownRecord },
+  "server/discover": { result: t.UnknownRecord, summary: "What the server speaks and offers (2026-07-28)" },
   "logging/setLevel": {
     params: t.type({ level: t.keyof(Object.fromEntries(LOG_LEVELS.map((l) => [l, null])) as Record<LogLevel, null>) }),
     result: t.UnknownRecord,
@@ -110,7 +124,7 @@ const FEATURE_METHODS = {
   completions: ["completion/complete"],
 } as const;
 
-type Ctx = { readonly signal?: AbortSignal; readonly peer?: Connection };
+type Ctx = EraContext & { readonly signal?: AbortSignal; readonly peer?: Connection };
 
 const NEVER = new AbortController().signal;
 const signalOf = (ctx: Ctx): AbortSignal => ctx.signal ?? NEVER;
@@ -160,6 +174,16 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
     ...(hasResources ? { resources: { subscribe: true, listChanged: false } } : {}),
     ...(tools !== undefined ? { tools: { listChanged: false } } : {}),
   };
+  const serverInfo = {
+    name: spec.name,
+    version: spec.version,
+    ...(spec.title !== undefined ? { title: spec.title } : {}),
+  };
+  // The 2026 era has no `resources/subscribe` (nor, yet here, `subscriptions/listen`).
+  const modernCapabilities: JsonObject = {
+    ...capabilities,
+    ...(hasResources ? { resources: { listChanged: false } } : {}),
+  };
 
   /** The contents of the resource at `uri`, static or from the first template it matches. */
   const read = async (uri: string, signal: AbortSignal) => {
@@ -186,15 +210,17 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
         E.right({
           protocolVersion: PROTOCOL_VERSIONS.find((known) => known === protocolVersion) ?? PROTOCOL_VERSIONS[0],
           capabilities,
-          serverInfo: {
-            name: spec.name,
-            version: spec.version,
-            ...(spec.title !== undefined ? { title: spec.title } : {}),
-          },
+          serverInfo,
           ...(spec.instructions !== undefined ? { instructions: spec.instructions } : {}),
         }),
       "notifications/initialized": () => E.right(null),
       ping: () => E.right({}),
+      "server/discover": () =>
+        E.right({
+          supportedVersions: MODERN_VERSIONS,
+          capabilities: modernCapabilities,
+          ...(spec.instructions !== undefined ? { instructions: spec.instructions } : {}),
+        }),
       "logging/setLevel": (_ctx, params) => {
         level = params.level;
         return E.right({});
@@ -233,7 +259,9 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
         if (declared === undefined) return err(-32602, `Unknown prompt: ${name}`);
         const missing = (declared.arguments ?? []).filter((a) => a.required === true && args[a.name] === undefined);
         if (missing.length > 0) return err(-32602, `Missing arguments: ${missing.map((a) => a.name).join(", ")}`);
-        const got = await settled(declared.get(args, signalOf(ctx)));
+        const signal = signalOf(ctx);
+        const outbox = inputsOutbox(ctx.inputs, ctx.peer !== undefined ? peerOutbox(ctx.peer, signal) : noOutbox);
+        const got = await settled(declared.get(args, signal, contextOf(signal, outbox, () => level)));
         if (E.isLeft(got)) return err(-32602, got.left);
         return E.right(Array.isArray(got.right) ? { messages: got.right } : (got.right as JsonObject));
       },
@@ -270,7 +298,10 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
       queue.push([value, taken]);
       wake?.();
     };
-    const outbox: Outbox = ctx.peer !== undefined ? peerOutbox(ctx.peer, signal) : streamOutbox(push, replies, signal);
+    const outbox: Outbox = inputsOutbox(
+      ctx.inputs,
+      ctx.peer !== undefined ? peerOutbox(ctx.peer, signal) : streamOutbox(push, replies, signal),
+    );
     const meta = (params as { readonly _meta?: unknown })._meta;
     const token = isRecord(meta) ? meta["progressToken"] : undefined;
     // Progress is a value of this method's stream on either wire: a connection sends a call's
@@ -324,6 +355,7 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
     "initialize",
     "notifications/initialized",
     "ping",
+    "server/discover",
     "logging/setLevel",
     ...(tools !== undefined ? FEATURE_METHODS.tools : []),
     ...(hasResources ? FEATURE_METHODS.resources : []),
@@ -331,10 +363,16 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
     ...(completes ? FEATURE_METHODS.completions : []),
   ]);
   const methods = Object.fromEntries(Object.entries(app.methods as Methods).filter(([name]) => present.has(name)));
+  const stateless = statelessStage(
+    serverInfo,
+    spec.caching ?? { ttlMs: 0, cacheScope: "private" },
+    stateKeeper(spec.stateKey),
+  );
   return {
     methods,
-    stages: app.stages,
+    stages: [...app.stages, stateless],
     capabilities,
     reply: (message) => replies.take(message),
+    requires: (name) => has(tools, name)?.requires,
   };
 };

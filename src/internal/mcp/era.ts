@@ -1,0 +1,190 @@
+/**
+ * The protocol's two eras on one endpoint, chosen per request by what the client sends: a request
+ * with the 2026-07-28 `_meta` envelope (its protocol version or client capabilities), or with an
+ * `MCP-Protocol-Version` header of no 2025 era, is served statelessly (the 2026-07-28 era); anything
+ * else (`initialize`, a 2025 header or none) is the 2025-11-25 era's. Here: that choice, and the
+ * 2026 era's checks of a POST before it is dispatched, in the order the spec gives them (the
+ * envelope -32602, the headers against the body -32020, the version -32022, the method -32601, the
+ * client's capabilities -32021), each answered with its HTTP status.
+ *
+ * @module
+ */
+import { isRecord } from "../core/guards";
+import { LOG_LEVELS, type JsonObject } from "./protocol";
+
+/** The 2026 era's versions this server speaks (what `server/discover` lists, and -32022 names). */
+export const MODERN_VERSIONS: ReadonlyArray<string> = ["2026-07-28"];
+
+/** The versions of the 2025 era (and before): a header with one of them, and no `_meta` envelope, is that era's. */
+const LEGACY_VERSIONS: ReadonlyArray<string> = ["2024-11-05", "2025-03-26", "2025-06-18", "2025-11-25"];
+
+/** The envelope's keys in a request's `params._meta`, and the server's in a result's. */
+export const META = {
+  protocolVersion: "io.modelcontextprotocol/protocolVersion",
+  clientCapabilities: "io.modelcontextprotocol/clientCapabilities",
+  clientInfo: "io.modelcontextprotocol/clientInfo",
+  logLevel: "io.modelcontextprotocol/logLevel",
+  serverInfo: "io.modelcontextprotocol/serverInfo",
+} as const;
+
+/** The 2026 era's error codes. */
+export const HEADER_MISMATCH = -32020;
+export const MISSING_CLIENT_CAPABILITY = -32021;
+export const UNSUPPORTED_VERSION = -32022;
+
+/** The methods of the 2026 era (the rest, `initialize`, `ping`, `logging/setLevel`, `resources/subscribe`..., are gone: 404). */
+const MODERN_METHODS: ReadonlySet<string> = new Set([
+  "server/discover",
+  "tools/list",
+  "tools/call",
+  "resources/list",
+  "resources/templates/list",
+  "resources/read",
+  "prompts/list",
+  "prompts/get",
+  "completion/complete",
+]);
+
+/** What names a request in the `Mcp-Name` header: the tool's or prompt's name, the resource's URI. */
+const NAMED_BY: Readonly<Record<string, string>> = {
+  "tools/call": "name",
+  "prompts/get": "name",
+  "resources/read": "uri",
+};
+
+/** A request's `params._meta`, if it has one. */
+export const metaOf = (params: unknown): JsonObject | undefined =>
+  isRecord(params) && isRecord(params["_meta"]) ? params["_meta"] : undefined;
+
+/** Is this request's params the 2026 era's (its envelope checked before dispatch, so a protocol version there is one)? */
+export const isModern = (params: unknown): boolean => typeof metaOf(params)?.[META.protocolVersion] === "string";
+
+/** The client capabilities a request declares (2026 era), `{}` for none. */
+export const clientCapabilitiesOf = (params: unknown): JsonObject => {
+  const declared = metaOf(params)?.[META.clientCapabilities];
+  return isRecord(declared) ? declared : {};
+};
+
+/** A refusal of a request before dispatch: its HTTP status and JSON-RPC body (`null` for a 202 with none). */
+export interface Refused {
+  readonly status: number;
+  readonly body: string | null;
+}
+
+/** What the check of a request needs of the server: its methods and each tool's required client capabilities. */
+export interface EraServer {
+  readonly has: (method: string) => boolean;
+  readonly requires: (tool: string) => JsonObject | undefined;
+}
+
+const refused = (status: number, id: unknown, code: number, message: string, data?: unknown): Refused => ({
+  status,
+  body: JSON.stringify({ jsonrpc: "2.0", id: id ?? null, error: { code, message, ...(data !== undefined ? { data } : {}) } }),
+});
+
+const decoder = new TextDecoder();
+
+/** `=?base64?...?=`: a header value sent in base64 (one not ASCII-safe); `undefined` if the base64 is broken. */
+const BASE64 = /^=\?base64\?([A-Za-z0-9+/]*={0,2})\?=$/;
+const headerValue = (raw: string): string | undefined => {
+  const value = raw.trim();
+  if (!value.startsWith("=?base64?") || !value.endsWith("?=")) return value;
+  const found = BASE64.exec(value);
+  if (found?.[1] === undefined || found[1].length % 4 !== 0) return undefined;
+  try {
+    return decoder.decode(Uint8Array.from(atob(found[1]), (c) => c.charCodeAt(0)));
+  } catch {
+    return undefined;
+  }
+};
+
+/** Does this header (absent, or of a version) with this body's `_meta` make the request the 2026 era's? */
+const modernBy = (version: string | undefined, meta: JsonObject | undefined): boolean =>
+  (meta !== undefined && (META.protocolVersion in meta || META.clientCapabilities in meta)) ||
+  (version !== undefined && !LEGACY_VERSIONS.includes(version.trim()));
+
+/**
+ * The check of a POST's body before dispatch: `undefined` to dispatch it (the 2025 era's, or a 2026
+ * request that passed), or its refusal. The body is parsed only when its header, or a `_meta` key's
+ * name in its text, may make it the 2026 era's.
+ */
+export const screen = (
+  body: Uint8Array,
+  header: (name: string) => string | undefined,
+  server: EraServer,
+): Refused | undefined => {
+  const version = header("mcp-protocol-version");
+  const text = decoder.decode(body);
+  if (!modernBy(version, undefined) && !text.includes("io.modelcontextprotocol/")) return undefined;
+  let message: unknown;
+  try {
+    message = JSON.parse(text);
+  } catch {
+    return undefined; // -32700, as any unreadable request
+  }
+  if (Array.isArray(message)) {
+    return modernBy(version, metaOf(isRecord(message[0]) ? message[0]["params"] : undefined))
+      ? refused(400, null, -32600, "Invalid Request: the 2026-07-28 protocol has no batches")
+      : undefined;
+  }
+  if (!isRecord(message) || typeof message["method"] !== "string") return undefined;
+  const { method, params, id } = message;
+  const meta = metaOf(params);
+  if (!modernBy(version, meta)) return undefined;
+  if (!("id" in message)) return { status: 202, body: null };
+  const requested = meta?.[META.protocolVersion];
+  if (meta === undefined || typeof requested !== "string" || !isRecord(meta[META.clientCapabilities])) {
+    const missing = meta === undefined ? "_meta" : typeof requested !== "string" ? META.protocolVersion : META.clientCapabilities;
+    return refused(400, id, -32602, `Invalid params: missing or invalid ${missing}`);
+  }
+  const mismatch = headerMismatch(header, version, requested, method, params as JsonObject);
+  if (mismatch !== undefined) return refused(400, id, HEADER_MISMATCH, `Header mismatch: ${mismatch}`);
+  if (!MODERN_VERSIONS.includes(requested)) {
+    return refused(400, id, UNSUPPORTED_VERSION, "Unsupported protocol version", {
+      supported: MODERN_VERSIONS,
+      requested,
+    });
+  }
+  if (!MODERN_METHODS.has(method) || !server.has(method)) return refused(404, id, -32601, "Method not found", method);
+  const level = meta[META.logLevel];
+  if (level !== undefined && !LOG_LEVELS.includes(level as never)) {
+    return refused(400, id, -32602, `Invalid params: unknown log level ${JSON.stringify(level)}`);
+  }
+  if ("inputResponses" in (params as JsonObject) && !isRecord((params as JsonObject)["inputResponses"])) {
+    return refused(400, id, -32602, "Invalid params: inputResponses must be an object");
+  }
+  const name = (params as JsonObject)["name"];
+  const required = method === "tools/call" && typeof name === "string" ? server.requires(name) : undefined;
+  const declared = meta[META.clientCapabilities] as JsonObject;
+  if (required !== undefined && Object.keys(required).some((capability) => !isRecord(declared[capability]))) {
+    return refused(400, id, MISSING_CLIENT_CAPABILITY, "Missing required client capability", {
+      requiredCapabilities: required,
+    });
+  }
+  return undefined;
+};
+
+/** What differs between the standard headers and the body (`MCP-Protocol-Version`, `Mcp-Method`, `Mcp-Name`), if anything. */
+const headerMismatch = (
+  header: (name: string) => string | undefined,
+  version: string | undefined,
+  requested: string,
+  method: string,
+  params: JsonObject,
+): string | undefined => {
+  if (version === undefined || version.trim() !== requested) {
+    return `MCP-Protocol-Version ${JSON.stringify(version ?? null)} is not _meta's ${JSON.stringify(requested)}`;
+  }
+  const sent = header("mcp-method");
+  if (sent === undefined || sent.trim() !== method) {
+    return `Mcp-Method ${JSON.stringify(sent ?? null)} is not the method ${JSON.stringify(method)}`;
+  }
+  const field = NAMED_BY[method];
+  if (field === undefined) return undefined;
+  const named = header("mcp-name");
+  const expected = params[field];
+  if (named === undefined || typeof expected !== "string" || headerValue(named) !== expected) {
+    return `Mcp-Name ${JSON.stringify(named ?? null)} is not the ${field} ${JSON.stringify(expected ?? null)}`;
+  }
+  return undefined;
+};
