@@ -11,6 +11,7 @@
  */
 import { isRecord } from "../core/guards";
 import { LOG_LEVELS, type JsonObject } from "./protocol";
+import type { Tool } from "./tools";
 
 /** The 2026 era's versions this server speaks (what `server/discover` lists, and -32022 names). */
 export const MODERN_VERSIONS: ReadonlyArray<string> = ["2026-07-28"];
@@ -71,10 +72,10 @@ export interface Refused {
   readonly body: string | null;
 }
 
-/** What the check of a request needs of the server: its methods and each tool's required client capabilities. */
+/** What the check of a request needs of the server: its methods and its tools. */
 export interface EraServer {
   readonly has: (method: string) => boolean;
-  readonly requires: (tool: string) => JsonObject | undefined;
+  readonly tool: (name: string) => Tool | undefined;
 }
 
 const refused = (status: number, id: unknown, code: number, message: string, data?: unknown): Refused => ({
@@ -154,12 +155,46 @@ export const screen = (
     return refused(400, id, -32602, "Invalid params: inputResponses must be an object");
   }
   const name = (params as JsonObject)["name"];
-  const required = method === "tools/call" && typeof name === "string" ? server.requires(name) : undefined;
+  const called = method === "tools/call" && typeof name === "string" ? server.tool(name) : undefined;
+  if (called === undefined) return undefined;
+  const args = (params as JsonObject)["arguments"];
+  const wrong = paramHeaderMismatch(header, called, isRecord(args) ? args : {});
+  if (wrong !== undefined) return refused(400, id, HEADER_MISMATCH, `Header mismatch: ${wrong}`);
+  const required = called.requires;
   const declared = meta[META.clientCapabilities] as JsonObject;
   if (required !== undefined && Object.keys(required).some((capability) => !isRecord(declared[capability]))) {
     return refused(400, id, MISSING_CLIENT_CAPABILITY, "Missing required client capability", {
       requiredCapabilities: required,
     });
+  }
+  return undefined;
+};
+
+/**
+ * What differs between a tool's arguments and their `Mcp-Param-{name}` headers (each argument whose
+ * schema says `x-mcp-header: name`), if anything: a value in one and not the other, or two values
+ * that are not the same (a number compared as one), or a header's base64 that does not decode.
+ */
+const paramHeaderMismatch = (
+  header: (name: string) => string | undefined,
+  called: Tool,
+  args: JsonObject,
+): string | undefined => {
+  const schema = called.listed["inputSchema"];
+  const properties = isRecord(schema) && isRecord(schema["properties"]) ? schema["properties"] : {};
+  for (const [argument, property] of Object.entries(properties)) {
+    const named = isRecord(property) ? property["x-mcp-header"] : undefined;
+    if (typeof named !== "string") continue;
+    const sent = header(`mcp-param-${named.toLowerCase()}`);
+    const given = args[argument];
+    const absent = given === undefined || given === null;
+    if (sent === undefined && absent) continue;
+    const value = sent === undefined ? undefined : headerValue(sent);
+    const same =
+      value !== undefined &&
+      !absent &&
+      (typeof given === "number" ? value !== "" && Number(value) === given : value === String(given));
+    if (!same) return `Mcp-Param-${named} ${JSON.stringify(sent ?? null)} is not the argument ${argument}`;
   }
   return undefined;
 };

@@ -81,6 +81,6 @@ export const mcpHandler = (mcp: McpServer, options: McpHandlerOptions = {}): Fet
   };
   // A 2026-07-28 request's envelope and headers checked before dispatch, each failure its HTTP status.
   const methods = mcp.methods as Readonly<Record<string, unknown>>;
-  const era = { has: (method: string) => Object.hasOwn(methods, method), requires: mcp.requires };
+  const era = { has: (method: string) => Object.hasOwn(methods, method), tool: mcp.tool };
   return handlerOf({ ...service, takes, refuses: (body, header) => screen(body, header, era) });
 };

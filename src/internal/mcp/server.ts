@@ -68,8 +68,8 @@ export interface McpServer {
   readonly capabilities: JsonObject;
   /** Hands the server a JSON-RPC response from the client: `true` if it answered one of the server's requests. */
   readonly reply: (message: unknown) => boolean;
-  /** The client capabilities a tool needs (its `requires`): a 2026-era call whose request does not declare them is -32021. */
-  readonly requires: (tool: string) => JsonObject | undefined;
+  /** A tool by its name (what the 2026 era checks a call's request against before dispatch: its `requires`, its `x-mcp-header`s). */
+  readonly tool: (name: string) => Tool | undefined;
 }
 
 const Progress = t.unknown;
@@ -373,6 +373,6 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
     stages: [...app.stages, stateless],
     capabilities,
     reply: (message) => replies.take(message),
-    requires: (name) => has(tools, name)?.requires,
+    tool: (name) => has(tools, name),
   };
 };
