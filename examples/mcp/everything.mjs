@@ -254,10 +254,7 @@ export const everything = mcpServer({
       },
     }),
     test_input_required_result_tampered_state: multiRound("Asks the user, carrying state", [askName]),
-    test_input_required_result_capabilities: multiRound("Asks only what the client can answer", [
-      askName,
-      askModel,
-    ]),
+    test_input_required_result_capabilities: multiRound("Asks only what the client can answer", [askName, askModel]),
     test_custom_header: tool({
       description: "Echoes a region sent as the Mcp-Param-Region header too (2026-07-28, x-mcp-header)",
       input: {

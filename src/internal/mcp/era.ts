@@ -80,7 +80,11 @@ export interface EraServer {
 
 const refused = (status: number, id: unknown, code: number, message: string, data?: unknown): Refused => ({
   status,
-  body: JSON.stringify({ jsonrpc: "2.0", id: id ?? null, error: { code, message, ...(data !== undefined ? { data } : {}) } }),
+  body: JSON.stringify({
+    jsonrpc: "2.0",
+    id: id ?? null,
+    error: { code, message, ...(data !== undefined ? { data } : {}) },
+  }),
 });
 
 const decoder = new TextDecoder();
@@ -135,7 +139,8 @@ export const screen = (
   if (!("id" in message)) return { status: 202, body: null };
   const requested = meta?.[META.protocolVersion];
   if (meta === undefined || typeof requested !== "string" || !isRecord(meta[META.clientCapabilities])) {
-    const missing = meta === undefined ? "_meta" : typeof requested !== "string" ? META.protocolVersion : META.clientCapabilities;
+    const missing =
+      meta === undefined ? "_meta" : typeof requested !== "string" ? META.protocolVersion : META.clientCapabilities;
     return refused(400, id, -32602, `Invalid params: missing or invalid ${missing}`);
   }
   const mismatch = headerMismatch(header, version, requested, method, params as JsonObject);

@@ -50,8 +50,7 @@ const fromBase64url = (text: string): Uint8Array | undefined => {
  * only on the process that made it).
  */
 export const stateKeeper = (secret: string | undefined) => {
-  const raw =
-    secret !== undefined ? encoder.encode(secret) : globalThis.crypto.getRandomValues(new Uint8Array(32));
+  const raw = secret !== undefined ? encoder.encode(secret) : globalThis.crypto.getRandomValues(new Uint8Array(32));
   let key: Promise<HmacKey> | undefined;
   const keyOf = (): Promise<HmacKey> =>
     (key ??= globalThis.crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, [
@@ -66,8 +65,12 @@ export const stateKeeper = (secret: string | undefined) => {
       return `${base64url(payload)}.${base64url(signature)}`;
     },
     /** The content of a state, if it is this server's, unaltered, unexpired and for `call`: else why not. */
-    open: async (state: unknown, call: string): Promise<{ readonly answers: JsonObject } | { readonly refused: string }> => {
-      if (typeof state !== "string" || state.length > MAX_STATE_LENGTH) return { refused: "requestState is not a state of this server" };
+    open: async (
+      state: unknown,
+      call: string,
+    ): Promise<{ readonly answers: JsonObject } | { readonly refused: string }> => {
+      if (typeof state !== "string" || state.length > MAX_STATE_LENGTH)
+        return { refused: "requestState is not a state of this server" };
       const [payloadText = "", signatureText = "", ...rest] = state.split(".");
       const payload = fromBase64url(payloadText);
       const signature = fromBase64url(signatureText);

@@ -261,7 +261,13 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
         if (missing.length > 0) return err(-32602, `Missing arguments: ${missing.map((a) => a.name).join(", ")}`);
         const signal = signalOf(ctx);
         const outbox = inputsOutbox(ctx.inputs, ctx.peer !== undefined ? peerOutbox(ctx.peer, signal) : noOutbox);
-        const got = await settled(declared.get(args, signal, contextOf(signal, outbox, () => level)));
+        const got = await settled(
+          declared.get(
+            args,
+            signal,
+            contextOf(signal, outbox, () => level),
+          ),
+        );
         if (E.isLeft(got)) return err(-32602, got.left);
         return E.right(Array.isArray(got.right) ? { messages: got.right } : (got.right as JsonObject));
       },

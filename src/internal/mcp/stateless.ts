@@ -57,8 +57,10 @@ const answers = (method: string, answer: unknown): boolean => {
   if (!isRecord(answer)) return false;
   switch (method) {
     case "elicitation/create":
-      return ["accept", "decline", "cancel"].includes(answer["action"] as string) &&
-        (answer["content"] === undefined || isRecord(answer["content"]));
+      return (
+        ["accept", "decline", "cancel"].includes(answer["action"] as string) &&
+        (answer["content"] === undefined || isRecord(answer["content"]))
+      );
     case "sampling/createMessage":
       return typeof answer["role"] === "string" && (isRecord(answer["content"]) || Array.isArray(answer["content"]));
     case "roots/list":
@@ -96,7 +98,10 @@ export const inputsOutbox = (inputs: Inputs | undefined, base: Outbox): Outbox =
         send: (method, params) => {
           if (method !== "notifications/message") return base.send(method, params);
           const { logLevel } = inputs;
-          if (logLevel !== undefined && LOG_LEVELS.indexOf(params["level"] as LogLevel) >= LOG_LEVELS.indexOf(logLevel)) {
+          if (
+            logLevel !== undefined &&
+            LOG_LEVELS.indexOf(params["level"] as LogLevel) >= LOG_LEVELS.indexOf(logLevel)
+          ) {
             base.send(method, params);
           }
         },
@@ -144,7 +149,8 @@ export const statelessStage = (serverInfo: JsonObject, caching: CacheHints, keep
       let carried: JsonObject = {};
       if (params["requestState"] !== undefined) {
         const opened = await keeper.open(params["requestState"], callOf(method, params));
-        if ("refused" in opened) return E.left(ErrorResponse(-32602, `Invalid params: ${opened.refused}`, undefined, id));
+        if ("refused" in opened)
+          return E.left(ErrorResponse(-32602, `Invalid params: ${opened.refused}`, undefined, id));
         carried = opened.answers;
       }
       const level = metaOf(params)?.[META.logLevel];
