@@ -198,7 +198,9 @@ const paramHeaderMismatch = (
     const same =
       value !== undefined &&
       !absent &&
-      (typeof given === "number" ? value !== "" && Number(value) === given : value === String(given));
+      (typeof given === "number"
+        ? value !== "" && Number(value) === given
+        : (typeof given === "string" || typeof given === "boolean") && value === String(given));
     if (!same) return `Mcp-Param-${named} ${JSON.stringify(sent ?? null)} is not the argument ${argument}`;
   }
   return undefined;

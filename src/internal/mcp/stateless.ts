@@ -10,7 +10,7 @@
  * @module
  */
 import * as E from "fp-ts/Either";
-import type { URIS } from "fp-ts/HKT";
+import type { Kind, URIS } from "fp-ts/HKT";
 import type { Effect } from "../core/effect";
 import { isRecord } from "../core/guards";
 import { ErrorResponse, SuccessResponse, type Response } from "../core/response";
@@ -123,6 +123,9 @@ export const inputsOutbox = (inputs: Inputs | undefined, base: Outbox): Outbox =
         },
       };
 
+/** The rest of the pipeline, in async dispatch (the stage is `asyncOnly`). */
+type Next = (call: Call) => Response | PromiseLike<Response>;
+
 /** What a call is, for its state: its method and what it names. */
 const callOf = (method: string, params: JsonObject): string =>
   `${method} ${JSON.stringify(params["name"] ?? params["uri"] ?? null)}`;
@@ -139,7 +142,7 @@ export const statelessStage = (serverInfo: JsonObject, caching: CacheHints, keep
       _meta: { ...(isRecord(given["_meta"]) ? given["_meta"] : {}), ...identity },
     };
   };
-  const answer = async (call: Call, next: Handler<never>): Promise<Response> => {
+  const answer = async (call: Call, next: Next): Promise<Response> => {
     const { request } = call;
     const { method } = request;
     const params = (request.params ?? {}) as JsonObject;
@@ -164,9 +167,9 @@ export const statelessStage = (serverInfo: JsonObject, caching: CacheHints, keep
       };
     }
     const context = inputs === undefined ? call.context : { ...(call.context as object), inputs };
-    const response = (await (next as unknown as Handler<never>)({ request, context })) as unknown as Response;
+    const response = await next({ request, context });
     if (inputs !== undefined && Object.keys(inputs.asked).length > 0) {
-      const requestState = await keeper.sign({ call: callOf(method, params), answers: inputs.taken as JsonObject });
+      const requestState = await keeper.sign({ call: callOf(method, params), answers: inputs.taken });
       return E.right(
         SuccessResponse(
           { resultType: "input_required", inputRequests: inputs.asked, requestState, _meta: identity },
@@ -188,7 +191,7 @@ export const statelessStage = (serverInfo: JsonObject, caching: CacheHints, keep
       (next: Handler<F>): Handler<F> =>
       (call) =>
         isModern(call.request.params) && !isNotification(call.request)
-          ? (answer(call, next as never) as never)
+          ? (answer(call, next as unknown as Next) as unknown as Kind<F, Response>)
           : next(call),
   };
 };
