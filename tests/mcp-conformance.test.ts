@@ -92,7 +92,9 @@ let url = "";
 
 /** examples/mcp/everything.mjs in a process of its own, on a free port: its URL once it listens. */
 const everything = async (): Promise<string> => {
-  const child = spawn(process.execPath, ["examples/mcp/everything.mjs"], {
+  // Node 18 has WebCrypto (for requestState) behind a flag; later versions have it on.
+  const flags = process.versions.node.startsWith("18.") ? ["--experimental-global-webcrypto"] : [];
+  const child = spawn(process.execPath, [...flags, "examples/mcp/everything.mjs"], {
     cwd: ROOT,
     env: { ...process.env, PORT: "0" },
     stdio: ["ignore", "pipe", "inherit"],

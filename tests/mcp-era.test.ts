@@ -85,6 +85,14 @@ const send = async (body: string, headers: Record<string, string | undefined>): 
   return { status: response.status, body: got === "" ? null : (JSON.parse(got) as Answer["body"]) };
 };
 
+/**
+ * A test of what needs WebCrypto (signing a requestState): run where the runtime has it (Node 19 and
+ * later; Node 18 behind a flag), and where it does not, the test below checks the error instead.
+ */
+const HAS_WEBCRYPTO = (globalThis.crypto as typeof globalThis.crypto | undefined)?.subtle !== undefined;
+const webCrypto = HAS_WEBCRYPTO ? test : test.skip;
+const noWebCrypto = HAS_WEBCRYPTO ? test.skip : test;
+
 /** The answer is an error of `code` with HTTP `status`, the request's id echoed. */
 const refusedWith = (answer: Answer, status: number, code: number, id: unknown = 7): void => {
   expect({ status: answer.status, code: answer.body?.error?.code, id: answer.body?.id }).toEqual({ status, code, id });
@@ -267,87 +275,93 @@ describe("the 2026-07-28 era beside the 2025-11-25 era", () => {
     });
   });
 
-  test("input_required: an ask with no answer ends the call with it and a signed state; the answer completes it", async () => {
-    const first = await modern("tools/call", { name: "greet", arguments: {} });
-    expect(first.body?.result).toEqual({
-      resultType: "input_required",
-      inputRequests: { user_name: { method: "elicitation/create", params: expect.any(Object) as unknown } },
-      requestState: expect.any(String) as string,
-      _meta: expect.any(Object) as unknown,
-    });
-    const state = first.body?.result?.["requestState"] as string;
-    const answered = await modern(
-      "tools/call",
-      {
-        name: "greet",
-        arguments: {},
-        requestState: state,
-        inputResponses: { user_name: { action: "accept", content: { name: "Ann" } } },
-      },
-      {},
-      8,
-    );
-    expect(answered.body?.result?.["content"]).toEqual([{ type: "text", text: 'Hello {"name":"Ann"}' }]);
-    expect(answered.body?.result?.["resultType"]).toBe("complete");
-    // An answer of the wrong shape is asked again, never taken.
-    const wrong = await modern("tools/call", { name: "greet", arguments: {}, inputResponses: { user_name: 12345 } });
-    expect(wrong.body?.result?.["resultType"]).toBe("input_required");
-    refusedWith(await modern("tools/call", { name: "greet", arguments: {}, inputResponses: null }), 400, -32602);
-  });
-
-  test("a requestState forged, altered, another call's, oversized or not a text: -32602, and the server goes on", async () => {
-    const first = await modern("tools/call", { name: "greet", arguments: {} });
-    const state = first.body?.result?.["requestState"] as string;
-    const [payload = "", signature = ""] = state.split(".");
-    const forged = `${Buffer.from(JSON.stringify({ call: 'tools/call "greet"', answers: { user_name: { action: "accept" } }, expires: Date.now() + 1e6 })).toString("base64url")}.${signature}`;
-    const flipped = `${payload.slice(0, -1)}${payload.endsWith("A") ? "B" : "A"}.${signature}`;
-    for (const requestState of [
-      `${state}-TAMPERED`,
-      forged,
-      flipped,
-      "not.a.state",
-      "",
-      "x".repeat(70 * 1024),
-      `${payload}.${"A".repeat(43)}`,
-      42,
-      { nested: true },
-    ]) {
-      const answer = await modern("tools/call", { name: "greet", arguments: {}, requestState });
-      expect({ requestState: String(requestState).slice(0, 20), code: answer.body?.error?.code }).toEqual({
-        requestState: String(requestState).slice(0, 20),
-        code: -32602,
+  webCrypto(
+    "input_required: an ask with no answer ends the call with it and a signed state; the answer completes it",
+    async () => {
+      const first = await modern("tools/call", { name: "greet", arguments: {} });
+      expect(first.body?.result).toEqual({
+        resultType: "input_required",
+        inputRequests: { user_name: { method: "elicitation/create", params: expect.any(Object) as unknown } },
+        requestState: expect.any(String) as string,
+        _meta: expect.any(Object) as unknown,
       });
-    }
-    // Bound to its call: the same state on another tool is refused.
-    const elsewhere = await modern("tools/call", { name: "other", arguments: {}, requestState: state });
-    expect(elsewhere.body?.error?.code).toBe(-32602);
-    // And a state signed under another key (another server's) does not hold here.
-    const stranger = mcpHandler(
-      mcpServer({ name: "eras", version: "1.0.0", stateKey: "another key", tools: { greet: ask("user_name") } }),
-    );
-    const theirs = await stranger(
-      new Request(URL_, {
-        method: "POST",
-        headers: {
-          "Content-Type": "application/json",
-          "MCP-Protocol-Version": VERSION,
-          "Mcp-Method": "tools/call",
-          "Mcp-Name": "greet",
+      const state = first.body?.result?.["requestState"] as string;
+      const answered = await modern(
+        "tools/call",
+        {
+          name: "greet",
+          arguments: {},
+          requestState: state,
+          inputResponses: { user_name: { action: "accept", content: { name: "Ann" } } },
         },
-        body: JSON.stringify({
-          jsonrpc: "2.0",
-          id: 1,
-          method: "tools/call",
-          params: { _meta: META, name: "greet", arguments: {} },
+        {},
+        8,
+      );
+      expect(answered.body?.result?.["content"]).toEqual([{ type: "text", text: 'Hello {"name":"Ann"}' }]);
+      expect(answered.body?.result?.["resultType"]).toBe("complete");
+      // An answer of the wrong shape is asked again, never taken.
+      const wrong = await modern("tools/call", { name: "greet", arguments: {}, inputResponses: { user_name: 12345 } });
+      expect(wrong.body?.result?.["resultType"]).toBe("input_required");
+      refusedWith(await modern("tools/call", { name: "greet", arguments: {}, inputResponses: null }), 400, -32602);
+    },
+  );
+
+  webCrypto(
+    "a requestState forged, altered, another call's, oversized or not a text: -32602, and the server goes on",
+    async () => {
+      const first = await modern("tools/call", { name: "greet", arguments: {} });
+      const state = first.body?.result?.["requestState"] as string;
+      const [payload = "", signature = ""] = state.split(".");
+      const forged = `${Buffer.from(JSON.stringify({ call: 'tools/call "greet"', answers: { user_name: { action: "accept" } }, expires: Date.now() + 1e6 })).toString("base64url")}.${signature}`;
+      const flipped = `${payload.slice(0, -1)}${payload.endsWith("A") ? "B" : "A"}.${signature}`;
+      for (const requestState of [
+        `${state}-TAMPERED`,
+        forged,
+        flipped,
+        "not.a.state",
+        "",
+        "x".repeat(70 * 1024),
+        `${payload}.${"A".repeat(43)}`,
+        42,
+        { nested: true },
+      ]) {
+        const answer = await modern("tools/call", { name: "greet", arguments: {}, requestState });
+        expect({ requestState: String(requestState).slice(0, 20), code: answer.body?.error?.code }).toEqual({
+          requestState: String(requestState).slice(0, 20),
+          code: -32602,
+        });
+      }
+      // Bound to its call: the same state on another tool is refused.
+      const elsewhere = await modern("tools/call", { name: "other", arguments: {}, requestState: state });
+      expect(elsewhere.body?.error?.code).toBe(-32602);
+      // And a state signed under another key (another server's) does not hold here.
+      const stranger = mcpHandler(
+        mcpServer({ name: "eras", version: "1.0.0", stateKey: "another key", tools: { greet: ask("user_name") } }),
+      );
+      const theirs = await stranger(
+        new Request(URL_, {
+          method: "POST",
+          headers: {
+            "Content-Type": "application/json",
+            "MCP-Protocol-Version": VERSION,
+            "Mcp-Method": "tools/call",
+            "Mcp-Name": "greet",
+          },
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "tools/call",
+            params: { _meta: META, name: "greet", arguments: {} },
+          }),
         }),
-      }),
-    );
-    const theirState = ((await theirs.json()) as { result: { requestState: string } }).result.requestState;
-    expect(
-      (await modern("tools/call", { name: "greet", arguments: {}, requestState: theirState })).body?.error?.code,
-    ).toBe(-32602);
-    expect((await modern("tools/list")).status).toBe(200);
-  });
+      );
+      const theirState = ((await theirs.json()) as { result: { requestState: string } }).result.requestState;
+      expect(
+        (await modern("tools/call", { name: "greet", arguments: {}, requestState: theirState })).body?.error?.code,
+      ).toBe(-32602);
+      expect((await modern("tools/list")).status).toBe(200);
+    },
+  );
 
   test("lists and reads carry the caching hints; input_required results and calls do not", async () => {
     for (const [method, params] of [
@@ -369,5 +383,22 @@ describe("the 2026-07-28 era beside the 2025-11-25 era", () => {
     }
     const called = await modern("tools/call", { name: "add", arguments: { a: 1, b: 1 } });
     expect(called.body?.result?.["ttlMs"]).toBeUndefined();
+  });
+
+  noWebCrypto(
+    "without WebCrypto (Node 18 unflagged): an ask is -32603 naming what is missing; the rest is served",
+    async () => {
+      const answer = await modern("tools/call", { name: "greet", arguments: {} });
+      expect(answer.body?.error).toEqual({ code: -32603, message: expect.stringContaining("WebCrypto") as string });
+      const state = await modern("tools/call", { name: "greet", arguments: {}, requestState: "YQ.YQ" });
+      expect(state.body?.error?.code).toBe(-32603);
+      expect(
+        (await modern("tools/call", { name: "add", arguments: { a: 1, b: 2 } })).body?.result?.["content"],
+      ).toEqual([{ type: "text", text: "3" }]);
+    },
+  );
+
+  test("an empty stateKey is refused when the server is made", () => {
+    expect(() => mcpServer({ name: "x", version: "1", stateKey: "" })).toThrow(/stateKey/);
   });
 });

@@ -44,24 +44,39 @@ const fromBase64url = (text: string): Uint8Array | undefined => {
   }
 };
 
+/** Why a state cannot be made or checked here: no WebCrypto (Node 18 has it behind a flag). */
+export const NO_WEBCRYPTO =
+  "input_required needs WebCrypto (globalThis.crypto.subtle): Node 19 or later, or Node 18 with --experimental-global-webcrypto";
+
+/** The runtime's WebCrypto, or a throw naming what is missing. */
+const webCrypto = (): typeof globalThis.crypto => {
+  // Typed as always there; on Node 18 without its flag it is not.
+  const found = globalThis.crypto as typeof globalThis.crypto | undefined;
+  if (found?.subtle === undefined) throw new Error(NO_WEBCRYPTO);
+  return found;
+};
+
 /**
  * The signer and checker of states under one key: a text (any length; what every process of the
  * server is given), or none, for a key made at random for this process alone (then a state holds
- * only on the process that made it).
+ * only on the process that made it). The key is made when a state is first made or read: a server
+ * that never asks its client anything needs no WebCrypto.
  */
 export const stateKeeper = (secret: string | undefined) => {
-  const raw = secret !== undefined ? encoder.encode(secret) : globalThis.crypto.getRandomValues(new Uint8Array(32));
+  if (secret === "") throw new TypeError("mcpServer: stateKey must be a text of at least one character");
   let key: Promise<HmacKey> | undefined;
-  const keyOf = (): Promise<HmacKey> =>
-    (key ??= globalThis.crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, [
-      "sign",
-      "verify",
-    ]));
+  const keyOf = (): Promise<HmacKey> => {
+    if (key !== undefined) return key;
+    const crypto = webCrypto();
+    const raw = secret !== undefined ? encoder.encode(secret) : crypto.getRandomValues(new Uint8Array(32));
+    key = crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
+    return key;
+  };
   return {
     /** The state of `content`, signed: `payload.signature`, both base64url. */
     sign: async (content: StateContent): Promise<string> => {
       const payload = encoder.encode(JSON.stringify({ ...content, expires: Date.now() + LIFETIME_MS }));
-      const signature = new Uint8Array(await globalThis.crypto.subtle.sign("HMAC", await keyOf(), payload));
+      const signature = new Uint8Array(await webCrypto().subtle.sign("HMAC", await keyOf(), payload));
       return `${base64url(payload)}.${base64url(signature)}`;
     },
     /** The content of a state, if it is this server's, unaltered, unexpired and for `call`: else why not. */
@@ -77,7 +92,7 @@ export const stateKeeper = (secret: string | undefined) => {
       if (rest.length > 0 || payload === undefined || signature === undefined) {
         return { refused: "requestState is not a state of this server" };
       }
-      const valid = await globalThis.crypto.subtle.verify("HMAC", await keyOf(), signature, payload);
+      const valid = await webCrypto().subtle.verify("HMAC", await keyOf(), signature, payload);
       if (!valid) return { refused: "requestState is not a state of this server (its signature does not hold)" };
       const content: unknown = JSON.parse(decoder.decode(payload));
       if (!isRecord(content) || !isRecord(content["answers"]) || typeof content["expires"] !== "number") {

@@ -12,6 +12,7 @@
 import * as E from "fp-ts/Either";
 import type { Kind, URIS } from "fp-ts/HKT";
 import type { Effect } from "../core/effect";
+import { messageOf } from "../core/describe";
 import { isRecord } from "../core/guards";
 import { ErrorResponse, SuccessResponse, type Response } from "../core/response";
 import { isNotification, type Around, type Call, type Handler } from "../core/stages";
@@ -126,6 +127,9 @@ export const inputsOutbox = (inputs: Inputs | undefined, base: Outbox): Outbox =
 /** The rest of the pipeline, in async dispatch (the stage is `asyncOnly`). */
 type Next = (call: Call) => Response | PromiseLike<Response>;
 
+/** A state that could not be made or read (no WebCrypto here): the call's error, -32603, says why. */
+const unsigned = (thrown: unknown): Error => new Error(messageOf(thrown));
+
 /** What a call is, for its state: its method and what it names. */
 const callOf = (method: string, params: JsonObject): string =>
   `${method} ${JSON.stringify(params["name"] ?? params["uri"] ?? null)}`;
@@ -151,7 +155,8 @@ export const statelessStage = (serverInfo: JsonObject, caching: CacheHints, keep
     if (ASKING.has(method)) {
       let carried: JsonObject = {};
       if (params["requestState"] !== undefined) {
-        const opened = await keeper.open(params["requestState"], callOf(method, params));
+        const opened = await keeper.open(params["requestState"], callOf(method, params)).catch(unsigned);
+        if (opened instanceof Error) return E.left(ErrorResponse(-32603, opened.message, undefined, id));
         if ("refused" in opened)
           return E.left(ErrorResponse(-32602, `Invalid params: ${opened.refused}`, undefined, id));
         carried = opened.answers;
@@ -169,7 +174,8 @@ export const statelessStage = (serverInfo: JsonObject, caching: CacheHints, keep
     const context = inputs === undefined ? call.context : { ...(call.context as object), inputs };
     const response = await next({ request, context });
     if (inputs !== undefined && Object.keys(inputs.asked).length > 0) {
-      const requestState = await keeper.sign({ call: callOf(method, params), answers: inputs.taken });
+      const requestState = await keeper.sign({ call: callOf(method, params), answers: inputs.taken }).catch(unsigned);
+      if (requestState instanceof Error) return E.left(ErrorResponse(-32603, requestState.message, undefined, id));
       return E.right(
         SuccessResponse(
           { resultType: "input_required", inputRequests: inputs.asked, requestState, _meta: identity },
