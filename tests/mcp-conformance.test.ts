@@ -76,14 +76,19 @@ const summaryOf = (output: string): Map<string, { passed: number; failed: number
 
 const runSuite = (url: string, ...more: string[]): Promise<string> => runWith(SUITE, url, ...more);
 
-const runWith = (suite: string, url: string, ...more: string[]): Promise<string> =>
+const runWith = async (suite: string, url: string, ...more: string[]): Promise<string> =>
+  (await runExiting(suite, url, ...more)).stdout;
+
+/** A suite's run: what it wrote, and its exit code. */
+const runExiting = (suite: string, url: string, ...more: string[]): Promise<{ stdout: string; code: number }> =>
   new Promise((settle) => {
     // The suite's exit code is 1 while any scenario fails or warns: the summary says which.
     execFile(
       NODE22,
       [suite, "server", "--url", url, ...more],
       { cwd: ROOT, timeout: 240_000, maxBuffer: 1 << 26 },
-      (_error, stdout) => settle(stdout),
+      (error, stdout) =>
+        settle({ stdout, code: typeof error?.code === "number" ? error.code : error === null ? 0 : -1 }),
     );
   });
 
@@ -268,6 +273,12 @@ describe("@modelcontextprotocol/conformance 0.2.0-alpha.12 --spec-version 2026-0
     expect(summary.size).toBe(40);
     expect(total?.failed).toBe(0);
     expect(unwell).toEqual([]);
+  });
+
+  test("--requirements 2026-07-28 (37 scored scenarios; the tasks extension runs unscored): the suite exits 0", async () => {
+    const { stdout, code } = await runExiting(SUITE_NEXT, url, "--requirements", "2026-07-28");
+    expect(stdout).toMatch(/Not scored for 2026-07-28: 13 scenario\(s\) run/);
+    expect(code).toBe(0);
   });
 
   test("two processes behind a round-robin proxy (no sticky sessions): --suite all passes the same", async () => {
