@@ -8,6 +8,7 @@
  */
 import * as E from "fp-ts/Either";
 import * as t from "io-ts";
+import { asyncDispatch } from "../src/index";
 import { mcpHandler, mcpServer, text, tool } from "../src/mcp";
 
 const URL_ = "http://127.0.0.1:3000/mcp";
@@ -400,5 +401,39 @@ describe("the 2026-07-28 era beside the 2025-11-25 era", () => {
 
   test("an empty stateKey is refused when the server is made", () => {
     expect(() => mcpServer({ name: "x", version: "1", stateKey: "" })).toThrow(/stateKey/);
+  });
+
+  test("over a connection (no headers): the envelope's checks are the server's stages, each its JSON-RPC error", async () => {
+    type Got = { result?: Record<string, unknown>; error?: { code: number; data?: unknown } };
+    const over = async (method: string, params?: unknown): Promise<Got> =>
+      JSON.parse(
+        (await asyncDispatch(JSON.stringify({ jsonrpc: "2.0", id: 1, method, params }), server.methods, {
+          stages: server.stages,
+          context: {},
+        })) as string,
+      ) as Got;
+    const version = (requested: string) => ({ ...META, "io.modelcontextprotocol/protocolVersion": requested });
+    expect(
+      (await over("tools/list", { _meta: { "io.modelcontextprotocol/protocolVersion": VERSION } })).error?.code,
+    ).toBe(-32602);
+    expect((await over("tools/list", { _meta: version("v999.0.0") })).error).toEqual({
+      code: -32022,
+      message: "Unsupported protocol version",
+      data: { supported: [VERSION], requested: "v999.0.0" },
+    });
+    expect((await over("ping", { _meta: META })).error?.code).toBe(-32601);
+    expect((await over("tools/call", { _meta: META, name: "samples" })).error).toEqual({
+      code: -32021,
+      message: "Missing required client capability",
+      data: { requiredCapabilities: { sampling: {} } },
+    });
+    expect(
+      (await over("tools/call", { _meta: META, name: "add", arguments: { a: 1, b: 2 } })).result?.["resultType"],
+    ).toBe("complete");
+    // The 2025 era on the same server and wire: ping, and a call answered as before.
+    expect((await over("ping")).result).toEqual({});
+    expect((await over("tools/call", { name: "add", arguments: { a: 1, b: 2 } })).result).toEqual({
+      content: [{ type: "text", text: "3" }],
+    });
   });
 });

@@ -9,7 +9,9 @@
  *
  * @module
  */
+import * as E from "fp-ts/Either";
 import { isRecord } from "../core/guards";
+import { isNotification, type Stage } from "../core/stages";
 import { LOG_LEVELS, type JsonObject } from "./protocol";
 import type { Tool } from "./tools";
 
@@ -137,38 +139,84 @@ export const screen = (
   const meta = metaOf(params);
   if (!modernBy(version, meta)) return undefined;
   if (!("id" in message)) return { status: 202, body: null };
+  const found = checkRequest(method, params, header, server);
+  return found === undefined
+    ? undefined
+    : {
+        status: found.status,
+        body: JSON.stringify({
+          jsonrpc: "2.0",
+          id: id ?? null,
+          error: {
+            code: found.code,
+            message: found.message,
+            ...(found.data !== undefined ? { data: found.data } : {}),
+          },
+        }),
+      };
+};
+
+/** A request of the 2026 era that fails its checks: the error, and its HTTP status. */
+interface Failed {
+  readonly status: number;
+  readonly code: number;
+  readonly message: string;
+  readonly data?: unknown;
+}
+
+const failed = (status: number, code: number, message: string, data?: unknown): Failed => ({
+  status,
+  code,
+  message,
+  ...(data !== undefined ? { data } : {}),
+});
+
+/**
+ * The checks of a request of the 2026 era, in the spec's order: what fails first, or `undefined`.
+ * Without headers (a connection), those of the headers are not made.
+ */
+const checkRequest = (
+  method: string,
+  params: unknown,
+  header: ((name: string) => string | undefined) | undefined,
+  server: EraServer,
+): Failed | undefined => {
+  const meta = metaOf(params);
   const requested = meta?.[META.protocolVersion];
   if (meta === undefined || typeof requested !== "string" || !isRecord(meta[META.clientCapabilities])) {
     const missing =
       meta === undefined ? "_meta" : typeof requested !== "string" ? META.protocolVersion : META.clientCapabilities;
-    return refused(400, id, -32602, `Invalid params: missing or invalid ${missing}`);
+    return failed(400, -32602, `Invalid params: missing or invalid ${missing}`);
   }
-  const mismatch = headerMismatch(header, version, requested, method, params as JsonObject);
-  if (mismatch !== undefined) return refused(400, id, HEADER_MISMATCH, `Header mismatch: ${mismatch}`);
+  const mismatch =
+    header === undefined
+      ? undefined
+      : headerMismatch(header, header("mcp-protocol-version"), requested, method, params as JsonObject);
+  if (mismatch !== undefined) return failed(400, HEADER_MISMATCH, `Header mismatch: ${mismatch}`);
   if (!MODERN_VERSIONS.includes(requested)) {
-    return refused(400, id, UNSUPPORTED_VERSION, "Unsupported protocol version", {
+    return failed(400, UNSUPPORTED_VERSION, "Unsupported protocol version", {
       supported: MODERN_VERSIONS,
       requested,
     });
   }
-  if (!MODERN_METHODS.has(method) || !server.has(method)) return refused(404, id, -32601, "Method not found", method);
+  if (!MODERN_METHODS.has(method) || !server.has(method)) return failed(404, -32601, "Method not found", method);
   const level = meta[META.logLevel];
   if (level !== undefined && !LOG_LEVELS.includes(level as never)) {
-    return refused(400, id, -32602, `Invalid params: unknown log level ${JSON.stringify(level)}`);
+    return failed(400, -32602, `Invalid params: unknown log level ${JSON.stringify(level)}`);
   }
   if ("inputResponses" in (params as JsonObject) && !isRecord((params as JsonObject)["inputResponses"])) {
-    return refused(400, id, -32602, "Invalid params: inputResponses must be an object");
+    return failed(400, -32602, "Invalid params: inputResponses must be an object");
   }
   const name = (params as JsonObject)["name"];
   const called = method === "tools/call" && typeof name === "string" ? server.tool(name) : undefined;
   if (called === undefined) return undefined;
   const args = (params as JsonObject)["arguments"];
-  const wrong = paramHeaderMismatch(header, called, isRecord(args) ? args : {});
-  if (wrong !== undefined) return refused(400, id, HEADER_MISMATCH, `Header mismatch: ${wrong}`);
+  const wrong = header === undefined ? undefined : paramHeaderMismatch(header, called, isRecord(args) ? args : {});
+  if (wrong !== undefined) return failed(400, HEADER_MISMATCH, `Header mismatch: ${wrong}`);
   const required = called.requires;
   const declared = meta[META.clientCapabilities] as JsonObject;
   if (required !== undefined && Object.keys(required).some((capability) => !isRecord(declared[capability]))) {
-    return refused(400, id, MISSING_CLIENT_CAPABILITY, "Missing required client capability", {
+    return failed(400, MISSING_CLIENT_CAPABILITY, "Missing required client capability", {
       requiredCapabilities: required,
     });
   }
@@ -230,3 +278,19 @@ const headerMismatch = (
   }
   return undefined;
 };
+
+/**
+ * The same checks as a stage, for a request of the 2026 era on a connection (stdio), known by its
+ * `_meta` envelope alone: each failure its JSON-RPC error (there is no status). Over HTTP, `screen`
+ * made them first, with the headers.
+ */
+export const envelopeStage =
+  (server: EraServer): Stage =>
+  (call) => {
+    const { request } = call;
+    if (isNotification(request) || !modernBy(undefined, metaOf(request.params))) return E.right(call);
+    const found = checkRequest(request.method, request.params, undefined, server);
+    return found === undefined
+      ? E.right(call)
+      : E.left({ code: found.code, message: found.message, ...(found.data !== undefined ? { data: found.data } : {}) });
+  };

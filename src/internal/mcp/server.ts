@@ -19,7 +19,7 @@ import type { Methods } from "../core/methods";
 import { MCP_PROGRESS, WireMessage } from "../core/progress-wire";
 import type { AnyStage } from "../core/stages";
 import { settled, listed, templateMatcher, type Prompt, type Resource, type ResourceTemplate } from "./catalog";
-import { MODERN_VERSIONS } from "./era";
+import { envelopeStage, MODERN_VERSIONS } from "./era";
 import { noOutbox, peerOutbox, Replies, streamOutbox, type Outbox } from "./outbox";
 import { LOG_LEVELS, PROTOCOL_VERSIONS, RESOURCE_NOT_FOUND, type JsonObject, type LogLevel } from "./protocol";
 import { stateKeeper } from "./request-state";
@@ -376,7 +376,11 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
   );
   return {
     methods,
-    stages: [...app.stages, stateless],
+    stages: [
+      ...app.stages,
+      envelopeStage({ has: (method) => present.has(method), tool: (name) => has(tools, name) }),
+      stateless,
+    ],
     capabilities,
     reply: (message) => replies.take(message),
     tool: (name) => has(tools, name),
