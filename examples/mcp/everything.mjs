@@ -5,9 +5,15 @@
  *
  *     npm run build && node examples/mcp/everything.mjs     # http://127.0.0.1:3000/mcp (PORT=0: a free port)
  *     npx conformance server --url http://127.0.0.1:3000/mcp
+ *     node node_modules/@modelcontextprotocol/conformance-next/dist/index.js server \
+ *       --url http://127.0.0.1:3000/mcp --spec-version 2026-07-28 --suite all
  *
- * tests/mcp-conformance.test.ts runs the suite against it on Node 22 (docs/mcp.md says which
- * scenarios pass).
+ * One server for both protocol eras: the 2025-11-25 suite (0.1.16) and the 2026-07-28 one
+ * (0.2.0-alpha.12, `conformance-next`), whose tools (`test_missing_capability`, the
+ * `test_input_required_result_*` ones...) are here too. Processes that serve one client together
+ * share `MCP_STATE_KEY` (the fixture has a fixed default). tests/mcp-conformance.test.ts runs the
+ * suites against it on Node 22 (docs/mcp.md says which scenarios pass); on Node 18 run it with
+ * --experimental-global-webcrypto (WebCrypto signs requestState).
  */
 import { createServer } from "node:http";
 import * as E from "fp-ts/lib/Either.js";
