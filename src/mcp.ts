@@ -2,7 +2,10 @@
  * rpcserver/mcp: Model Context Protocol servers declared in the contract style: tools (their
  * arguments decoded by io-ts codecs or any Standard Schema), resources and templates, prompts,
  * completion and logging, served over stdio or any connection (`connect`) and Streamable HTTP
- * (`mcpHandler`, on the one HTTP path of `fetchHandler`). It loads no MCP package. docs/mcp.md.
+ * (`mcpHandler`, on the one HTTP path of `fetchHandler`), in both protocol eras at once: the
+ * 2025-11-25 handshake and the stateless 2026-07-28 (`server/discover`, the `_meta` envelope,
+ * `input_required` with a signed `requestState`), chosen per request. It loads no MCP package.
+ * docs/mcp.md.
  *
  * @example
  * import * as E from "fp-ts/lib/Either.js";
@@ -27,6 +30,7 @@
 export { audio, embedded, image, resourceLink, text } from "./internal/mcp/content";
 export { mcpHandler, type McpHandlerOptions } from "./internal/mcp/http";
 export { mcpServer, type McpServer, type McpServerSpec } from "./internal/mcp/server";
+export type { CacheHints } from "./internal/mcp/stateless";
 export {
   tool,
   type McpContext,

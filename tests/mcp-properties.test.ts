@@ -123,7 +123,12 @@ const run = async (ops: readonly Op[]): Promise<void> => {
   const [server, client] = pair();
   const peer = connect(server, { methods: kit.methods, stages: kit.stages, context: {}, cancellation: "mcp" });
   const received: Message[] = [];
-  client.start({ message: (line) => void received.push(JSON.parse(line) as Message), closed: () => undefined });
+  client.start({
+    message: (line) => void received.push(JSON.parse(line) as Message),
+    oversize: () => undefined,
+    drain: () => undefined,
+    closed: () => undefined,
+  });
   const calls: Call[] = [];
   const before = { ...seen };
   for (const step of ops) {
@@ -191,7 +196,7 @@ const run = async (ops: readonly Op[]): Promise<void> => {
     if (at !== undefined) expect(received[at]?.result).toEqual(call.expected);
     const progress = received.flatMap((m, index) =>
       m.method === "notifications/progress" && m.params?.progressToken === call.token && call.token !== undefined
-        ? [{ index, progress: m.params.progress }]
+        ? [{ index, progress: m.params?.progress }]
         : [],
     );
     // In order, from 1, all before the answer; all of them when it was not cancelled.

@@ -5,9 +5,15 @@
  *
  *     npm run build && node examples/mcp/everything.mjs     # http://127.0.0.1:3000/mcp (PORT=0: a free port)
  *     npx conformance server --url http://127.0.0.1:3000/mcp
+ *     node node_modules/@modelcontextprotocol/conformance-next/dist/index.js server \
+ *       --url http://127.0.0.1:3000/mcp --spec-version 2026-07-28 --suite all
  *
- * tests/mcp-conformance.test.ts runs the suite against it on Node 22 (docs/mcp.md says which
- * scenarios pass).
+ * One server for both protocol eras: the 2025-11-25 suite (0.1.16) and the 2026-07-28 one
+ * (0.2.0-alpha.12, `conformance-next`), whose tools (`test_missing_capability`, the
+ * `test_input_required_result_*` ones...) are here too. Processes that serve one client together
+ * share `MCP_STATE_KEY` (the fixture has a fixed default). tests/mcp-conformance.test.ts runs the
+ * suites against it on Node 22 (docs/mcp.md says which scenarios pass); on Node 18 run it with
+ * --experimental-global-webcrypto (WebCrypto signs requestState).
  */
 import { createServer } from "node:http";
 import * as E from "fp-ts/lib/Either.js";
@@ -34,9 +40,42 @@ const elicitSay = (answer) => [
 ];
 const option = (value, title) => ({ const: value, title });
 
+/**
+ * The 2026-07-28 era's multi-round asks: each names its input request (`user_name`...), and the
+ * tool runs again, whole, with the client's answers, until none is missing.
+ */
+const askName = (ctx, key = "user_name") =>
+  ctx.elicit(
+    {
+      mode: "form",
+      message: "What is your name?",
+      requestedSchema: { type: "object", properties: { name: { type: "string" } }, required: ["name"] },
+    },
+    key,
+  )();
+const askModel = (ctx) =>
+  ctx.sample(
+    { messages: [{ role: "user", content: { type: "text", text: "Say hello" } }], maxTokens: 50 },
+    "model_reply",
+  )();
+const askRoots = (ctx) => ctx.request("roots/list", {}, "client_roots")();
+const said = (answer) => JSON.stringify(answer.content ?? answer.roots ?? answer);
+/** A tool that asks what `asks` asks, all at once, and answers with what the client said. */
+const multiRound = (description, asks) =>
+  tool({
+    description,
+    run: async (_args, ctx) => {
+      const answered = E.sequenceArray(await Promise.all(asks.map((ask) => ask(ctx))));
+      return E.map((all) => [text(`Received: ${all.map(said).join(", ")}`)])(answered);
+    },
+  });
+
 export const everything = mcpServer({
   name: "rpcserver-everything",
   version: "1.0.0",
+  // Every process of the fixture signs requestState with this key (2026-07-28 era).
+  stateKey: process.env.MCP_STATE_KEY ?? "rpcserver-everything-fixture-key",
+  caching: { ttlMs: 60_000, cacheScope: "public" },
   tools: {
     test_simple_text: tool({
       description: "Returns a simple text",
@@ -176,14 +215,87 @@ export const everything = mcpServer({
         }),
       elicitSay,
     ),
+    test_missing_capability: tool({
+      description: "Needs the client's sampling capability (2026-07-28: -32021 without it)",
+      requires: { sampling: {} },
+      run: () => E.right("The client declared sampling"),
+    }),
+    test_streaming_elicitation: multiRound("Asks the user for a name (2026-07-28: input_required)", [askName]),
+    test_logging_tool: tool({
+      description: "Logs at info (2026-07-28: sent only when the request asks for a log level)",
+      run: (_args, { log }) => {
+        log("info", "Logging tool ran");
+        return E.right("Logged");
+      },
+    }),
+    test_input_required_result_elicitation: multiRound("Asks the user for a name", [askName]),
+    test_input_required_result_sampling: multiRound("Asks the client's model", [askModel]),
+    test_input_required_result_list_roots: multiRound("Asks the client's roots", [askRoots]),
+    test_input_required_result_request_state: tool({
+      description: "Asks for a confirmation, carrying state",
+      run: async (_args, ctx) => {
+        const answer = await ctx.elicit(
+          {
+            mode: "form",
+            message: "Confirm?",
+            requestedSchema: { type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] },
+          },
+          "confirm",
+        )();
+        return E.map((confirmed) => [text(`state-ok: ${said(confirmed)}`)])(answer);
+      },
+    }),
+    test_input_required_result_multiple_inputs: multiRound("Asks the user, the model and the roots at once", [
+      askName,
+      askModel,
+      askRoots,
+    ]),
+    test_input_required_result_multi_round: tool({
+      description: "Asks the user twice, one round after the other",
+      run: async (_args, ctx) => {
+        const first = await askName(ctx, "step_1");
+        if (E.isLeft(first)) return first;
+        const second = await askName(ctx, "step_2");
+        return E.map((answer) => [text(`Rounds: ${said(first.right)}, ${said(answer)}`)])(second);
+      },
+    }),
+    test_input_required_result_tampered_state: multiRound("Asks the user, carrying state", [askName]),
+    test_input_required_result_capabilities: multiRound("Asks only what the client can answer", [askName, askModel]),
+    test_custom_header: tool({
+      description: "Echoes a region sent as the Mcp-Param-Region header too (2026-07-28, x-mcp-header)",
+      input: {
+        jsonSchema: {
+          type: "object",
+          properties: { region: { type: "string", "x-mcp-header": "Region" } },
+          required: ["region"],
+        },
+      },
+      run: ({ region }) => E.right(`Region: ${region}`),
+    }),
     json_schema_2020_12_tool: tool({
       description: "Tool with JSON Schema 2020-12 features",
       input: {
         jsonSchema: {
           $schema: "https://json-schema.org/draft/2020-12/schema",
           type: "object",
-          $defs: { address: { type: "object", properties: { street: { type: "string" }, city: { type: "string" } } } },
-          properties: { name: { type: "string" }, address: { $ref: "#/$defs/address" } },
+          $defs: {
+            address: {
+              $anchor: "addressDef",
+              type: "object",
+              properties: { street: { type: "string" }, city: { type: "string" } },
+            },
+          },
+          properties: {
+            name: { type: "string" },
+            address: { $ref: "#/$defs/address" },
+            contactMethod: { type: "string", enum: ["phone", "email"] },
+            phone: { type: "string" },
+            email: { type: "string" },
+          },
+          allOf: [{ anyOf: [{ required: ["phone"] }, { required: ["email"] }] }],
+          if: { properties: { contactMethod: { const: "phone" } }, required: ["contactMethod"] },
+          then: { required: ["phone"] },
+          else: { required: ["email"] },
           additionalProperties: false,
         },
       },
@@ -254,6 +366,13 @@ export const everything = mcpServer({
           },
           { role: "user", content: text("Please process the embedded resource above.") },
         ]),
+    },
+    test_input_required_result_prompt: {
+      description: "A prompt that asks the user for a name first",
+      get: async (_args, _signal, ctx) =>
+        E.map((answer) => [{ role: "user", content: text(`Write a greeting for ${said(answer)}`) }])(
+          await askName(ctx),
+        ),
     },
     test_prompt_with_image: {
       description: "A prompt with an image",

@@ -77,6 +77,15 @@ export interface Service {
    * (MCP: a POST of the client's answers to the server's requests). None by default.
    */
   readonly takes?: (body: Uint8Array) => boolean;
+  /**
+   * A body the handler refuses before dispatch, by its bytes and the request's headers: the
+   * status and JSON body to answer (`null`: none), or `undefined` to dispatch it (MCP's 2026-07-28
+   * checks of the envelope and headers). None by default.
+   */
+  readonly refuses?: (
+    body: Uint8Array,
+    header: (name: string) => string | undefined,
+  ) => { readonly status: number; readonly body: string | null } | undefined;
 }
 
 const JSON_TYPE = "application/json";
@@ -140,6 +149,12 @@ export const answerExchange = async (service: Service, incoming: Incoming): Prom
     };
   }
   if (service.takes?.(read) === true) return { status: 202, headers: cors, body: null, said: "202 (taken)" };
+  const refused = service.refuses?.(read, incoming.header);
+  if (refused !== undefined) {
+    return refused.body === null
+      ? { status: refused.status, headers: cors, body: null, said: `${refused.status} (refused)` }
+      : json(refused.status, cors, refused.body, `${refused.status} (refused)`);
+  }
   const made = await service.dispatchOptions(incoming, cors);
   if ("refused" in made) return made.refused;
   try {

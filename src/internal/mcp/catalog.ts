@@ -7,6 +7,7 @@
  */
 import * as E from "fp-ts/Either";
 import type * as TE from "fp-ts/TaskEither";
+import type { McpContext } from "./tools";
 import { failureText, type Failure, type JsonObject, type PromptMessage, type ResourceContents } from "./protocol";
 
 /**
@@ -98,10 +99,14 @@ export interface Prompt {
   readonly title?: string;
   readonly description?: string;
   readonly arguments?: ReadonlyArray<PromptArgument>;
-  /** Its messages for these arguments (the required ones checked first); a Left is -32602. */
+  /**
+   * Its messages for these arguments (the required ones checked first); a Left is -32602. `context`
+   * asks the client (2026 era: `input_required`; 2025 era: on a connection only).
+   */
   readonly get: (
     args: Readonly<Record<string, string>>,
     signal: AbortSignal,
+    context: McpContext,
   ) => Answer<
     ReadonlyArray<PromptMessage> | { readonly description?: string; readonly messages: ReadonlyArray<PromptMessage> }
   >;

@@ -11,6 +11,7 @@
 import { isRecord } from "../core/guards";
 import { handlerOf, type FetchHandler } from "../http/fetch-handler";
 import { serviceOf, type FetchServerOptions } from "../http/handler-service";
+import { screen } from "./era";
 import type { McpServer } from "./server";
 
 /**
@@ -78,5 +79,8 @@ export const mcpHandler = (mcp: McpServer, options: McpHandlerOptions = {}): Fet
     for (const answer of answers) mcp.reply(answer);
     return true;
   };
-  return handlerOf({ ...service, takes });
+  // A 2026-07-28 request's envelope and headers checked before dispatch, each failure its HTTP status.
+  const methods = mcp.methods as Readonly<Record<string, unknown>>;
+  const era = { has: (method: string) => Object.hasOwn(methods, method), tool: mcp.tool };
+  return handlerOf({ ...service, takes, refuses: (body, header) => screen(body, header, era) });
 };

@@ -63,14 +63,22 @@ export class Replies {
 }
 
 /**
- * Where a handler's messages go: `send` a notification, `ask` a request; `sent` once every
- * notification is on its way (`undefined`: nothing to wait for).
+ * Where a handler's messages go: `send` a notification, `ask` a request (`key`: what names it in
+ * the 2026 era's `inputRequests`); `sent` once every notification is on its way (`undefined`:
+ * nothing to wait for).
  */
 export interface Outbox {
   readonly send: (method: string, params: JsonObject) => void;
-  readonly ask: (method: string, params: JsonObject) => TE.TaskEither<Error, JsonObject>;
+  readonly ask: (method: string, params: JsonObject, key?: string) => TE.TaskEither<Error, JsonObject>;
   readonly sent: () => Promise<void> | undefined;
 }
+
+/** Nowhere to send to (a prompt's read over HTTP in the 2025 era): notifications dropped, requests a Left. */
+export const noOutbox: Outbox = {
+  send: () => undefined,
+  sent: () => undefined,
+  ask: () => () => Promise.resolve(E.left(new Error("the client cannot be asked here"))),
+};
 
 /**
  * A connection's outbox: messages through its peer's transport, answers matched by the connection,

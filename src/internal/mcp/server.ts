@@ -20,7 +20,8 @@ import type { Methods } from "../core/methods";
 import type { AnyStage } from "../core/stages";
 import { settled, listed, templateMatcher, type Prompt, type Resource, type ResourceTemplate } from "./catalog";
 import { ToolCall } from "./call";
-import { peerOutbox, Replies, streamOutbox } from "./outbox";
+import { envelopeStage, MODERN_VERSIONS } from "./era";
+import { noOutbox, peerOutbox, Replies, streamOutbox } from "./outbox";
 import {
   LOG_LEVELS,
   PROTOCOL_VERSIONS,
@@ -29,6 +30,8 @@ import {
   type LogLevel,
   type ToolResult,
 } from "./protocol";
+import { stateKeeper } from "./request-state";
+import { inputsOutbox, statelessStage, type CacheHints, type EraContext } from "./stateless";
 import { contextOf, Running, type Tool } from "./tools";
 
 /**
@@ -50,6 +53,14 @@ export interface McpServerSpec {
   readonly prompts?: Readonly<Record<string, Prompt>>;
   /** The least severe log level sent before the client sets one (`logging/setLevel`). Default `"info"`. */
   readonly logLevel?: LogLevel;
+  /**
+   * The key (any non-empty text) that signs the `requestState` of the 2026 era's `input_required`
+   * results, the same for every process of the server (a state comes back to any of them). Default:
+   * a key made at random when the server is made, so a state holds only on the process that made it.
+   */
+  readonly stateKey?: string;
+  /** The 2026 era's caching hints on lists, reads and `server/discover`. Default `{ ttlMs: 0, cacheScope: "private" }`: not kept. */
+  readonly caching?: CacheHints;
 }
 
 /**
@@ -65,6 +76,8 @@ export interface McpServer {
   readonly capabilities: JsonObject;
   /** Hands the server a JSON-RPC response from the client: `true` if it answered one of the server's requests. */
   readonly reply: (message: unknown) => boolean;
+  /** A tool by its name (what the 2026 era checks a call's request against before dispatch: its `requires`, its `x-mcp-header`s). */
+  readonly tool: (name: string) => Tool | undefined;
 }
 
 const Progress = t.unknown;
@@ -75,6 +88,7 @@ const mcp = contract({
   initialize: { params: t.type({ protocolVersion: t.string }), result: t.UnknownRecord, summary: "Starts the session" },
   "notifications/initialized": { summary: "The client is ready (a notification)" },
   ping: { result: t.UnknownRecord },
+  "server/discover": { result: t.UnknownRecord, summary: "What the server speaks and offers (2026-07-28)" },
   "logging/setLevel": {
     params: t.type({ level: t.keyof(Object.fromEntries(LOG_LEVELS.map((l) => [l, null])) as Record<LogLevel, null>) }),
     result: t.UnknownRecord,
@@ -118,7 +132,7 @@ const FEATURE_METHODS = {
   completions: ["completion/complete"],
 } as const;
 
-type Ctx = { readonly signal?: AbortSignal; readonly peer?: Connection };
+type Ctx = EraContext & { readonly signal?: AbortSignal; readonly peer?: Connection };
 
 /** What `tools/call` answers: a result now or later, or the one stream of a tool's call. */
 type Called =
@@ -182,6 +196,16 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
     ...(hasResources ? { resources: { subscribe: true, listChanged: false } } : {}),
     ...(tools !== undefined ? { tools: { listChanged: false } } : {}),
   };
+  const serverInfo = {
+    name: spec.name,
+    version: spec.version,
+    ...(spec.title !== undefined ? { title: spec.title } : {}),
+  };
+  // The 2026 era has no `resources/subscribe` (nor, yet here, `subscriptions/listen`).
+  const modernCapabilities: JsonObject = {
+    ...capabilities,
+    ...(hasResources ? { resources: { listChanged: false } } : {}),
+  };
 
   /** The contents of the resource at `uri`, static or from the first template it matches. */
   const read = async (uri: string, signal: AbortSignal) => {
@@ -208,15 +232,17 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
         E.right({
           protocolVersion: PROTOCOL_VERSIONS.find((known) => known === protocolVersion) ?? PROTOCOL_VERSIONS[0],
           capabilities,
-          serverInfo: {
-            name: spec.name,
-            version: spec.version,
-            ...(spec.title !== undefined ? { title: spec.title } : {}),
-          },
+          serverInfo,
           ...(spec.instructions !== undefined ? { instructions: spec.instructions } : {}),
         }),
       "notifications/initialized": () => E.right(null),
       ping: () => E.right({}),
+      "server/discover": () =>
+        E.right({
+          supportedVersions: MODERN_VERSIONS,
+          capabilities: modernCapabilities,
+          ...(spec.instructions !== undefined ? { instructions: spec.instructions } : {}),
+        }),
       "logging/setLevel": (_ctx, params) => {
         level = params.level;
         return E.right({});
@@ -255,7 +281,10 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
         if (declared === undefined) return err(-32602, `Unknown prompt: ${name}`);
         const missing = (declared.arguments ?? []).filter((a) => a.required === true && args[a.name] === undefined);
         if (missing.length > 0) return err(-32602, `Missing arguments: ${missing.map((a) => a.name).join(", ")}`);
-        const got = await settled(declared.get(args, signalOf(ctx)));
+        const signal = signalOf(ctx);
+        const signalNow = (): AbortSignal => signal;
+        const outbox = inputsOutbox(ctx.inputs, ctx.peer !== undefined ? peerOutbox(ctx.peer, signalNow) : noOutbox);
+        const got = await settled(declared.get(args, signal, contextOf(signalNow, outbox, levelNow)));
         if (E.isLeft(got)) return err(-32602, got.left);
         return E.right(Array.isArray(got.right) ? { messages: got.right } : (got.right as JsonObject));
       },
@@ -293,7 +322,7 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
     const progress = typeof token === "string" || typeof token === "number";
     const { peer } = ctx;
     if (peer !== undefined) {
-      const outbox = peerOutbox(peer, signal);
+      const outbox = inputsOutbox(ctx.inputs, peerOutbox(peer, signal));
       const started = declared.start(params.arguments, contextOf(signal, outbox, levelNow));
       if (started instanceof Running) return streamed(new ToolCall(progress, outbox.sent).begin(started));
       // The answer waits for the notifications the tool sent (read once it has answered).
@@ -306,7 +335,7 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
     const call = new ToolCall(progress, noWait);
     const started = declared.start(
       params.arguments,
-      contextOf(signal, streamOutbox(call.push, replies, signal), levelNow),
+      contextOf(signal, inputsOutbox(ctx.inputs, streamOutbox(call.push, replies, signal)), levelNow),
     );
     return started instanceof Running || isThenable(started) || !call.idle
       ? streamed(call.begin(started))
@@ -317,6 +346,7 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
     "initialize",
     "notifications/initialized",
     "ping",
+    "server/discover",
     "logging/setLevel",
     ...(tools !== undefined ? FEATURE_METHODS.tools : []),
     ...(hasResources ? FEATURE_METHODS.resources : []),
@@ -324,10 +354,20 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
     ...(completes ? FEATURE_METHODS.completions : []),
   ]);
   const methods = Object.fromEntries(Object.entries(app.methods as Methods).filter(([name]) => present.has(name)));
+  const stateless = statelessStage(
+    serverInfo,
+    spec.caching ?? { ttlMs: 0, cacheScope: "private" },
+    stateKeeper(spec.stateKey),
+  );
   return {
     methods,
-    stages: app.stages,
+    stages: [
+      ...app.stages,
+      envelopeStage({ has: (method) => present.has(method), tool: (name) => has(tools, name) }),
+      stateless,
+    ],
     capabilities,
     reply: (message) => replies.take(message),
+    tool: (name) => has(tools, name),
   };
 };

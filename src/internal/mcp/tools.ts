@@ -39,12 +39,16 @@ export interface McpContext {
   readonly signal: AbortSignal;
   /** A `notifications/message` to the client, if `level` is at or above the level it set. */
   readonly log: (level: LogLevel, data: unknown, logger?: string) => void;
-  /** A request to the client: its result, or a Left when it answers an error or cannot be asked. */
-  readonly request: (method: string, params: JsonObject) => TE.TaskEither<Error, JsonObject>;
+  /**
+   * A request to the client: its result, or a Left when it answers an error or cannot be asked. In
+   * the 2026 era it is an `input_required` result's input request, named `key` (default: the method
+   * and the ask's rank in the call, `elicitation/create#1`), the handler run again with the answer.
+   */
+  readonly request: (method: string, params: JsonObject, key?: string) => TE.TaskEither<Error, JsonObject>;
   /** `elicitation/create`: asks the user, by a message and the schema of what to answer. */
-  readonly elicit: (params: JsonObject) => TE.TaskEither<Error, JsonObject>;
+  readonly elicit: (params: JsonObject, key?: string) => TE.TaskEither<Error, JsonObject>;
   /** `sampling/createMessage`: asks the client's model. */
-  readonly sample: (params: JsonObject) => TE.TaskEither<Error, JsonObject>;
+  readonly sample: (params: JsonObject, key?: string) => TE.TaskEither<Error, JsonObject>;
 }
 
 /**
@@ -110,6 +114,8 @@ export interface ToolSpec<S extends McpSchema | undefined> {
   readonly output?: McpSchema;
   readonly annotations?: ToolAnnotations;
   readonly _meta?: JsonObject;
+  /** The client capabilities it needs (`{ sampling: {} }`): in the 2026 era, a request that does not declare them is -32021. */
+  readonly requires?: JsonObject;
   readonly run: ToolHandler<S extends McpSchema ? Decoded<S> : JsonObject>;
 }
 
@@ -122,6 +128,8 @@ export interface ToolSpec<S extends McpSchema | undefined> {
 export interface Tool {
   /** What `tools/list` shows of it, less its name. */
   readonly listed: JsonObject;
+  /** The client capabilities it needs. */
+  readonly requires?: JsonObject;
   /**
    * Runs it on the call's arguments: its result, whatever happened (at once when its schema and
    * handler answer at once, else a Promise of it), or, for a handler that is an `async function*`
@@ -222,6 +230,7 @@ export const tool = <S extends McpSchema | undefined = undefined>(spec: ToolSpec
   };
   return {
     listed,
+    ...(spec.requires !== undefined ? { requires: spec.requires } : {}),
     start: (args, context) => {
       try {
         const decoded = decode(args ?? {});
@@ -283,6 +292,6 @@ export const contextOf = (signal: () => AbortSignal, outbox: Outbox, level: () =
     outbox.send("notifications/message", { level: at, data, ...(logger !== undefined ? { logger } : {}) });
   },
   request: outbox.ask,
-  elicit: (params) => outbox.ask("elicitation/create", params),
-  sample: (params) => outbox.ask("sampling/createMessage", params),
+  elicit: (params, key) => outbox.ask("elicitation/create", params, key),
+  sample: (params, key) => outbox.ask("sampling/createMessage", params, key),
 });
