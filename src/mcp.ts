@@ -27,6 +27,7 @@
 export { audio, embedded, image, resourceLink, text } from "./internal/mcp/content";
 export { mcpHandler, type McpHandlerOptions } from "./internal/mcp/http";
 export { mcpServer, type McpServer, type McpServerSpec } from "./internal/mcp/server";
+export { mcpSessions, type McpSessions, type McpSessionsOptions } from "./internal/mcp/sessions";
 export {
   tool,
   type McpContext,

@@ -2,9 +2,10 @@
  * The official MCP conformance suite (`@modelcontextprotocol/conformance` 0.1.16, its active server
  * suite: 30 scenarios) against examples/mcp/everything.mjs, served on a free port. The suite needs
  * Node 22 or newer: it runs on the runtime matrix's Node 22 (runtimes/node_modules/node22), which
- * must be there. Each scenario listed in PASSING must pass with at least one check and none failed;
- * the scenarios the suite runs that are not listed are named here, with why, so the test fails when
- * the suite's list changes. The built package must exist (`npm run build`).
+ * must be there. Each of the 30 scenarios, listed in PASSING, must pass with at least one check and
+ * none failed, and the suite must run no other, so the test fails when the suite's list changes.
+ * The example serves with sessions on (server-sse-multiple-streams asks for an `Mcp-Session-Id`).
+ * The built package must exist (`npm run build`).
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { existsSync } from "node:fs";
@@ -45,14 +46,8 @@ const PASSING = [
   "prompts-get-embedded-resource",
   "prompts-get-with-image",
   "dns-rebinding-protection",
+  "server-sse-multiple-streams",
 ];
-
-/**
- * The active suite's scenarios that do not pass yet, and why. server-sse-multiple-streams asks for
- * an `Mcp-Session-Id`; without one (sessions are a later phase) it runs no check and ends with a
- * warning, which is not a pass.
- */
-const NOT_YET = { "server-sse-multiple-streams": "needs sessions: 0 checks, a warning" };
 
 /** A suite's summary line: `✓ name: 3 passed, 0 failed`. */
 const SUMMARY_LINE = /^[✓✗] (\S+): (\d+) passed, (\d+) failed/;
@@ -105,10 +100,11 @@ afterAll(() => {
 });
 
 describe("@modelcontextprotocol/conformance 0.1.16 against examples/mcp/everything.mjs", () => {
-  test("the active suite: every scenario listed passing has checks and none failed; the rest are the known ones", async () => {
+  test("the active suite: all 30 scenarios have checks and none failed", async () => {
     const output = await runSuite(url);
     const summary = summaryOf(output);
-    expect([...summary.keys()].sort()).toEqual([...PASSING, ...Object.keys(NOT_YET)].sort());
+    expect(PASSING).toHaveLength(30);
+    expect([...summary.keys()].sort()).toEqual([...PASSING].sort());
     for (const scenario of PASSING) {
       expect({ scenario, ...summary.get(scenario) }).toEqual({
         scenario,

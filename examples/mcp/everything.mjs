@@ -266,7 +266,8 @@ export const everything = mcpServer({
   },
 });
 
-const handler = mcpHandler(everything);
+// Sessions on: the suite's server-sse-multiple-streams asks for an `Mcp-Session-Id`.
+const handler = mcpHandler(everything, { sessions: true });
 
 const serveNode = nodeGlue(handler);
 

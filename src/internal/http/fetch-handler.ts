@@ -203,7 +203,7 @@ const hostOf = (url: string): string | undefined => {
 };
 
 /** A web `Request`, as the one HTTP path reads a request: its URL parsed only when asked (a GET, a log line). */
-const incomingOf = (request: Request): Incoming => {
+export const incomingOf = (request: Request): Incoming => {
   const { headers } = request;
   return {
     method: request.method,
