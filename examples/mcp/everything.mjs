@@ -9,10 +9,11 @@
  * tests/mcp-conformance.test.ts runs the suite against it on Node 22 (docs/mcp.md says which
  * scenarios pass).
  */
+import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import * as E from "fp-ts/lib/Either.js";
 import * as t from "io-ts";
-import { audio, embedded, image, mcpHandler, mcpServer, text, tool } from "rpcserver/mcp";
+import { audio, embedded, image, mcpHandler, mcpServer, mcpSessions, text, tool } from "rpcserver/mcp";
 import { nodeGlue } from "./node-glue.mjs";
 
 /** A 1x1 red PNG, and a WAV of one silent sample. */
@@ -266,8 +267,9 @@ export const everything = mcpServer({
   },
 });
 
-// Sessions on: the suite's server-sse-multiple-streams asks for an `Mcp-Session-Id`.
-const handler = mcpHandler(everything, { sessions: true });
+// Sessions on: the suite's server-sse-multiple-streams asks for an `Mcp-Session-Id`. Their ids from
+// node:crypto, as Node 18 has no `globalThis.crypto` (elsewhere, `sessions: true` is enough).
+const handler = mcpHandler(everything, { sessions: mcpSessions({ id: randomUUID }) });
 
 const serveNode = nodeGlue(handler);
 

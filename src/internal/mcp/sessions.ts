@@ -49,6 +49,12 @@ export interface McpSessionsOptions {
    * closed on it (it comes back with `Last-Event-ID`, and loses nothing). Default 100.
    */
   readonly replay?: number;
+  /**
+   * Makes a session's id: it must be unguessable (a session's id is all a request shows of it) and
+   * of visible ASCII. Default `globalThis.crypto.randomUUID()`; Node 18 has no `globalThis.crypto`
+   * (unless run with `--experimental-global-webcrypto`): there, give node:crypto's `randomUUID`.
+   */
+  readonly id?: () => string;
 }
 
 /**
@@ -179,11 +185,13 @@ class Table implements McpSessions {
   private readonly max: number;
   private readonly idleMs: number;
   private readonly replay: number;
+  private readonly id: () => string;
 
   constructor(options: McpSessionsOptions) {
     this.max = bound(options.max, DEFAULT_MAX, "max");
     this.idleMs = bound(options.idleMs, DEFAULT_IDLE_MS, "idleMs");
     this.replay = bound(options.replay, DEFAULT_REPLAY, "replay");
+    this.id = options.id ?? randomUuid();
   }
 
   readonly notify = (method: string, params?: JsonObject): void => {
@@ -208,7 +216,7 @@ class Table implements McpSessions {
       if (this.all.size < this.max) break;
       this.end(oldest);
     }
-    const session = new Session(globalThis.crypto.randomUUID(), this.replay, now);
+    const session = new Session(this.id(), this.replay, now);
     this.all.set(session.id, session);
     return session;
   }
@@ -250,6 +258,19 @@ class Table implements McpSessions {
     }
   }
 }
+
+/** The runtime's `crypto.randomUUID`, checked when sessions are made rather than when the first one begins. */
+const randomUuid = (): (() => string) => {
+  const crypto = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
+  const make = crypto?.randomUUID;
+  if (typeof make !== "function") {
+    throw new TypeError(
+      "mcpSessions: this runtime has no globalThis.crypto.randomUUID (Node 18 without --experimental-global-webcrypto): " +
+        'give the ids\' maker, mcpSessions({ id: randomUUID }) with randomUUID from "node:crypto"',
+    );
+  }
+  return () => make.call(crypto);
+};
 
 /** A bound given as a whole number of at least 1 (0 for `idleMs`), or the default. */
 const bound = (given: number | undefined, fallback: number, name: string): number => {
