@@ -8,10 +8,10 @@
  * HTTP is not here: its test passed on Node 20 and 22 and did not finish on 18, 24 and 26, cause not
  * yet found; docs/mcp.md, "Not yet".)
  */
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync } from "node:fs";
+import { spawn } from "node:child_process";
 import { request, type ClientRequest, type IncomingMessage } from "node:http";
 import { join } from "node:path";
+import { usingFixture } from "./helpers/processes";
 
 const ROOT = join(__dirname, "..");
 const SERVER = "tests/fixtures/mcp-hostile-server.mjs";
@@ -38,22 +38,8 @@ const toolCall = (id: number, name: string, token?: string, args: unknown = {}):
     ...(token === undefined ? {} : { _meta: { progressToken: token } }),
   });
 
-let child: ChildProcessWithoutNullStreams;
-let port = 0;
-
-beforeAll(async () => {
-  if (!existsSync(join(ROOT, "dist/esm/mcp.js"))) throw new Error("run `npm run build` first");
-  child = spawn(process.execPath, [SERVER], { cwd: ROOT });
-  // What the server logs (the throwing tool's line) is expected: read, not shown.
-  child.stderr.resume();
-  port = await new Promise<number>((settle) =>
-    child.stdout.once("data", (chunk: Buffer) => settle(Number(chunk.toString()))),
-  );
-});
-afterAll(async () => {
-  child.kill();
-  await new Promise((settle) => child.once("exit", settle));
-});
+// What the server logs (the throwing tool's line) is expected: read, not shown.
+const fixture = usingFixture(SERVER);
 
 /** A POST on a socket of its own: the request, and its response once its head arrives. */
 const open = (
@@ -63,7 +49,7 @@ const open = (
 ): { readonly req: ClientRequest; readonly response: Promise<IncomingMessage> } => {
   const req = request({
     host: "127.0.0.1",
-    port,
+    port: fixture.port(),
     path: "/mcp",
     method: "POST",
     agent: false,

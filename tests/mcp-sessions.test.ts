@@ -6,30 +6,16 @@
  * connection, within the replay's bound and past it; a request of the 2026-07-28 era answered with
  * no session; and a process with a session open that exits by itself (no timer holds it).
  */
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync } from "node:fs";
+import { spawn } from "node:child_process";
 import { request, type IncomingMessage } from "node:http";
 import { join } from "node:path";
+import { usingFixture } from "./helpers/processes";
 
 const ROOT = join(__dirname, "..");
 const SERVER = "tests/fixtures/mcp-sessions-server.mjs";
 const BOTH = "application/json, text/event-stream";
 
-let child: ChildProcessWithoutNullStreams;
-let port = 0;
-
-beforeAll(async () => {
-  if (!existsSync(join(ROOT, "dist/esm/mcp.js"))) throw new Error("run `npm run build` first");
-  child = spawn(process.execPath, [SERVER], { cwd: ROOT });
-  child.stderr.resume();
-  port = await new Promise<number>((settle) =>
-    child.stdout.once("data", (chunk: Buffer) => settle(Number(chunk.toString()))),
-  );
-});
-afterAll(async () => {
-  child.kill();
-  await new Promise((settle) => child.once("exit", settle));
-});
+const fixture = usingFixture(SERVER);
 
 interface Answer {
   readonly status: number;
@@ -40,7 +26,7 @@ interface Answer {
 /** A request on a socket of its own, answered whole. */
 const send = (method: string, path: string, headers: Record<string, string> = {}, body?: unknown): Promise<Answer> =>
   new Promise((settle, fail) => {
-    const req = request({ host: "127.0.0.1", port, path, method, agent: false, headers }, (res) => {
+    const req = request({ host: "127.0.0.1", port: fixture.port(), path, method, agent: false, headers }, (res) => {
       let text = "";
       res.setEncoding("utf8");
       res.on("data", (chunk: string) => (text += chunk));
@@ -107,7 +93,7 @@ const openStream = (session: string, lastEventId?: string, path = "/mcp"): Promi
   new Promise((settle, fail) => {
     const req = request({
       host: "127.0.0.1",
-      port,
+      port: fixture.port(),
       path,
       method: "GET",
       agent: false,
