@@ -203,7 +203,7 @@ const hostOf = (url: string): string | undefined => {
 };
 
 /** A web `Request`, as the one HTTP path reads a request: its URL parsed only when asked (a GET, a log line). */
-export const incomingOf = (request: Request): Incoming => {
+const incomingOf = (request: Request): Incoming => {
   const { headers } = request;
   return {
     method: request.method,
@@ -215,6 +215,9 @@ export const incomingOf = (request: Request): Incoming => {
     request: () => request,
   };
 };
+
+/** rpcserver/mcp's sessions read a request as this path does (its guard's headers, a copy of its body). */
+export { incomingOf };
 
 /**
  * JSON-RPC over HTTP as a fetch handler: `(request: Request) => Promise<Response>`, answering as
