@@ -7,8 +7,10 @@
  * no session; and a process with a session open that exits by itself (no timer holds it).
  */
 import { spawn } from "node:child_process";
+import { randomUUID } from "node:crypto";
 import { request, type IncomingMessage } from "node:http";
 import { join } from "node:path";
+import { mcpHandler, mcpServer, mcpSessions } from "../src/mcp";
 import { usingFixture } from "./helpers/processes";
 
 const ROOT = join(__dirname, "..");
@@ -294,5 +296,46 @@ describe("mcpHandler with sessions, on real sockets", () => {
     const code = await new Promise((settle) => once.once("exit", settle));
     expect(code).toBe(0);
     expect(out).toMatch(/^session [\w-]+, 1 open$/m);
+  });
+});
+
+describe("mcpHandler with sessions, in process", () => {
+  test("a reader that falls `replay` events behind has its stream closed, holding no more than that", async () => {
+    const sessions = mcpSessions({ replay: 3, id: randomUUID });
+    const handler = mcpHandler(mcpServer({ name: "slow", version: "1.0.0" }), { sessions });
+    const begun = await handler(
+      new Request("http://127.0.0.1/mcp", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Accept: BOTH },
+        body: JSON.stringify(INITIALIZE),
+      }),
+    );
+    const session = begun.headers.get("Mcp-Session-Id") ?? "";
+    const stream = await handler(
+      new Request("http://127.0.0.1/mcp", {
+        headers: { Accept: "text/event-stream", "Mcp-Session-Id": session },
+      }),
+    );
+    // Not read while 10 are sent: the primer and 3 are held, then the stream is closed on its reader.
+    for (let i = 1; i <= 10; i += 1) sessions.notify("notifications/message", { level: "info", data: i });
+    const text = await stream.text();
+    const events = text.split("\n\n").filter((event) => event !== "");
+    expect(events).toHaveLength(4);
+    expect(events.map((event) => /^id: (\d+)$/m.exec(event)?.[1])).toEqual(["1", "2", "3", "4"]);
+    expect(text).toContain('"data":3');
+    expect(text).not.toContain('"data":4');
+    // It comes back with the last id it read (4, the value 3) and gets what is kept, the latest 3: the
+    // values 4 to 7 came while it was away, past the bound, and are lost.
+    const again = await handler(
+      new Request("http://127.0.0.1/mcp", {
+        headers: { Accept: "text/event-stream", "Mcp-Session-Id": session, "Last-Event-ID": "4" },
+      }),
+    );
+    const reader = again.body?.getReader();
+    const decoder = new TextDecoder();
+    let replayed = "";
+    while (!replayed.includes('"data":10')) replayed += decoder.decode((await reader?.read())?.value);
+    expect(replayed.match(/"data":\d+/g)).toEqual(['"data":8', '"data":9', '"data":10']);
+    await reader?.cancel();
   });
 });

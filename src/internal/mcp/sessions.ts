@@ -46,7 +46,8 @@ export interface McpSessionsOptions {
   /**
    * How many of its stream's latest events a session keeps, for a client that comes back with
    * `Last-Event-ID`; also how far behind a reader of the stream may fall before the stream is
-   * closed on it (it comes back with `Last-Event-ID`, and loses nothing). Default 100.
+   * closed on it (it comes back with `Last-Event-ID`, and loses nothing unless `replay` more came
+   * meanwhile). Default 100.
    */
   readonly replay?: number;
   /**
@@ -127,7 +128,7 @@ class Session {
     if (this.kept.length > this.replay) this.kept.shift();
     const live = this.live;
     if (live === undefined) return;
-    // Its queue holds `replay` events already, all of them kept: closed, the client comes back for them.
+    // Its reader is `replay` behind: closed (what is queued is still read); the client comes back for this one.
     if ((live.desiredSize ?? 0) <= 0) return this.close();
     live.enqueue(event.bytes);
   }
