@@ -267,16 +267,29 @@ describe("mcpHandler with sessions, on real sockets", () => {
     expect((await post("/few", call(5, "ping"), c)).status).toBe(200);
   });
 
-  test("a session idle past idleMs (100 ms on /brief) is 404; one with its stream open is not idle", async () => {
+  test("a session idle past idleMs (500 ms on /brief) is 404; one with its stream open is not idle", async () => {
     const idle = await begin("/brief");
     const streaming = await begin("/brief");
     const stream = await openStream(streaming, undefined, "/brief");
     await stream.next();
     // Waited well past the bound (no timing is asserted: any wait past it gives the same answers).
-    await sleep(300);
+    await sleep(1500);
     expect((await post("/brief", call(2, "ping"), idle)).status).toBe(404);
     expect((await post("/brief", call(3, "ping"), streaming)).status).toBe(200);
     stream.drop();
+  });
+
+  test("a stream's end counts as a use: a client that listened past idleMs finds its session when it comes back", async () => {
+    const session = await begin("/brief");
+    const stream = await openStream(session, undefined, "/brief");
+    const primer = await stream.next();
+    await sleep(1500);
+    stream.drop();
+    // Long enough for the server to see the drop, well short of the bound.
+    await sleep(100);
+    const again = await openStream(session, primer.id, "/brief");
+    expect(again.response.statusCode).toBe(200);
+    again.drop();
   });
 
   test("a request of the 2026-07-28 era (its _meta names its version) is answered with no session", async () => {

@@ -143,7 +143,9 @@ class Session {
     this.close();
     let mine: ReadableStreamDefaultController<Uint8Array> | undefined;
     const letGo = (): void => {
-      if (this.live === mine) this.live = undefined;
+      if (this.live !== mine) return;
+      this.live = undefined;
+      this.seen = Date.now();
     };
     const stream = new ReadableStream<Uint8Array>(
       {
@@ -168,12 +170,18 @@ class Session {
     return stream;
   }
 
-  /** The open stream, if any, ends (closed, not errored: the client comes back with `Last-Event-ID`). */
+  /**
+   * The open stream, if any, ends (closed, not errored: the client comes back with `Last-Event-ID`).
+   * The session counts as used until now: a client that listened for longer than `idleMs` finds it
+   * still there when it comes back.
+   */
   close(): void {
     const live = this.live;
+    if (live === undefined) return;
     this.live = undefined;
+    this.seen = Date.now();
     try {
-      live?.close();
+      live.close();
     } catch {
       // Cancelled by its reader already: nothing to close.
     }
@@ -250,13 +258,12 @@ class Table implements McpSessions {
     return !session.streaming && now - session.seen > this.idleMs;
   }
 
-  /** Ends the sessions idle too long, from the least recently used until one is not. */
+  /**
+   * Ends the sessions idle too long: all are looked at (at most `max`, on a new session or `size`),
+   * since a stream's end marks its session used without moving it in the order of requests.
+   */
   private sweep(now: number): void {
-    for (const session of this.all.values()) {
-      if (session.streaming) continue;
-      if (!this.idle(session, now)) break;
-      this.end(session.id);
-    }
+    for (const session of this.all.values()) if (this.idle(session, now)) this.end(session.id);
   }
 }
 
