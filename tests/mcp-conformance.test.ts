@@ -4,11 +4,12 @@
  * era) and 0.2.0-alpha.12 (`conformance-next`) with `--spec-version 2026-07-28` (its active suite,
  * 20 scenarios, and `--suite all`, 40: the 2026-07-28 era), both against the one server, and the
  * 2026 suite again against two processes of it behind a round-robin proxy (no sticky sessions).
- * The suites need Node 22 or newer: they run on the runtime matrix's Node 22
- * (runtimes/node_modules/node22), which must be there. Each scenario listed passing must pass with
- * at least one check and none failed; the scenarios a suite runs that are not listed are named
- * here, with why, so the test fails when the suite's list changes. The built package must exist
- * (`npm run build`).
+ * The example serves with sessions on for the 2025 era (server-sse-multiple-streams asks for an
+ * `Mcp-Session-Id`); the 2026 era has none. The suites need Node 22 or newer: they run on the
+ * runtime matrix's Node 22 (runtimes/node_modules/node22), which must be there. Each scenario
+ * listed passing must pass with at least one check and none failed; the scenarios a suite runs that
+ * are not listed are named here, with why, so the test fails when the suite's list changes. The
+ * built package must exist (`npm run build`).
  */
 import { execFile, spawn, type ChildProcess } from "node:child_process";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -53,14 +54,8 @@ const PASSING = [
   "prompts-get-embedded-resource",
   "prompts-get-with-image",
   "dns-rebinding-protection",
+  "server-sse-multiple-streams",
 ];
-
-/**
- * The active suite's scenarios that do not pass yet, and why. server-sse-multiple-streams asks for
- * an `Mcp-Session-Id`; without one (sessions are a later phase) it runs no check and ends with a
- * warning, which is not a pass.
- */
-const NOT_YET = { "server-sse-multiple-streams": "needs sessions: 0 checks, a warning" };
 
 /** A suite's summary line: `✓ name: 3 passed, 0 failed`. */
 const SUMMARY_LINE = /^[✓✗] (\S+): (\d+) passed, (\d+) failed/;
@@ -144,10 +139,11 @@ const expectPassing = (
 };
 
 describe("@modelcontextprotocol/conformance 0.1.16 against examples/mcp/everything.mjs", () => {
-  test("the active suite: every scenario listed passing has checks and none failed; the rest are the known ones", async () => {
+  test("the active suite: all 30 scenarios have checks and none failed", async () => {
     const output = await runSuite(url);
     const summary = summaryOf(output);
-    expectPassing(summary, PASSING, NOT_YET);
+    expect(PASSING).toHaveLength(30);
+    expectPassing(summary, PASSING, {});
     const failed = PASSING.reduce((sum, scenario) => sum + (summary.get(scenario)?.failed ?? 0), 0);
     expect(failed).toBe(0);
   });

@@ -6,10 +6,11 @@
  * forged and replayed answers to the server's requests, bodies that are not what they should be.
  * Over stdio: garbage, cancellation, EOF mid-call, a client that never reads.
  */
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
-import { existsSync, readFileSync } from "node:fs";
+import { spawn } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { request, type ClientRequest, type IncomingMessage } from "node:http";
 import { join } from "node:path";
+import { usingFixture } from "./helpers/processes";
 
 const ROOT = join(__dirname, "..");
 const SERVER = "tests/fixtures/mcp-hostile-server.mjs";
@@ -36,22 +37,8 @@ const toolCall = (id: number, name: string, token?: string, args: unknown = {}):
     ...(token === undefined ? {} : { _meta: { progressToken: token } }),
   });
 
-let child: ChildProcessWithoutNullStreams;
-let port = 0;
-
-beforeAll(async () => {
-  if (!existsSync(join(ROOT, "dist/esm/mcp.js"))) throw new Error("run `npm run build` first");
-  child = spawn(process.execPath, [SERVER], { cwd: ROOT });
-  // What the server logs (the throwing tool's line) is expected: read, not shown.
-  child.stderr.resume();
-  port = await new Promise<number>((settle) =>
-    child.stdout.once("data", (chunk: Buffer) => settle(Number(chunk.toString()))),
-  );
-});
-afterAll(async () => {
-  child.kill();
-  await new Promise((settle) => child.once("exit", settle));
-});
+// What the server logs (the throwing tool's line) is expected: read, not shown.
+const fixture = usingFixture(SERVER);
 
 /** A POST on a socket of its own: the request, and its response once its head arrives. */
 const open = (
@@ -61,7 +48,7 @@ const open = (
 ): { readonly req: ClientRequest; readonly response: Promise<IncomingMessage> } => {
   const req = request({
     host: "127.0.0.1",
-    port,
+    port: fixture.port(),
     path: "/mcp",
     method: "POST",
     agent: false,

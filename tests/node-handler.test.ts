@@ -16,6 +16,7 @@ import express from "express";
 import Fastify from "fastify";
 import { contract, server, Success, withContext } from "../src";
 import { fetchHandler } from "../src/fetch";
+import { mcpHandler, mcpServer, mcpSessions } from "../src/mcp";
 import { nodeHandler, type NodeHandler } from "../src/server";
 import { setLogger, type Logger } from "../src/internal/core/logger";
 import { onFastify } from "./integrations/harness";
@@ -260,6 +261,11 @@ describe("nodeHandler on node:http", () => {
     expect(() => nodeHandler(foreign)).toThrow(
       /^nodeHandler: a function it was given is no fetch handler of rpcserver's/,
     );
+    // mcpHandler's sessions are kept around its fetch handler, on web Requests: not Node's.
+    const sessioned = mcpHandler(mcpServer({ name: "s", version: "1.0.0" }), {
+      sessions: mcpSessions({ id: () => "id" }),
+    });
+    expect(() => nodeHandler(sessioned)).toThrow(/\(fetchHandler, mcpHandler without sessions\)/);
     // @ts-expect-error: a fetch handler brings its own options
     expect(() => nodeHandler(fetchHandler(methods), { maxBatchSize: 1 })).toThrow(
       new TypeError("nodeHandler: a fetch handler brings its own options; give none"),

@@ -15,10 +15,11 @@
  * suites against it on Node 22 (docs/mcp.md says which scenarios pass); on Node 18 run it with
  * --experimental-global-webcrypto (WebCrypto signs requestState).
  */
+import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
 import * as E from "fp-ts/lib/Either.js";
 import * as t from "io-ts";
-import { audio, embedded, image, mcpHandler, mcpServer, text, tool } from "rpcserver/mcp";
+import { audio, embedded, image, mcpHandler, mcpServer, mcpSessions, text, tool } from "rpcserver/mcp";
 import { nodeGlue } from "./node-glue.mjs";
 
 /** A 1x1 red PNG, and a WAV of one silent sample. */
@@ -385,7 +386,9 @@ export const everything = mcpServer({
   },
 });
 
-const handler = mcpHandler(everything);
+// Sessions on: the suite's server-sse-multiple-streams asks for an `Mcp-Session-Id`. Their ids from
+// node:crypto, as Node 18 has no `globalThis.crypto` (elsewhere, `sessions: true` is enough).
+const handler = mcpHandler(everything, { sessions: mcpSessions({ id: randomUUID }) });
 
 const serveNode = nodeGlue(handler);
 

@@ -3,7 +3,7 @@
  * (dist/esm/cli.js), raw sockets and HTTP exchanges on the loopback interface. Every wait is
  * bounded, and every child started here is killed by `killAll`.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { spawn, type ChildProcess, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { existsSync } from "node:fs";
 import * as net from "node:net";
 import { join, resolve } from "node:path";
@@ -203,4 +203,31 @@ export const firstBody = (reply: RawReply): string => {
   const [head = "", rest = ""] = reply.text.split(/\r\n\r\n(.*)/s);
   const length = /content-length: (\d+)/i.exec(head);
   return length === null ? "" : Buffer.from(rest, "latin1").subarray(0, Number(length[1])).toString("utf8");
+};
+
+/**
+ * A server of the tests' own (`script`, a path from the root: tests/fixtures/*.mjs, on the built
+ * package) in a child process for the file's tests: started before them (once the build is there),
+ * its port the first line it prints, killed after them. What it writes on stderr is read, not shown
+ * (a server's expected log lines). `port()` is its port once started.
+ */
+export const usingFixture = (script: string): { readonly port: () => number } => {
+  let child: ChildProcessWithoutNullStreams | undefined;
+  let port = 0;
+  beforeAll(async () => {
+    if (!existsSync(join(ROOT, "dist/esm/mcp.js"))) throw new Error("run `npm run build` first");
+    const started = spawn(process.execPath, [script], { cwd: ROOT });
+    child = started;
+    started.stderr.resume();
+    port = await new Promise<number>((settle) =>
+      started.stdout.once("data", (chunk: Buffer) => settle(Number(chunk.toString()))),
+    );
+  });
+  afterAll(async () => {
+    if (child === undefined || child.exitCode !== null) return;
+    const exited = new Promise((settle) => child?.once("exit", settle));
+    child.kill();
+    await exited;
+  });
+  return { port: () => port };
 };

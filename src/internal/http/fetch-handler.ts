@@ -218,6 +218,9 @@ const incomingOf = (request: Request): Incoming => {
   };
 };
 
+/** rpcserver/mcp's sessions read a request as this path does (its guard's headers, a copy of its body). */
+export { incomingOf };
+
 /**
  * JSON-RPC over HTTP as a fetch handler: `(request: Request) => Promise<Response>`, answering as
  * the development server does, for a methods table or a contract's server.

@@ -13,15 +13,25 @@ import { handlerOf, type FetchHandler } from "../http/fetch-handler";
 import { serviceOf, type FetchServerOptions } from "../http/handler-service";
 import { screen } from "./era";
 import type { McpServer } from "./server";
+import { mcpSessions, sessionHandler, type McpSessions } from "./sessions";
 
 /**
- * The options of `mcpHandler`: the HTTP path's (allowed hosts and origins, body limit, CORS) and
- * the largest batch. The inspector page and `rpc.discover` are off unless asked for.
+ * The options of `mcpHandler`: the HTTP path's (allowed hosts and origins, body limit, CORS), the
+ * largest batch, and `sessions`. The inspector page and `rpc.discover` are off unless asked for.
  *
  * @since 5.0.10
  * @category mcp
  */
-export type McpHandlerOptions = FetchServerOptions & { readonly maxBatchSize?: number };
+export type McpHandlerOptions = FetchServerOptions & {
+  readonly maxBatchSize?: number;
+  /**
+   * Sessions of the 2025-11-25 era (`Mcp-Session-Id`, DELETE, a GET stream of the server's own,
+   * `Last-Event-ID` replay): `true`, or `mcpSessions({ max, idleMs, replay })` to bound them and
+   * keep a handle to `notify` through. They live in this process: a client must come back to it
+   * (sticky routing). Default off: stateless, any process serves any request.
+   */
+  readonly sessions?: boolean | McpSessions;
+};
 
 const decoder = new TextDecoder();
 
@@ -64,13 +74,14 @@ const answersIn = (bytes: Uint8Array): unknown[] | undefined => {
  * @category mcp
  */
 export const mcpHandler = (mcp: McpServer, options: McpHandlerOptions = {}): FetchHandler => {
+  const { sessions, ...rest } = options;
   const service = serviceOf("mcpHandler", mcp.methods, {
     stages: mcp.stages,
     context: () => ({}),
     inspector: false,
     openrpc: false,
     maxBatchSize: 100,
-    ...options,
+    ...rest,
   });
   // Past the guard, a body of the client's answers is handed to the server instead of dispatched.
   const takes = (body: Uint8Array): boolean => {
@@ -82,5 +93,7 @@ export const mcpHandler = (mcp: McpServer, options: McpHandlerOptions = {}): Fet
   // A 2026-07-28 request's envelope and headers checked before dispatch, each failure its HTTP status.
   const methods = mcp.methods as Readonly<Record<string, unknown>>;
   const era = { has: (method: string) => Object.hasOwn(methods, method), tool: mcp.tool };
-  return handlerOf({ ...service, takes, refuses: (body, header) => screen(body, header, era) });
+  const stateless = handlerOf({ ...service, takes, refuses: (body, header) => screen(body, header, era) });
+  if (sessions === undefined || sessions === false) return stateless;
+  return sessionHandler(sessions === true ? mcpSessions() : sessions, service, stateless);
 };

@@ -42,9 +42,9 @@ export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise
  * - The client going away aborts the methods' signal and ends an event stream.
  * - A client that half-closes after its request still gets its answer: the `node:http` server
  *   the handler is called from is made half-open (`httpAllowHalfOpen`), as the development server is.
- * - Given a fetch handler this package made (`fetchHandler`'s, `mcpHandler`'s of `rpcserver/mcp`),
- *   it serves that handler's service, options and all, on Node's request and response: no web
- *   `Request` is made. Any other function is a TypeError (serve it with a fetch adapter).
+ * - Given a fetch handler this package made (`fetchHandler`'s, `mcpHandler`'s of `rpcserver/mcp`
+ *   without sessions), it serves that handler's service, options and all, on Node's request and
+ *   response: no web `Request` is made. Any other function is a TypeError (serve it with a fetch adapter).
  *
  * @example
  * import { createServer } from "node:http";
@@ -72,7 +72,7 @@ export function nodeHandler(methodsOrApp: unknown, options?: unknown): NodeHandl
   const service = serviceBehind(methodsOrApp as FetchHandler);
   if (service === undefined) {
     throw new TypeError(
-      "nodeHandler: a function it was given is no fetch handler of rpcserver's (fetchHandler, mcpHandler); serve another with a fetch adapter",
+      "nodeHandler: a function it was given is no fetch handler of rpcserver's (fetchHandler, mcpHandler without sessions); serve another with a fetch adapter",
     );
   }
   if (options !== undefined) throw new TypeError("nodeHandler: a fetch handler brings its own options; give none");

@@ -1,0 +1,414 @@
+/**
+ * Optional sessions of MCP's 2025-11-25 Streamable HTTP (`mcpHandler`'s `sessions`): the
+ * `initialize` answer carries a fresh `Mcp-Session-Id`, every later request must name it (400
+ * without, 404 for one unknown or ended), DELETE ends it, and a GET opens the session's own event
+ * stream, for what the server sends outside any request ({@link McpSessions.notify}). Its events
+ * carry ids, and a GET with `Last-Event-ID` replays what followed that event from a bounded buffer.
+ *
+ * Off by default: without sessions any process serves any request, so N processes behind any
+ * balancer serve one client. With them, a session lives in the memory of the process that began it:
+ * a client must come back to it (sticky routing). The 2026-07-28 era has no sessions: a request
+ * without the header that is not `initialize` and names that era (its `_meta` protocol version, or
+ * an `MCP-Protocol-Version` of 2026 or later) goes on statelessly ({@link isStateless}, the hook).
+ *
+ * No timers: a session idle too long ends when next looked at (its request, a new session, a
+ * `notify`), so nothing here keeps a process alive. No `node:` module.
+ *
+ * @module
+ */
+import { isRecord } from "../core/guards";
+import { acceptsEvents } from "../http/accept";
+import { eventOf } from "../http/event-stream-writer";
+import { incomingOf, type FetchHandler } from "../http/fetch-handler";
+import type { Service } from "../http/exchange";
+import type { JsonObject } from "./protocol";
+
+/**
+ * The bounds of `mcpHandler`'s sessions: how many at once, how long one lives idle, and how many of
+ * its stream's events each keeps for a `Last-Event-ID` replay. Memory is bounded by `max` ×
+ * `replay` events (each as long as its message).
+ *
+ * @example
+ * import type { McpSessionsOptions } from "rpcserver/mcp";
+ * const bounds: McpSessionsOptions = { max: 100, idleMs: 10 * 60_000, replay: 50 };
+ *
+ * @since 5.0.10
+ * @category mcp
+ */
+export interface McpSessionsOptions {
+  /** The most sessions held at once: a new one past it ends the one idle the longest. Default 1000. */
+  readonly max?: number;
+  /**
+   * How long a session lives with no request and no open stream, in milliseconds: then its id is
+   * 404, and the client starts again with `initialize`. Default 30 minutes.
+   */
+  readonly idleMs?: number;
+  /**
+   * How many of its stream's latest events a session keeps, for a client that comes back with
+   * `Last-Event-ID`; also how far behind a reader of the stream may fall before the stream is
+   * closed on it (it comes back with `Last-Event-ID`, and loses nothing unless `replay` more came
+   * meanwhile). Default 100.
+   */
+  readonly replay?: number;
+  /**
+   * Makes a session's id: it must be unguessable (a session's id is all a request shows of it) and
+   * of visible ASCII. Default `globalThis.crypto.randomUUID()`; Node 18 has no `globalThis.crypto`
+   * (unless run with `--experimental-global-webcrypto`): there, give node:crypto's `randomUUID`.
+   */
+  readonly id?: () => string;
+}
+
+/**
+ * The sessions of an `mcpHandler` (`mcpSessions()`, given as its `sessions` option): what the
+ * server sends its clients outside any request goes through here, on each session's GET stream.
+ *
+ * @since 5.0.10
+ * @category mcp
+ */
+export interface McpSessions {
+  /**
+   * Sends a notification (`notifications/resources/updated`, `notifications/tools/list_changed`,
+   * a log message) on every session's stream, kept for replay: a session with no stream open gets it
+   * when its client comes back with `Last-Event-ID`.
+   */
+  readonly notify: (method: string, params?: JsonObject) => void;
+  /** How many sessions are open (those idle too long no longer counted). */
+  readonly size: () => number;
+}
+
+const DEFAULT_MAX = 1000;
+const DEFAULT_IDLE_MS = 30 * 60_000;
+const DEFAULT_REPLAY = 100;
+
+/** The header that names a session, as Fetch's `Headers` reads it (any case). */
+const SESSION_HEADER = "mcp-session-id";
+
+/** The `_meta` key by which a 2026-07-28 request names its era. */
+const PROTOCOL_META = "io.modelcontextprotocol/protocolVersion";
+
+/** Made on first use: a module-level `new` would keep this module in bundles that never use it. */
+let encoder: InstanceType<typeof TextEncoder> | undefined;
+const encode = (text: string): Uint8Array => (encoder ??= new TextEncoder()).encode(text);
+
+/** One event kept for replay: its id, and its bytes as written. */
+interface Kept {
+  readonly id: number;
+  readonly bytes: Uint8Array;
+}
+
+/**
+ * One session: when it was last used, its stream's events (the latest `replay` of them kept), and
+ * the stream open on it now, if any. Only one at a time: a new GET closes the one before (a
+ * connection dropped without the server knowing is the usual reason for a second).
+ */
+class Session {
+  seen: number;
+  private seq = 0;
+  private readonly kept: Kept[] = [];
+  private live: ReadableStreamDefaultController<Uint8Array> | undefined;
+
+  constructor(
+    readonly id: string,
+    private readonly replay: number,
+    now: number,
+  ) {
+    this.seen = now;
+  }
+
+  /** A stream is open: the session is in use, however long since its last request. */
+  get streaming(): boolean {
+    return this.live !== undefined;
+  }
+
+  /** A message on the session's stream: kept, and written if a stream is open and its reader keeps up. */
+  send(text: string): void {
+    this.seq += 1;
+    const event = { id: this.seq, bytes: encode(`id: ${this.seq}\n${eventOf(text)}`) };
+    this.kept.push(event);
+    if (this.kept.length > this.replay) this.kept.shift();
+    const live = this.live;
+    if (live === undefined) return;
+    // Its reader is `replay` behind: closed (what is queued is still read); the client comes back for this one.
+    if ((live.desiredSize ?? 0) <= 0) return this.close();
+    live.enqueue(event.bytes);
+  }
+
+  /**
+   * The session's stream, from now: a first event of an id and no data (so the client has an id to
+   * come back with, and the head is sent at once), then the kept events after `after` (a
+   * `Last-Event-ID` of this session's), then each new one. It ends when the client leaves (`signal`),
+   * a newer stream opens, or the session ends.
+   */
+  open(after: string | undefined, signal: AbortSignal): ReadableStream<Uint8Array> {
+    this.close();
+    let mine: ReadableStreamDefaultController<Uint8Array> | undefined;
+    const letGo = (): void => {
+      if (this.live !== mine) return;
+      this.live = undefined;
+      this.seen = Date.now();
+    };
+    const stream = new ReadableStream<Uint8Array>(
+      {
+        start: (controller) => {
+          mine = controller;
+          this.live = controller;
+          const from = after === undefined ? Infinity : Number(after);
+          for (const event of this.kept) if (event.id > from) controller.enqueue(event.bytes);
+          this.seq += 1;
+          controller.enqueue(encode(`id: ${this.seq}\ndata: \n\n`));
+        },
+        cancel: letGo,
+      },
+      // The primer and a whole replay fit; a reader further behind is closed on (see `send`).
+      { highWaterMark: this.replay + 1 },
+    );
+    const leave = (): void => {
+      if (this.live === mine) this.close();
+    };
+    if (signal.aborted) leave();
+    else signal.addEventListener("abort", leave, { once: true });
+    return stream;
+  }
+
+  /**
+   * The open stream, if any, ends (closed, not errored: the client comes back with `Last-Event-ID`).
+   * The session counts as used until now: a client that listened for longer than `idleMs` finds it
+   * still there when it comes back.
+   */
+  close(): void {
+    const live = this.live;
+    if (live === undefined) return;
+    this.live = undefined;
+    this.seen = Date.now();
+    try {
+      live.close();
+    } catch {
+      // Cancelled by its reader already: nothing to close.
+    }
+  }
+}
+
+/** The sessions of one handler, by id, the least recently used first (a use moves one to the end). */
+class Table implements McpSessions {
+  private readonly all = new Map<string, Session>();
+  private readonly max: number;
+  private readonly idleMs: number;
+  private readonly replay: number;
+  private readonly id: () => string;
+
+  constructor(options: McpSessionsOptions) {
+    this.max = bound(options.max, DEFAULT_MAX, "max");
+    this.idleMs = bound(options.idleMs, DEFAULT_IDLE_MS, "idleMs");
+    this.replay = bound(options.replay, DEFAULT_REPLAY, "replay");
+    this.id = options.id ?? randomUuid();
+  }
+
+  readonly notify = (method: string, params?: JsonObject): void => {
+    const text = JSON.stringify({ jsonrpc: "2.0", method, ...(params !== undefined ? { params } : {}) });
+    const now = Date.now();
+    for (const session of this.all.values()) {
+      if (this.idle(session, now)) this.end(session.id);
+      else session.send(text);
+    }
+  };
+
+  readonly size = (): number => {
+    this.sweep(Date.now());
+    return this.all.size;
+  };
+
+  /** A new session: those idle too long end first, and past `max`, the least recently used. */
+  begin(): Session {
+    const now = Date.now();
+    this.sweep(now);
+    for (const oldest of this.all.keys()) {
+      if (this.all.size < this.max) break;
+      this.end(oldest);
+    }
+    const session = new Session(this.id(), this.replay, now);
+    this.all.set(session.id, session);
+    return session;
+  }
+
+  /** The session of `id` if it is open, marked used now; one idle too long ends here. */
+  use(id: string): Session | undefined {
+    const session = this.all.get(id);
+    if (session === undefined) return undefined;
+    const now = Date.now();
+    if (this.idle(session, now)) {
+      this.end(id);
+      return undefined;
+    }
+    session.seen = now;
+    this.all.delete(id);
+    this.all.set(id, session);
+    return session;
+  }
+
+  /** Ends the session of `id` (its stream closed): `false` if there was none. */
+  end(id: string): boolean {
+    const session = this.all.get(id);
+    if (session === undefined) return false;
+    this.all.delete(id);
+    session.close();
+    return true;
+  }
+
+  private idle(session: Session, now: number): boolean {
+    return !session.streaming && now - session.seen > this.idleMs;
+  }
+
+  /**
+   * Ends the sessions idle too long: all are looked at (at most `max`, on a new session or `size`),
+   * since a stream's end marks its session used without moving it in the order of requests.
+   */
+  private sweep(now: number): void {
+    for (const session of this.all.values()) if (this.idle(session, now)) this.end(session.id);
+  }
+}
+
+/** The runtime's `crypto.randomUUID`, checked when sessions are made rather than when the first one begins. */
+const randomUuid = (): (() => string) => {
+  const crypto = (globalThis as { crypto?: { randomUUID?: () => string } }).crypto;
+  const make = crypto?.randomUUID;
+  if (typeof make !== "function") {
+    throw new TypeError(
+      "mcpSessions: this runtime has no globalThis.crypto.randomUUID (Node 18 without --experimental-global-webcrypto): " +
+        'give the ids\' maker, mcpSessions({ id: randomUUID }) with randomUUID from "node:crypto"',
+    );
+  }
+  return () => make.call(crypto);
+};
+
+/** A bound given as a whole number of at least 1 (0 for `idleMs`), or the default. */
+const bound = (given: number | undefined, fallback: number, name: string): number => {
+  if (given === undefined) return fallback;
+  if (typeof given !== "number" || !(given >= (name === "idleMs" ? 0 : 1))) {
+    throw new TypeError(`mcpSessions: ${name} must be a positive number`);
+  }
+  return given;
+};
+
+/**
+ * Sessions for `mcpHandler` (its `sessions` option), bounded by `options`; keep it to send the
+ * clients notifications outside any request (`notify`). `sessions: true` makes one with the
+ * defaults.
+ *
+ * @example
+ * import { mcpHandler, mcpServer, mcpSessions } from "rpcserver/mcp";
+ * const sessions = mcpSessions({ max: 100, idleMs: 10 * 60_000 });
+ * const handler = mcpHandler(mcpServer({ name: "news", version: "1.0.0" }), { sessions });
+ * const response = await handler(new Request("http://localhost/mcp", {
+ *   method: "POST",
+ *   headers: { "Content-Type": "application/json" },
+ *   body: '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}',
+ * }));
+ * response.headers.get("Mcp-Session-Id") !== null; // true
+ * sessions.notify("notifications/resources/list_changed"); // on every session's GET stream
+ *
+ * @since 5.0.10
+ * @category mcp
+ */
+export const mcpSessions = (options: McpSessionsOptions = {}): McpSessions => new Table(options);
+
+/** A JSON-RPC error answered with an HTTP status, id `null`, as MCP's SDKs answer session errors. */
+const refused = (status: 400 | 404, code: number, message: string, cors: Readonly<Record<string, string>>): Response =>
+  new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
+    status,
+    headers: { ...cors, "Content-Type": "application/json" },
+  });
+
+const missing = (cors: Readonly<Record<string, string>>): Response =>
+  refused(400, -32000, "Bad Request: Mcp-Session-Id header is required", cors);
+const unknown = (cors: Readonly<Record<string, string>>): Response => refused(404, -32001, "Session not found", cors);
+
+/**
+ * The hook of the eras: is this message of the 2026-07-28 era (no sessions: answered statelessly)?
+ * It names its protocol version in its `_meta`, as that era's every request does.
+ */
+export const isStateless = (message: unknown): boolean =>
+  isRecord(message) && isRecord(message["params"]) && isRecord(message["params"]["_meta"])
+    ? PROTOCOL_META in message["params"]["_meta"]
+    : false;
+
+/** What a POST without a session's header is: the handshake, a request of the stateless era, or neither. */
+const kindOf = (bytes: Uint8Array): "initialize" | "stateless" | "other" => {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    return "other";
+  }
+  const all: unknown[] = Array.isArray(parsed) ? parsed : [parsed];
+  if (all.some((one) => isRecord(one) && one["method"] === "initialize")) return "initialize";
+  return all.length > 0 && all.every(isStateless) ? "stateless" : "other";
+};
+
+/** An `MCP-Protocol-Version` of the stateless era (2026 or later): such a client has no session. */
+const statelessVersion = (version: string | null): boolean => version !== null && version >= "2026";
+
+/**
+ * The fetch handler of `inner` (the stateless `mcpHandler`) with `sessions`: the guard of `service`
+ * first, as `inner` has it (a request it refuses goes to `inner`, which answers 403), then the
+ * session's checks, then `inner` for a POST. A POST without the header is read here (a copy of its
+ * body: it is `initialize`, or of the stateless era, or refused 400); one with it costs a lookup.
+ */
+export const sessionHandler = (sessions: McpSessions, service: Service, inner: FetchHandler): FetchHandler => {
+  const table = sessions as Table;
+  const { gate, limit } = service;
+  return async (request) => {
+    const incoming = incomingOf(request);
+    const origin = incoming.header("origin");
+    if (gate.guard({ host: incoming.header("host"), origin }) !== undefined) return inner(request);
+    const cors: Record<string, string> =
+      gate.cors && origin !== undefined ? { "Access-Control-Allow-Origin": origin, Vary: "Origin" } : {};
+    const id = request.headers.get(SESSION_HEADER);
+    const { method } = request;
+    if (method === "POST") {
+      if (id !== null) return table.use(id) === undefined ? unknown(cors) : inner(request);
+      if (statelessVersion(request.headers.get("mcp-protocol-version"))) return inner(request);
+      const body = await incomingOf(request.clone()).read(limit);
+      // Too large, read before, broken: `inner` answers it as it answers any such body.
+      if (!(body instanceof Uint8Array)) return inner(request);
+      const kind = kindOf(body);
+      if (kind === "stateless") return inner(request);
+      if (kind === "other") {
+        incoming.discard();
+        return missing(cors);
+      }
+      return begun(table, await inner(request), cors);
+    }
+    if (method === "DELETE") {
+      incoming.discard();
+      if (id === null) return missing(cors);
+      return table.end(id) ? new Response(null, { status: 204, headers: cors }) : unknown(cors);
+    }
+    if (method === "GET" && acceptsEvents(request.headers.get("accept"))) {
+      if (id === null) return missing(cors);
+      const session = table.use(id);
+      if (session === undefined) return unknown(cors);
+      const after = request.headers.get("last-event-id") ?? undefined;
+      return new Response(session.open(after, request.signal), {
+        status: 200,
+        headers: { ...cors, "Content-Type": "text/event-stream", "Cache-Control": "no-cache", "Mcp-Session-Id": id },
+      });
+    }
+    return inner(request);
+  };
+};
+
+/**
+ * The answer to `initialize`, with a new session's id if it succeeded (a JSON answer with a
+ * `result`: the handshake answers JSON, having no values to stream).
+ */
+const begun = async (table: Table, answer: Response, cors: Record<string, string>): Promise<Response> => {
+  if (answer.status !== 200 || answer.headers.get("content-type") !== "application/json") return answer;
+  const text = await answer.text();
+  const headers = new Headers(answer.headers);
+  if (text.includes('"result"')) {
+    headers.set("Mcp-Session-Id", table.begin().id);
+    if (cors["Access-Control-Allow-Origin"] !== undefined)
+      headers.set("Access-Control-Expose-Headers", "Mcp-Session-Id");
+  }
+  return new Response(text, { status: answer.status, headers });
+};
