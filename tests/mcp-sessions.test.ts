@@ -293,12 +293,29 @@ describe("mcpHandler with sessions, on real sockets", () => {
   });
 
   test("a request of the 2026-07-28 era (its _meta names its version) is answered with no session", async () => {
-    const answer = await post(
-      "/mcp",
-      call(2, "ping", { _meta: { "io.modelcontextprotocol/protocolVersion": "2026-07-28" } }),
-    );
-    expect(answer.status).toBe(200);
-    expect(JSON.parse(answer.body)).toEqual({ jsonrpc: "2.0", id: 2, result: {} });
+    const discover = call(2, "server/discover", {
+      _meta: {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+      },
+    });
+    for (const headers of [{}, { "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "server/discover" }]) {
+      const answer = await send(
+        "POST",
+        "/mcp",
+        { "Content-Type": "application/json", Accept: BOTH, ...headers },
+        discover,
+      );
+      // Without the headers, the era's own check answers (-32020, 400), not the sessions' (no id: 400 -32000).
+      const body = JSON.parse(answer.body) as {
+        id: unknown;
+        result?: { resultType?: unknown };
+        error?: { code: number };
+      };
+      expect(answer.headers["mcp-session-id"]).toBeUndefined();
+      if (Object.keys(headers).length === 0) expect([answer.status, body.error?.code]).toEqual([400, -32020]);
+      else expect([answer.status, body.id, body.result?.resultType]).toEqual([200, 2, "complete"]);
+    }
   });
 
   test("a process with a session open exits by itself: no timer of the sessions keeps it alive", async () => {
