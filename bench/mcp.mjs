@@ -103,17 +103,10 @@ const servers = {
     // Node's request as a web `Request` and the `Response` written back: examples/mcp/everything.mjs's glue.
     const { nodeGlue } = await import("../examples/mcp/node-glue.mjs");
     const http = nodeGlue(handler);
-    // Not a wiring docs/mcp.md names: the server's methods on the one HTTP path with Node's own
-    // request and response, as `mcpHandler` sets it up, but without its hand-over of the client's
-    // answers to the server's requests (which this bench never sends).
+    // The same handler on Node's own request and response: `nodeHandler(mcpHandler(server))`, as
+    // docs/mcp.md and examples/mcp/http.mjs serve it (no web `Request` made).
     const { nodeHandler } = await import(entry("server"));
-    const httpNode = nodeHandler(server.methods, {
-      stages: server.stages,
-      context: () => ({}),
-      inspector: false,
-      openrpc: false,
-      maxBatchSize: 100,
-    });
+    const httpNode = nodeHandler(handler);
     return { stdio: () => serveOn(process.stdin, process.stdout), socket: (s) => serveOn(s, s), http, httpNode };
   },
   // A floor, not an MCP server of its own: the kit's methods with `tools/call` replaced by a plain
@@ -469,11 +462,9 @@ const page = ({ loadAtStart, loadAtEnd, results, types, memories }) => {
     "  response closes; no Host check). SDK 2.x: `createMcpHandler(factory)` (a server per request; a",
     "  2025-era client like this one goes through its stateless legacy fallback) through",
     "  `toNodeHandler`, behind the `localhostHostValidation` and `localhostOriginValidation` guards of",
-    "  @modelcontextprotocol/node's README. And \"rpcserver/mcp on nodeHandler\": the same server's methods and",
-    "  stages on `nodeHandler` (rpcserver/server, the one HTTP path on Node's own request, no web",
-    "  `Request` made), with `mcpHandler`'s options; not a wiring docs/mcp.md names (it does not hand a",
-    "  POST of the client's answers to the server, which no call here sends), to show what the web",
-    "  objects of the glue cost.",
+    '  @modelcontextprotocol/node\'s README. And "rpcserver/mcp on nodeHandler": `nodeHandler(mcpHandler(server))`',
+    "  (rpcserver/server: the same handler's service on Node's own request and response, no web",
+    "  `Request` made), as docs/mcp.md and examples/mcp/http.mjs serve it on Node.",
     `  Their answer to a \`tools/call\` from a client that accepts both: ${WIRE_IMPLS.http.map((impl) => `${NAMES[impl]}: \`${types[impl]}\``).join("; ")}.`,
     `- A round times ${int(CALLS.stdio)} calls (stdio) or ${int(CALLS.http)} (HTTP) on each server, the servers' order`,
     `  rotating from round to round, after ${int(WARM_UP)} calls of warm-up each; ${ROUNDS} rounds. The figures are the`,
