@@ -274,7 +274,7 @@ const randomUuid = (): (() => string) => {
   if (typeof make !== "function") {
     throw new TypeError(
       "mcpSessions: this runtime has no globalThis.crypto.randomUUID (Node 18 without --experimental-global-webcrypto): " +
-        'give the ids\' maker, mcpSessions({ id: randomUUID }) with randomUUID from "node:crypto"',
+        "give the ids' maker, mcpSessions({ id: randomUUID }), with node:crypto's randomUUID",
     );
   }
   return () => make.call(crypto);
