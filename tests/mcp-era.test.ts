@@ -6,6 +6,7 @@
  * forged, altered, replayed on another call, or oversized. Each gets the spec's error and status;
  * nothing throws, and the server answers the next request.
  */
+import { webcrypto } from "node:crypto";
 import * as E from "fp-ts/Either";
 import * as t from "io-ts";
 import { asyncDispatch } from "../src/index";
@@ -87,12 +88,25 @@ const send = async (body: string, headers: Record<string, string | undefined>): 
 };
 
 /**
- * A test of what needs WebCrypto (signing a requestState): run where the runtime has it (Node 19 and
- * later; Node 18 behind a flag), and where it does not, the test below checks the error instead.
+ * WebCrypto (signing a requestState) on every Node: Node 18 has it only behind a flag, so there it is
+ * given node:crypto's, the same implementation; and for the test of a runtime without it, taken
+ * away while that test runs.
  */
-const HAS_WEBCRYPTO = (globalThis.crypto as typeof globalThis.crypto | undefined)?.subtle !== undefined;
-const webCrypto = HAS_WEBCRYPTO ? test : test.skip;
-const noWebCrypto = HAS_WEBCRYPTO ? test.skip : test;
+const WEB_CRYPTO = Object.getOwnPropertyDescriptor(globalThis, "crypto");
+if ((globalThis.crypto as typeof globalThis.crypto | undefined)?.subtle === undefined) {
+  Object.defineProperty(globalThis, "crypto", { value: webcrypto, configurable: true, writable: true });
+}
+const webCrypto = test;
+const noWebCrypto = (name: string, run: () => Promise<void>): void =>
+  test(name, async () => {
+    Object.defineProperty(globalThis, "crypto", { value: undefined, configurable: true, writable: true });
+    try {
+      await run();
+    } finally {
+      if (WEB_CRYPTO !== undefined) Object.defineProperty(globalThis, "crypto", WEB_CRYPTO);
+      else Object.defineProperty(globalThis, "crypto", { value: webcrypto, configurable: true, writable: true });
+    }
+  });
 
 /** The answer is an error of `code` with HTTP `status`, the request's id echoed. */
 const refusedWith = (answer: Answer, status: number, code: number, id: unknown = 7): void => {
@@ -387,7 +401,7 @@ describe("the 2026-07-28 era beside the 2025-11-25 era", () => {
   });
 
   noWebCrypto(
-    "without WebCrypto (Node 18 unflagged): an ask is -32603 naming what is missing; the rest is served",
+    "without WebCrypto (as Node 18 unflagged): an ask is -32603 naming what is missing; the rest is served",
     async () => {
       const answer = await modern("tools/call", { name: "greet", arguments: {} });
       expect(answer.body?.error).toEqual({ code: -32603, message: expect.stringContaining("WebCrypto") as string });
