@@ -77,7 +77,8 @@ export const mcpHandler = (mcp: McpServer, options: McpHandlerOptions = {}): Fet
   const { sessions, ...rest } = options;
   const service = serviceOf("mcpHandler", mcp.methods, {
     stages: mcp.stages,
-    context: () => ({}),
+    // Each call's tools see the request it came in (McpContext.request): headers, auth.
+    context: (request: Request) => ({ request }),
     inspector: false,
     openrpc: false,
     maxBatchSize: 100,

@@ -132,7 +132,7 @@ const FEATURE_METHODS = {
   completions: ["completion/complete"],
 } as const;
 
-type Ctx = EraContext & { readonly signal?: AbortSignal; readonly peer?: Connection };
+type Ctx = EraContext & { readonly signal?: AbortSignal; readonly peer?: Connection; readonly request?: Request };
 
 /** What `tools/call` answers: a result now or later, or the one stream of a tool's call. */
 type Called =
@@ -284,7 +284,7 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
         const signal = signalOf(ctx);
         const signalNow = (): AbortSignal => signal;
         const outbox = inputsOutbox(ctx.inputs, ctx.peer !== undefined ? peerOutbox(ctx.peer, signalNow) : noOutbox);
-        const got = await settled(declared.get(args, signal, contextOf(signalNow, outbox, levelNow)));
+        const got = await settled(declared.get(args, signal, contextOf(signalNow, outbox, levelNow, ctx)));
         if (E.isLeft(got)) return err(-32602, got.left);
         return E.right(Array.isArray(got.right) ? { messages: got.right } : (got.right as JsonObject));
       },
@@ -323,7 +323,7 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
     const { peer } = ctx;
     if (peer !== undefined) {
       const outbox = inputsOutbox(ctx.inputs, peerOutbox(peer, signal));
-      const started = declared.start(params.arguments, contextOf(signal, outbox, levelNow));
+      const started = declared.start(params.arguments, contextOf(signal, outbox, levelNow, ctx));
       if (started instanceof Running) return streamed(new ToolCall(progress, outbox.sent).begin(started));
       // The answer waits for the notifications the tool sent (read once it has answered).
       const after = (result: ToolResult): E.Either<never, JsonObject> | Promise<E.Either<never, JsonObject>> => {
@@ -335,7 +335,7 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
     const call = new ToolCall(progress, noWait);
     const started = declared.start(
       params.arguments,
-      contextOf(signal, inputsOutbox(ctx.inputs, streamOutbox(call.push, replies, signal)), levelNow),
+      contextOf(signal, inputsOutbox(ctx.inputs, streamOutbox(call.push, replies, signal)), levelNow, ctx),
     );
     return started instanceof Running || isThenable(started) || !call.idle
       ? streamed(call.begin(started))

@@ -9,6 +9,7 @@
  */
 import * as E from "fp-ts/Either";
 import type * as TE from "fp-ts/TaskEither";
+import type { Connection } from "../connection/options";
 import { messageOf } from "../core/describe";
 import { isRecord, isThenable } from "../core/guards";
 import { logSafely } from "../core/logger";
@@ -29,7 +30,8 @@ import { decoderOf, jsonSchemaFor, type Decoded, type McpSchema } from "./schema
  * What a handler gets besides its arguments: the call's `signal` (aborted when the client cancels
  * or goes away), `log` to send the client a log message (at or above the level it set), and
  * `request`, `elicit` and `sample` to ask the client something (MCP's server-to-client requests:
- * on a connection, through it; over HTTP, on the POST's event stream).
+ * on a connection, through it; over HTTP, on the POST's event stream); and where the call came
+ * from: `httpRequest` over HTTP (its headers, for auth), `peer` on a connection.
  *
  * @since 5.0.10
  * @category mcp
@@ -37,6 +39,13 @@ import { decoderOf, jsonSchemaFor, type Decoded, type McpSchema } from "./schema
 export interface McpContext {
   /** Aborts when the client cancels the call or goes away. */
   readonly signal: AbortSignal;
+  /**
+   * Over HTTP, the request the call came in (its method, URL and headers: `Authorization`, a
+   * tenant's header; its body was read by the handler). `undefined` on a connection.
+   */
+  readonly httpRequest?: Request;
+  /** On a connection (stdio, a socket), the connection the call came on. `undefined` over HTTP. */
+  readonly peer?: Connection;
   /** A `notifications/message` to the client, if `level` is at or above the level it set. */
   readonly log: (level: LogLevel, data: unknown, logger?: string) => void;
   /**
@@ -283,10 +292,17 @@ const resultOf = (answer: ToolAnswer): ToolResult => {
  * A handler's context on `outbox`, its log messages at or above `level()`. Its `signal` is read from
  * `signal()` when the handler reads it: most never do, and a request's signal is made on first read.
  */
-export const contextOf = (signal: () => AbortSignal, outbox: Outbox, level: () => LogLevel): McpContext => ({
+export const contextOf = (
+  signal: () => AbortSignal,
+  outbox: Outbox,
+  level: () => LogLevel,
+  from: { readonly request?: Request; readonly peer?: Connection },
+): McpContext => ({
   get signal() {
     return signal();
   },
+  ...(from.request !== undefined ? { httpRequest: from.request } : {}),
+  ...(from.peer !== undefined ? { peer: from.peer } : {}),
   log: (at, data, logger) => {
     if (LOG_LEVELS.indexOf(at) < LOG_LEVELS.indexOf(level())) return;
     outbox.send("notifications/message", { level: at, data, ...(logger !== undefined ? { logger } : {}) });
