@@ -18,14 +18,19 @@ interface Answer {
   readonly body: string;
 }
 
-/** A POST on a socket of its own; `events` gets the body as it comes, chunk by chunk. */
-const post = (body: string, headers: Record<string, string> = {}, events?: (chunk: string) => void): Promise<Answer> =>
+/** A POST to `path` on a socket of its own; `events` gets the body as it comes, chunk by chunk. */
+const post = (
+  body: string,
+  headers: Record<string, string> = {},
+  events?: (chunk: string) => void,
+  path = "/mcp",
+): Promise<Answer> =>
   new Promise((settle, fail) => {
     const req = request(
       {
         host: "127.0.0.1",
         port: fixture.port(),
-        path: "/mcp",
+        path,
         method: "POST",
         agent: false,
         headers: { "Content-Type": "application/json", Accept: BOTH, ...headers },
@@ -44,13 +49,13 @@ const post = (body: string, headers: Record<string, string> = {}, events?: (chun
     req.end(body);
   });
 
-const session = async (): Promise<string> =>
+const session = async (path = "/mcp"): Promise<string> =>
   new Promise((settle, fail) => {
     const req = request(
       {
         host: "127.0.0.1",
         port: fixture.port(),
-        path: "/mcp",
+        path,
         method: "POST",
         agent: false,
         headers: { "Content-Type": "application/json", Accept: BOTH },
@@ -134,5 +139,31 @@ describe("a hostile peer", () => {
       const answer = await post(JSON.stringify(regionCall(id, "eu-west")));
       expect(JSON.parse(answer.body).id).toBeNull();
     }
+  });
+
+  test("a session whose call is still under way (waiting for its client's answer) does not end as idle", async () => {
+    const alice = await session("/brief");
+    let asked: (id: string) => void = () => undefined;
+    const askedId = new Promise<string>((settle) => (asked = settle));
+    const call = post(
+      JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "ask", arguments: {} } }),
+      { "Mcp-Session-Id": alice },
+      (text) => {
+        const found = /"id":"(rpcserver-mcp-\d+)"/.exec(text);
+        if (found?.[1] !== undefined) asked(found[1]);
+      },
+      "/brief",
+    );
+    const id = await askedId;
+    // The user takes longer than the idle bound to answer: the call's event stream is open all along.
+    await new Promise((settle) => setTimeout(settle, 800));
+    const answer = await post(
+      JSON.stringify({ jsonrpc: "2.0", id, result: { action: "accept", content: { name: "alice" } } }),
+      { "Mcp-Session-Id": alice },
+      undefined,
+      "/brief",
+    );
+    expect(answer.status).toBe(202);
+    expect((await call).body).toContain("alice");
   });
 });
