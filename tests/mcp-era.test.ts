@@ -413,6 +413,23 @@ describe("the 2026-07-28 era beside the 2025-11-25 era", () => {
     },
   );
 
+  test("an x-mcp-header that is no HTTP field name is refused when the server is made, naming the tool", () => {
+    const regional = (name: unknown) =>
+      tool({
+        description: "By region",
+        input: {
+          jsonSchema: { type: "object", properties: { region: { type: "string", "x-mcp-header": name } } },
+        },
+        run: () => E.right("ok"),
+      });
+    for (const name of ["My Region", "Ré", "", 7]) {
+      expect(() => mcpServer({ name: "x", version: "1", tools: { regional: regional(name) } })).toThrow(
+        /^mcpServer: the tool regional's argument region has x-mcp-header/,
+      );
+    }
+    expect(() => mcpServer({ name: "x", version: "1", tools: { regional: regional("Region") } })).not.toThrow();
+  });
+
   test("an empty stateKey is refused when the server is made", () => {
     expect(() => mcpServer({ name: "x", version: "1", stateKey: "" })).toThrow(/stateKey/);
   });

@@ -96,7 +96,7 @@ describe("a hostile peer", () => {
       JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "ask", arguments: {} } }),
       { "Mcp-Session-Id": alice },
       (text) => {
-        const found = /"id":"(rpcserver-mcp-\d+)"/.exec(text);
+        const found = /"id":"(rpcserver-mcp-[0-9a-f]{32})"/.exec(text);
         if (found?.[1] !== undefined) asked(found[1]);
       },
     );
@@ -149,7 +149,7 @@ describe("a hostile peer", () => {
       JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "ask", arguments: {} } }),
       { "Mcp-Session-Id": alice },
       (text) => {
-        const found = /"id":"(rpcserver-mcp-\d+)"/.exec(text);
+        const found = /"id":"(rpcserver-mcp-[0-9a-f]{32})"/.exec(text);
         if (found?.[1] !== undefined) asked(found[1]);
       },
       "/brief",

@@ -199,7 +199,7 @@ describe("mcpHandler", () => {
     const asked = await nextEvent();
     expect(asked).toEqual({
       jsonrpc: "2.0",
-      id: expect.stringMatching(/^rpcserver-mcp-\d+$/) as string,
+      id: expect.stringMatching(/^rpcserver-mcp-[0-9a-f]{32}$/) as string,
       method: "elicitation/create",
       params: { message: "name?", requestedSchema: { type: "object", properties: {} } },
     });

@@ -299,7 +299,9 @@ describe("mcpHandler with sessions, on real sockets", () => {
         "io.modelcontextprotocol/clientCapabilities": {},
       },
     });
-    for (const headers of [{}, { "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "server/discover" }]) {
+    const modern = { "MCP-Protocol-Version": "2026-07-28", "Mcp-Method": "server/discover" };
+    // The last: an `Mcp-Session-Id` no session has, which the era's request ignores (no 404).
+    for (const headers of [{}, modern, { ...modern, "Mcp-Session-Id": "no-such-session" }]) {
       const answer = await send(
         "POST",
         "/mcp",

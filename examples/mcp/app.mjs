@@ -15,8 +15,9 @@ import { mcpServer, tool } from "rpcserver/mcp";
 /** Waits `ms` milliseconds; rejects with the signal's reason once it aborts. */
 const pause = (ms, signal) =>
   new Promise((settle, fail) => {
-    const timer = setTimeout(settle, ms);
-    signal.addEventListener("abort", () => (clearTimeout(timer), fail(signal.reason)), { once: true });
+    const stop = () => (clearTimeout(timer), fail(signal.reason));
+    const timer = setTimeout(() => (signal.removeEventListener("abort", stop), settle()), ms);
+    signal.addEventListener("abort", stop, { once: true });
   });
 
 export const app = mcpServer({

@@ -28,8 +28,9 @@ const WAV = "UklGRiYAAABXQVZFZm10IBAAAAABAAEAQB8AAEAfAAABAAgAZGF0YQIAAACAgA==";
 
 const pause = (ms, signal) =>
   new Promise((settle, fail) => {
-    const timer = setTimeout(settle, ms);
-    signal.addEventListener("abort", () => (clearTimeout(timer), fail(signal.reason)), { once: true });
+    const stop = () => (clearTimeout(timer), fail(signal.reason));
+    const timer = setTimeout(() => (signal.removeEventListener("abort", stop), settle()), ms);
+    signal.addEventListener("abort", stop, { once: true });
   });
 
 /** A tool that asks the client and answers what it said: `elicitation/create` or `sampling/createMessage`. */

@@ -7,12 +7,24 @@
  */
 import { Readable } from "node:stream";
 
+/** The largest body read: past it, 413 (the handler's own limit, 1 MiB, can only see what was read). */
+const BODY_LIMIT = 1024 * 1024;
+
 /** `(req, res) => Promise<void>` for `createServer`, answering with `handler`. */
 export const nodeGlue = (handler) => async (req, res) => {
   const aborted = new AbortController();
   res.on("close", () => res.writableFinished || aborted.abort());
   const chunks = [];
-  for await (const chunk of req) chunks.push(chunk);
+  let size = 0;
+  try {
+    for await (const chunk of req) {
+      size += chunk.length;
+      if (size > BODY_LIMIT) return void res.writeHead(413, { Connection: "close" }).end();
+      chunks.push(chunk);
+    }
+  } catch {
+    return; // The client left mid-upload: nothing to answer, nothing to log.
+  }
   const request = new globalThis.Request(`http://${req.headers.host ?? "localhost"}${req.url}`, {
     method: req.method,
     headers: Object.entries(req.headers).flatMap(([name, value]) =>

@@ -20,8 +20,9 @@ import { mcpServer, tool, type Progress } from "rpcserver/mcp";
 /** Waits `ms` milliseconds; rejects with the signal's reason once it aborts. */
 const pause = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((settle, fail) => {
-    const timer = setTimeout(settle, ms);
-    signal.addEventListener("abort", () => (clearTimeout(timer), fail(signal.reason)), { once: true });
+    const stop = (): void => (clearTimeout(timer), fail(signal.reason));
+    const timer = setTimeout(() => (signal.removeEventListener("abort", stop), settle()), ms);
+    signal.addEventListener("abort", stop, { once: true });
   });
 
 const reasonOf = (reason: unknown): string => (reason instanceof Error ? reason.message : String(reason));

@@ -76,7 +76,7 @@ export interface Service {
    * A body the handler takes itself, past the guard and instead of dispatching it, answered 202
    * (MCP: a POST of the client's answers to the server's requests). None by default.
    */
-  readonly takes?: (body: Uint8Array) => boolean;
+  readonly takes?: (body: Uint8Array, header: (name: string) => string | undefined) => boolean;
   /**
    * A body the handler refuses before dispatch, by its bytes and the request's headers: the
    * status and JSON body to answer (`null`: none), or `undefined` to dispatch it (MCP's 2026-07-28
@@ -148,7 +148,7 @@ export const answerExchange = async (service: Service, incoming: Incoming): Prom
       said: "400 (the request could not be read)",
     };
   }
-  if (service.takes?.(read) === true) return { status: 202, headers: cors, body: null, said: "202 (taken)" };
+  if (service.takes?.(read, incoming.header) === true) return { status: 202, headers: cors, body: null, said: "202 (taken)" };
   const refused = service.refuses?.(read, incoming.header);
   if (refused !== undefined) {
     return refused.body === null

@@ -84,7 +84,7 @@ const refused = (status: number, id: unknown, code: number, message: string, dat
   status,
   body: JSON.stringify({
     jsonrpc: "2.0",
-    id: id ?? null,
+    id: typeof id === "string" || typeof id === "number" ? id : null,
     error: { code, message, ...(data !== undefined ? { data } : {}) },
   }),
 });
@@ -107,13 +107,20 @@ const headerValue = (raw: string): string | undefined => {
 
 /** Does this header (absent, or of a version) with this body's `_meta` make the request the 2026 era's? */
 const modernBy = (version: string | undefined, meta: JsonObject | undefined): boolean =>
-  (meta !== undefined && (META.protocolVersion in meta || META.clientCapabilities in meta)) ||
-  (version !== undefined && !LEGACY_VERSIONS.includes(version.trim()));
+  (meta !== undefined && (META.protocolVersion in meta || META.clientCapabilities in meta)) || modernVersion(version);
+
+/** An `MCP-Protocol-Version` that is not of the 2025 era (`2026-07-28`, or one unknown): the 2026 era's. */
+export const modernVersion = (version: string | undefined): boolean =>
+  version !== undefined && !LEGACY_VERSIONS.includes(version.trim());
+
+/** A message of the 2026 era by its body alone (its `_meta` envelope): what sessions pass through statelessly. */
+export const modernMessage = (message: unknown): boolean =>
+  modernBy(undefined, metaOf(isRecord(message) ? message["params"] : undefined));
 
 /**
  * The check of a POST's body before dispatch: `undefined` to dispatch it (the 2025 era's, or a 2026
- * request that passed), or its refusal. The body is parsed only when its header, or a `_meta` key's
- * name in its text, may make it the 2026 era's.
+ * request that passed), or its refusal. The body is parsed only when its header, or what its text
+ * holds (a `_meta` key's name, or a JSON escape that may write one), may make it the 2026 era's.
  */
 export const screen = (
   body: Uint8Array,
@@ -122,7 +129,9 @@ export const screen = (
 ): Refused | undefined => {
   const version = header("mcp-protocol-version");
   const text = decoder.decode(body);
-  if (!modernBy(version, undefined) && !text.includes("io.modelcontextprotocol/")) return undefined;
+  // Parsed unless no key of the envelope can be in it: a JSON escape (`\/`, `\u0069`) can write any
+  // of its names without their plain text, so a body with a backslash is parsed too.
+  if (!modernBy(version, undefined) && !text.includes("modelcontextprotocol") && !text.includes("\\")) return undefined;
   let message: unknown;
   try {
     message = JSON.parse(text);
@@ -130,7 +139,8 @@ export const screen = (
     return undefined; // -32700, as any unreadable request
   }
   if (Array.isArray(message)) {
-    return modernBy(version, metaOf(isRecord(message[0]) ? message[0]["params"] : undefined))
+    // Any of its messages of the 2026 era, not the first alone: the era has no batches.
+    return message.some((one) => modernBy(version, metaOf(isRecord(one) ? one["params"] : undefined)))
       ? refused(400, null, -32600, "Invalid Request: the 2026-07-28 protocol has no batches")
       : undefined;
   }
@@ -146,7 +156,8 @@ export const screen = (
         status: found.status,
         body: JSON.stringify({
           jsonrpc: "2.0",
-          id: id ?? null,
+          // An id JSON-RPC allows, echoed; any other, null (as dispatch answers one).
+          id: typeof id === "string" || typeof id === "number" ? id : null,
           error: {
             code: found.code,
             message: found.message,
@@ -221,6 +232,27 @@ const checkRequest = (
     });
   }
   return undefined;
+};
+
+/** An HTTP field name's characters (RFC 9110's `token`). */
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+/**
+ * The `x-mcp-header` names of a tool's arguments, checked when the server is made: each must be a
+ * field name HTTP allows (`Mcp-Param-{name}`), or no request could ever send it. A TypeError names
+ * the tool and the name.
+ */
+export const checkHeaderNames = (name: string, declared: Tool): void => {
+  const schema = declared.listed["inputSchema"];
+  const properties = isRecord(schema) && isRecord(schema["properties"]) ? schema["properties"] : {};
+  for (const [argument, property] of Object.entries(properties)) {
+    const named = isRecord(property) ? property["x-mcp-header"] : undefined;
+    if (named !== undefined && (typeof named !== "string" || !TOKEN.test(named))) {
+      throw new TypeError(
+        `mcpServer: the tool ${name}'s argument ${argument} has x-mcp-header ${JSON.stringify(named)}, which is no HTTP field name (letters, digits and !#$%&'*+-.^_\`|~)`,
+      );
+    }
+  }
 };
 
 /**

@@ -35,6 +35,9 @@ export type McpHandlerOptions = FetchServerOptions & {
 
 const decoder = new TextDecoder();
 
+/** The largest batch, and the most answers one POST may carry, unless `maxBatchSize` says. */
+const DEFAULT_MAX_BATCH = 100;
+
 /**
  * The client's answers in a body (one, or a batch of them), if that is all it holds: `undefined`
  * for anything else, left to dispatch. A body with neither `"result"` nor `"error"` in it is no
@@ -81,14 +84,18 @@ export const mcpHandler = (mcp: McpServer, options: McpHandlerOptions = {}): Fet
     context: (request: Request) => ({ request }),
     inspector: false,
     openrpc: false,
-    maxBatchSize: 100,
+    maxBatchSize: DEFAULT_MAX_BATCH,
     ...rest,
   });
   // Past the guard, a body of the client's answers is handed to the server instead of dispatched.
-  const takes = (body: Uint8Array): boolean => {
+  // A batch of answers is bound as any batch is (past it, dispatch refuses it); each answer is
+  // taken only from the session its request was asked of.
+  const most = rest.maxBatchSize ?? DEFAULT_MAX_BATCH;
+  const takes = (body: Uint8Array, header: (name: string) => string | undefined): boolean => {
     const answers = answersIn(body);
-    if (answers === undefined) return false;
-    for (const answer of answers) mcp.reply(answer);
+    if (answers === undefined || answers.length > most) return false;
+    const session = header("mcp-session-id")?.trim() || undefined;
+    for (const answer of answers) mcp.reply(answer, session);
     return true;
   };
   // A 2026-07-28 request's envelope and headers checked before dispatch, each failure its HTTP status.

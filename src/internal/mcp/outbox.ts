@@ -20,17 +20,37 @@ type Settle = (answer: E.Either<Error, JsonObject>) => void;
 let counter = 0;
 
 /**
+ * 128 random bits, as hex: an id no other client can guess (over HTTP, whoever knows an id can
+ * answer it). WebCrypto's where the runtime has it; Node 18 without its flag has none, and gets
+ * `Math.random`'s, which is not a secret from a determined attacker (docs/mcp.md says so).
+ */
+const unguessable = (): string => {
+  const bytes = new Uint8Array(16);
+  const crypto = (globalThis as { crypto?: { getRandomValues?: (into: Uint8Array) => Uint8Array } }).crypto;
+  if (typeof crypto?.getRandomValues === "function") crypto.getRandomValues(bytes);
+  else for (let i = 0; i < bytes.length; i += 1) bytes[i] = Math.floor(Math.random() * 256);
+  return Array.from(bytes, (byte) => byte.toString(16).padStart(2, "0")).join("");
+};
+
+/**
  * The server-to-client requests of this process awaiting their answers, by id. Over HTTP the answer
- * is a POST of its own, which reaches the process whose event stream carried the request (no
- * sessions yet: one process, or a balancer that keeps a client on one).
+ * is a POST of its own, which reaches the process whose event stream carried the request (one
+ * process, or a balancer that keeps a client on one: with sessions, on its `Mcp-Session-Id`). Each
+ * id is unguessable, and with sessions bound to the session that was asked: an answer from another
+ * session (or none) is not taken.
  */
 export class Replies {
-  private readonly waiting = new Map<string, Settle>();
+  private readonly waiting = new Map<string, { readonly owner: string | undefined; readonly settle: Settle }>();
 
-  /** A fresh id, and the answer's Promise (rejected never: a Left when the signal aborts first). */
-  open(signal: AbortSignal): { readonly id: string; readonly answer: Promise<E.Either<Error, JsonObject>> } {
-    counter += 1;
-    const id = `rpcserver-mcp-${counter}`;
+  /**
+   * A fresh id, and the answer's Promise (rejected never: a Left when the signal aborts first).
+   * `owner`: the session asked (its `Mcp-Session-Id`), whose answer alone is taken.
+   */
+  open(
+    signal: AbortSignal,
+    owner?: string,
+  ): { readonly id: string; readonly answer: Promise<E.Either<Error, JsonObject>> } {
+    const id = `rpcserver-mcp-${unguessable()}`;
     const answer = new Promise<E.Either<Error, JsonObject>>((settle) => {
       const onAbort = (): void => {
         this.waiting.delete(id);
@@ -38,20 +58,27 @@ export class Replies {
       };
       if (signal.aborted) return onAbort();
       signal.addEventListener("abort", onAbort, { once: true });
-      this.waiting.set(id, (answered) => {
-        signal.removeEventListener("abort", onAbort);
-        this.waiting.delete(id);
-        settle(answered);
+      this.waiting.set(id, {
+        owner,
+        settle: (answered) => {
+          signal.removeEventListener("abort", onAbort);
+          this.waiting.delete(id);
+          settle(answered);
+        },
       });
     });
     return { id, answer };
   }
 
-  /** A JSON-RPC response from the client: `true` if it answered a request of ours (now settled). */
-  take(message: unknown): boolean {
+  /**
+   * A JSON-RPC response from the client (`from`: the session it came in, if any): `true` if it
+   * answered a request of ours asked of that session (now settled).
+   */
+  take(message: unknown, from?: string): boolean {
     if (!isRecord(message) || typeof message["id"] !== "string" || "method" in message) return false;
-    const settle = this.waiting.get(message["id"]);
-    if (settle === undefined) return false;
+    const waiting = this.waiting.get(message["id"]);
+    if (waiting === undefined || waiting.owner !== from) return false;
+    const { settle } = waiting;
     const { result, error } = message;
     settle(
       isRecord(result)
@@ -125,11 +152,12 @@ export const streamOutbox = (
   push: (value: WireMessage) => void,
   replies: Replies,
   signal: () => AbortSignal,
+  owner?: string,
 ): Outbox => ({
   send: (method, params) => push(new WireMessage({ jsonrpc: "2.0", method, params })),
   sent: () => undefined,
   ask: (method, params) => () => {
-    const { id, answer } = replies.open(signal());
+    const { id, answer } = replies.open(signal(), owner);
     push(new WireMessage({ jsonrpc: "2.0", id, method, params }));
     return answer;
   },

@@ -20,7 +20,7 @@ import type { Methods } from "../core/methods";
 import type { AnyStage } from "../core/stages";
 import { settled, listed, templateMatcher, type Prompt, type Resource, type ResourceTemplate } from "./catalog";
 import { ToolCall } from "./call";
-import { envelopeStage, MODERN_VERSIONS } from "./era";
+import { checkHeaderNames, envelopeStage, MODERN_VERSIONS } from "./era";
 import { noOutbox, peerOutbox, Replies, streamOutbox } from "./outbox";
 import {
   LOG_LEVELS,
@@ -74,8 +74,11 @@ export interface McpServer {
   readonly methods: Methods;
   readonly stages: ReadonlyArray<AnyStage>;
   readonly capabilities: JsonObject;
-  /** Hands the server a JSON-RPC response from the client: `true` if it answered one of the server's requests. */
-  readonly reply: (message: unknown) => boolean;
+  /**
+   * Hands the server a JSON-RPC response from the client (`session`: the `Mcp-Session-Id` it came
+   * with, if any): `true` if it answered one of the server's requests asked of that session.
+   */
+  readonly reply: (message: unknown, session?: string) => boolean;
   /** A tool by its name (what the 2026 era checks a call's request against before dispatch: its `requires`, its `x-mcp-header`s). */
   readonly tool: (name: string) => Tool | undefined;
 }
@@ -148,6 +151,9 @@ const streamed = (call: ToolCall): Called => call as unknown as AsyncGenerator<u
 
 const noWait = (): undefined => undefined;
 
+/** The session a call over HTTP came in (its `Mcp-Session-Id`), whose answers alone its asks take. */
+const sessionOf = (ctx: Ctx): string | undefined => ctx.request?.headers.get("mcp-session-id")?.trim() || undefined;
+
 const NEVER = new AbortController().signal;
 const signalOf = (ctx: Ctx): AbortSignal => ctx.signal ?? NEVER;
 const err = (code: number, message: string) => E.left({ code, message } as const);
@@ -177,6 +183,7 @@ const entries = <V>(record: Readonly<Record<string, V>> | undefined): Array<[str
  */
 export const mcpServer = (spec: McpServerSpec): McpServer => {
   const { tools, resources, templates, prompts } = spec;
+  for (const [name, declared] of entries(tools)) checkHeaderNames(name, declared);
   let level: LogLevel = spec.logLevel ?? "info";
   const subscribed = new Set<string>();
   const replies = new Replies();
@@ -335,7 +342,12 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
     const call = new ToolCall(progress, noWait);
     const started = declared.start(
       params.arguments,
-      contextOf(signal, inputsOutbox(ctx.inputs, streamOutbox(call.push, replies, signal)), levelNow, ctx),
+      contextOf(
+        signal,
+        inputsOutbox(ctx.inputs, streamOutbox(call.push, replies, signal, sessionOf(ctx))),
+        levelNow,
+        ctx,
+      ),
     );
     return started instanceof Running || isThenable(started) || !call.idle
       ? streamed(call.begin(started))
@@ -367,7 +379,7 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
       stateless,
     ],
     capabilities,
-    reply: (message) => replies.take(message),
+    reply: (message, session) => replies.take(message, session),
     tool: (name) => has(tools, name),
   };
 };

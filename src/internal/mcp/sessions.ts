@@ -7,9 +7,10 @@
  *
  * Off by default: without sessions any process serves any request, so N processes behind any
  * balancer serve one client. With them, a session lives in the memory of the process that began it:
- * a client must come back to it (sticky routing). The 2026-07-28 era has no sessions: a request
- * without the header that is not `initialize` and names that era (its `_meta` protocol version, or
- * an `MCP-Protocol-Version` of 2026 or later) goes on statelessly ({@link isStateless}, the hook).
+ * a client must come back to it (sticky routing). The 2026-07-28 era has no sessions: a request of
+ * that era by its `MCP-Protocol-Version` (one not of the 2025 era), or without the session's header
+ * by its `_meta` envelope, goes on statelessly (the era's own test: ./era's `modernVersion`,
+ * `modernMessage`).
  *
  * No timers: a session idle too long ends when next looked at (its request, a new session, a
  * `notify`), so nothing here keeps a process alive. No `node:` module.
@@ -21,6 +22,7 @@ import { acceptsEvents } from "../http/accept";
 import { eventOf } from "../http/event-stream-writer";
 import { incomingOf, type FetchHandler } from "../http/fetch-handler";
 import type { Service } from "../http/exchange";
+import { modernMessage, modernVersion } from "./era";
 import type { JsonObject } from "./protocol";
 
 /**
@@ -83,9 +85,6 @@ const DEFAULT_REPLAY = 100;
 /** The header that names a session, as Fetch's `Headers` reads it (any case). */
 const SESSION_HEADER = "mcp-session-id";
 
-/** The `_meta` key by which a 2026-07-28 request names its era. */
-const PROTOCOL_META = "io.modelcontextprotocol/protocolVersion";
-
 /** Made on first use: a module-level `new` would keep this module in bundles that never use it. */
 let encoder: InstanceType<typeof TextEncoder> | undefined;
 const encode = (text: string): Uint8Array => (encoder ??= new TextEncoder()).encode(text);
@@ -115,9 +114,59 @@ class Session {
     this.seen = now;
   }
 
-  /** A stream is open: the session is in use, however long since its last request. */
+  /** Its calls under way (a POST not yet answered whole). */
+  private calls = 0;
+
+  /** A stream is open, or a call is under way: the session is in use, however long since its last request. */
   get streaming(): boolean {
-    return this.live !== undefined;
+    return this.live !== undefined || this.calls > 0;
+  }
+
+  /**
+   * `answer`, the session in use until it is whole: a call waiting for its client (an elicitation
+   * a user takes long over) keeps its session, as an open stream does; its end counts as a use.
+   */
+  async during(answer: Promise<Response>): Promise<Response> {
+    this.calls += 1;
+    let over = false;
+    const done = (): void => {
+      if (over) return;
+      over = true;
+      this.calls -= 1;
+      this.seen = Date.now();
+    };
+    let response: Response;
+    try {
+      response = await answer;
+    } catch (thrown) {
+      done();
+      throw thrown;
+    }
+    const { body } = response;
+    if (body === null || response.headers.get("content-type") !== "text/event-stream") {
+      done();
+      return response;
+    }
+    const reader = body.getReader();
+    const followed = new ReadableStream<Uint8Array>({
+      pull: async (controller) => {
+        let step: Awaited<ReturnType<typeof reader.read>>;
+        try {
+          step = await reader.read();
+        } catch (broken) {
+          done();
+          throw broken;
+        }
+        if (step.done !== true) return controller.enqueue(step.value);
+        done();
+        controller.close();
+      },
+      cancel: (reason) => {
+        done();
+        return reader.cancel(reason);
+      },
+    });
+    return new Response(followed, { status: response.status, headers: response.headers });
   }
 
   /** A message on the session's stream: kept, and written if a stream is open and its reader keeps up. */
@@ -152,7 +201,8 @@ class Session {
         start: (controller) => {
           mine = controller;
           this.live = controller;
-          const from = after === undefined ? Infinity : Number(after);
+          // An id of this stream's is a whole number (no sign, no exponent): any other replays nothing.
+          const from = after !== undefined && /^\d{1,15}$/.test(after.trim()) ? Number(after) : Infinity;
           for (const event of this.kept) if (event.id > from) controller.enqueue(event.bytes);
           this.seq += 1;
           controller.enqueue(encode(`id: ${this.seq}\ndata: \n\n`));
@@ -322,15 +372,6 @@ const missing = (cors: Readonly<Record<string, string>>): Response =>
   refused(400, -32000, "Bad Request: Mcp-Session-Id header is required", cors);
 const unknown = (cors: Readonly<Record<string, string>>): Response => refused(404, -32001, "Session not found", cors);
 
-/**
- * The hook of the eras: is this message of the 2026-07-28 era (no sessions: answered statelessly)?
- * It names its protocol version in its `_meta`, as that era's every request does.
- */
-export const isStateless = (message: unknown): boolean =>
-  isRecord(message) && isRecord(message["params"]) && isRecord(message["params"]["_meta"])
-    ? PROTOCOL_META in message["params"]["_meta"]
-    : false;
-
 /** What a POST without a session's header is: the handshake, a request of the stateless era, or neither. */
 const kindOf = (bytes: Uint8Array): "initialize" | "stateless" | "other" => {
   let parsed: unknown;
@@ -341,11 +382,8 @@ const kindOf = (bytes: Uint8Array): "initialize" | "stateless" | "other" => {
   }
   const all: unknown[] = Array.isArray(parsed) ? parsed : [parsed];
   if (all.some((one) => isRecord(one) && one["method"] === "initialize")) return "initialize";
-  return all.length > 0 && all.every(isStateless) ? "stateless" : "other";
+  return all.length > 0 && all.every(modernMessage) ? "stateless" : "other";
 };
-
-/** An `MCP-Protocol-Version` of the stateless era (2026 or later): such a client has no session. */
-const statelessVersion = (version: string | null): boolean => version !== null && version >= "2026";
 
 /**
  * The fetch handler of `inner` (the stateless `mcpHandler`) with `sessions`: the guard of `service`
@@ -364,9 +402,15 @@ export const sessionHandler = (sessions: McpSessions, service: Service, inner: F
       gate.cors && origin !== undefined ? { "Access-Control-Allow-Origin": origin, Vary: "Origin" } : {};
     const id = request.headers.get(SESSION_HEADER);
     const { method } = request;
+    // A request of the 2026 era by its header has no session, whatever else it sends (an `Mcp-Session-Id` too).
+    if (method === "POST" && modernVersion(request.headers.get("mcp-protocol-version") ?? undefined)) {
+      return inner(request);
+    }
     if (method === "POST") {
-      if (id !== null) return table.use(id) === undefined ? unknown(cors) : inner(request);
-      if (statelessVersion(request.headers.get("mcp-protocol-version"))) return inner(request);
+      if (id !== null) {
+        const session = table.use(id);
+        return session === undefined ? unknown(cors) : session.during(inner(request));
+      }
       const body = await incomingOf(request.clone()).read(limit);
       // Too large, read before, broken: `inner` answers it as it answers any such body.
       if (!(body instanceof Uint8Array)) return inner(request);
