@@ -147,7 +147,7 @@ class Session {
       done();
       return response;
     }
-    const reader = body.getReader();
+    const reader = (body as ReadableStream<Uint8Array>).getReader();
     const followed = new ReadableStream<Uint8Array>({
       pull: async (controller) => {
         let step: Awaited<ReturnType<typeof reader.read>>;
