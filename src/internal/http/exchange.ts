@@ -148,7 +148,8 @@ export const answerExchange = async (service: Service, incoming: Incoming): Prom
       said: "400 (the request could not be read)",
     };
   }
-  if (service.takes?.(read, incoming.header) === true) return { status: 202, headers: cors, body: null, said: "202 (taken)" };
+  if (service.takes?.(read, incoming.header) === true)
+    return { status: 202, headers: cors, body: null, said: "202 (taken)" };
   const refused = service.refuses?.(read, incoming.header);
   if (refused !== undefined) {
     return refused.body === null
