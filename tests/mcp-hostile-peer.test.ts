@@ -16,6 +16,7 @@ const META = {
 interface Answer {
   readonly status: number;
   readonly body: string;
+  readonly session: string | undefined;
 }
 
 /** A POST to `path` on a socket of its own; `events` gets the body as it comes, chunk by chunk. */
@@ -42,43 +43,36 @@ const post = (
           text += chunk;
           events?.(text);
         });
-        res.on("end", () => settle({ status: res.statusCode ?? 0, body: text }));
+        const session = res.headers["mcp-session-id"];
+        res.on("end", () =>
+          settle({
+            status: res.statusCode ?? 0,
+            body: text,
+            session: typeof session === "string" ? session : undefined,
+          }),
+        );
       },
     );
     req.once("error", fail);
     req.end(body);
   });
 
-const session = async (path = "/mcp"): Promise<string> =>
-  new Promise((settle, fail) => {
-    const req = request(
-      {
-        host: "127.0.0.1",
-        port: fixture.port(),
-        path,
-        method: "POST",
-        agent: false,
-        headers: { "Content-Type": "application/json", Accept: BOTH },
-      },
-      (res) => {
-        res.resume();
-        settle(String(res.headers["mcp-session-id"]));
-      },
-    );
-    req.once("error", fail);
-    req.end(
-      JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "initialize",
-        params: {
-          protocolVersion: "2025-11-25",
-          capabilities: { elicitation: {} },
-          clientInfo: { name: "c", version: "1" },
-        },
-      }),
-    );
-  });
+/** A new session's id: an `initialize` (of a client that can answer elicitations) POSTed to `path`. */
+const session = async (path = "/mcp"): Promise<string> => {
+  const initialize = {
+    jsonrpc: "2.0",
+    id: 1,
+    method: "initialize",
+    params: {
+      protocolVersion: "2025-11-25",
+      capabilities: { elicitation: {} },
+      clientInfo: { name: "c", version: "1" },
+    },
+  };
+  const { session: id } = await post(JSON.stringify(initialize), {}, undefined, path);
+  if (id === undefined) throw new Error("initialize began no session");
+  return id;
+};
 
 const regionCall = (id: unknown, region: string): Record<string, unknown> => ({
   jsonrpc: "2.0",

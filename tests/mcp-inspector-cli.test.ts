@@ -11,6 +11,7 @@ import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { promisify } from "node:util";
+import { EXAMPLE_TOOLS } from "./helpers/mcp-example";
 
 const ROOT = join(__dirname, "..");
 const NODE22 = join(ROOT, "runtimes/node_modules/node22/bin/node");
@@ -47,20 +48,7 @@ const inspect = async (target: readonly string[], args: readonly string[]): Prom
   return printed;
 };
 
-const TOOLS = {
-  tools: [
-    expect.objectContaining({
-      name: "add",
-      inputSchema: {
-        type: "object",
-        properties: { a: { type: "number" }, b: { type: "number" } },
-        required: ["a", "b"],
-      },
-    }),
-    expect.objectContaining({ name: "sleep" }),
-    expect.objectContaining({ name: "count" }),
-  ],
-};
+const TOOLS = { tools: EXAMPLE_TOOLS };
 
 const checks = (target: () => readonly string[]) => {
   test("tools/list: the three tools, their input schemas from the io-ts codecs", async () => {
