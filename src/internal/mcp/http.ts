@@ -17,7 +17,8 @@ import { mcpSessions, sessionHandler, type McpSessions } from "./sessions";
 
 /**
  * The options of `mcpHandler`: the HTTP path's (allowed hosts and origins, body limit, CORS), the
- * largest batch, and `sessions`. The inspector page and `rpc.discover` are off unless asked for.
+ * largest batch, and `sessions`. Unlike `fetchHandler`'s defaults, the inspector page and
+ * `rpc.discover` are off here unless asked for (`inspector: true`, `openrpc: {}`).
  *
  * @since 5.0.10
  * @category mcp
