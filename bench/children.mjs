@@ -3,6 +3,7 @@
 // (listen on loopback and print the port; read a request's body) and the bench's side (start a
 // child and read its port; the median of a round's figures).
 import { spawn } from "node:child_process";
+import { readdirSync, readFileSync } from "node:fs";
 
 /** The median of `xs` (the upper one of an even count). */
 export const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
@@ -50,4 +51,20 @@ export const readBody = async (req) => {
   const chunks = [];
   for await (const chunk of req) chunks.push(chunk);
   return Buffer.concat(chunks);
+};
+
+/**
+ * The CPU time of process `pid` so far, in nanoseconds: the sum of its threads' time on a CPU
+ * (/proc/<pid>/task/<tid>/schedstat's first field; /proc/<pid>/stat counts 10 ms ticks). Linux only.
+ */
+export const cpuNanos = (pid) => {
+  let total = 0;
+  for (const task of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      total += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
+    } catch {
+      // A thread that ended between the listing and the read: its time is gone with it.
+    }
+  }
+  return total;
 };

@@ -16,11 +16,10 @@
 //
 // Linux only (/proc). A thread that ends during a measure takes its time with it (Node's threads live
 // as long as the process).
-import { readdirSync, readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import autocannon from "autocannon";
-import { httpChild, median } from "./children.mjs";
+import { cpuNanos, httpChild, median } from "./children.mjs";
 
 const HERE = dirname(fileURLToPath(import.meta.url));
 const SERVER = join(HERE, "http-server.mjs");
@@ -49,22 +48,6 @@ const SERVERS = NAMED.flatMap((kind) => [
     : [{ name: `${AGAINST}:${kind}`, kind, script: join(AGAINST, "bench", "http-server.mjs") }]),
 ]);
 const BODY = JSON.stringify({ jsonrpc: "2.0", method: "add", params: [1, 2], id: 1 });
-
-/**
- * The process's CPU time so far, in µs: the sum of its threads' time on a CPU in nanoseconds
- * (/proc/<pid>/task/<tid>/schedstat's first field), where /proc/<pid>/stat counts 10 ms ticks.
- */
-const cpuMicros = (pid) => {
-  let nanos = 0;
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      nanos += Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, "utf8").split(" ")[0]);
-    } catch {
-      // A thread that ended between the listing and the read: its time is gone with it.
-    }
-  }
-  return nanos / 1e3;
-};
 
 /**
  * `amount` requests to `port`; resolves to the seconds from the start to the last answer
@@ -106,9 +89,9 @@ for (let round = 0; round < ROUNDS; round++) {
   const order = servers.map((_, i) => servers[(i + round) % servers.length]);
   for (const { name, child, port } of order) {
     await shoot(port, WARM_UP);
-    const before = cpuMicros(child.pid);
+    const before = cpuNanos(child.pid) / 1e3;
     const seconds = await shoot(port, REQUESTS);
-    const cpu = (cpuMicros(child.pid) - before) / REQUESTS;
+    const cpu = (cpuNanos(child.pid) / 1e3 - before) / REQUESTS;
     figures.get(name).cpu.push(cpu);
     figures.get(name).rps.push(REQUESTS / seconds);
     process.stderr.write(

@@ -21,7 +21,7 @@
 // /proc/<pid>/task/*/schedstat): the machine has 2 cores shared by the client, the server and
 // other work, so CPU per call is the steadier figure. Every answer is checked, timed or not.
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { createConnection, createServer as createTcpServer } from "node:net";
 import { cpus, loadavg, totalmem } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -31,7 +31,7 @@ import { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js";
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { StdioServerTransport as StreamTransport } from "@modelcontextprotocol/sdk/server/stdio.js";
-import { httpChild, median } from "./children.mjs";
+import { cpuNanos, httpChild, median } from "./children.mjs";
 import { formatted } from "./formatted.mjs";
 
 const HERE = fileURLToPath(import.meta.url);
@@ -247,19 +247,6 @@ const serve = async (impl, wire, dist) => {
 // ---------------------------------------------------------------------------------------------
 // The bench (the parent's side).
 
-/** CPU time (ns) of every thread of process `pid` so far. */
-const cpuOf = (pid) => {
-  let total = 0;
-  for (const task of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      total += Number(readFileSync(`/proc/${pid}/task/${task}/schedstat`, "utf8").split(" ")[0]);
-    } catch {
-      // The thread ended between the listing and the read: its time is gone with it.
-    }
-  }
-  return total;
-};
-
 /** Checks an `add` answer: one text block with the sum, no error. */
 const check = (result, a, b) => {
   const block = result.content?.[0];
@@ -334,12 +321,12 @@ const throughput = async (wire) => {
     for (let i = 0; i < impls.length; i++) {
       const impl = impls[(round + i) % impls.length];
       const { client, pid } = peers[impl];
-      const cpu = cpuOf(pid);
+      const cpu = cpuNanos(pid);
       const started = performance.now();
       await callMany(client, CALLS[wire]);
       const seconds = (performance.now() - started) / 1000;
       rounds[impl].rate.push(CALLS[wire] / seconds);
-      rounds[impl].cpu.push((cpuOf(pid) - cpu) / 1000 / CALLS[wire]);
+      rounds[impl].cpu.push((cpuNanos(pid) - cpu) / 1000 / CALLS[wire]);
     }
     process.stderr.write(".");
   }
