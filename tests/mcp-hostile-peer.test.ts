@@ -81,21 +81,30 @@ const regionCall = (id: unknown, region: string): Record<string, unknown> => ({
   params: { name: "region", arguments: { region }, _meta: META },
 });
 
+/**
+ * The tool `ask` called in `session` (on `path`): the call's answer to come, and the id of the
+ * elicitation it sends its client, once that is on the call's event stream.
+ */
+const asking = async (session: string, path = "/mcp"): Promise<{ call: Promise<Answer>; id: string }> => {
+  let asked: (id: string) => void = () => undefined;
+  const askedId = new Promise<string>((settle) => (asked = settle));
+  const call = post(
+    JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "ask", arguments: {} } }),
+    { "Mcp-Session-Id": session },
+    (text) => {
+      const found = /"id":"(rpcserver-mcp-[0-9a-f]{32})"/.exec(text);
+      if (found?.[1] !== undefined) asked(found[1]);
+    },
+    path,
+  );
+  return { call, id: await askedId };
+};
+
 describe("a hostile peer", () => {
-  test("one session's answer to another session's elicitation is not taken (its id is a process-wide counter)", async () => {
+  test("one session's answer to another session's elicitation is not taken, even with its id", async () => {
     const [alice, mallory] = await Promise.all([session(), session()]);
-    let asked: (id: string) => void = () => undefined;
-    const askedId = new Promise<string>((settle) => (asked = settle));
-    const call = post(
-      JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "ask", arguments: {} } }),
-      { "Mcp-Session-Id": alice },
-      (text) => {
-        const found = /"id":"(rpcserver-mcp-[0-9a-f]{32})"/.exec(text);
-        if (found?.[1] !== undefined) asked(found[1]);
-      },
-    );
-    const id = await askedId;
-    // Mallory never saw Alice's stream: the id is `rpcserver-mcp-<n>`, n counting up in the process.
+    const { call, id } = await asking(alice);
+    // Mallory never saw Alice's stream; were the id a counter, she could have guessed it. Here she has it.
     await post(JSON.stringify({ jsonrpc: "2.0", id, result: { action: "accept", content: { name: "mallory" } } }), {
       "Mcp-Session-Id": mallory,
     });
@@ -137,18 +146,7 @@ describe("a hostile peer", () => {
 
   test("a session whose call is still under way (waiting for its client's answer) does not end as idle", async () => {
     const alice = await session("/brief");
-    let asked: (id: string) => void = () => undefined;
-    const askedId = new Promise<string>((settle) => (asked = settle));
-    const call = post(
-      JSON.stringify({ jsonrpc: "2.0", id: 7, method: "tools/call", params: { name: "ask", arguments: {} } }),
-      { "Mcp-Session-Id": alice },
-      (text) => {
-        const found = /"id":"(rpcserver-mcp-[0-9a-f]{32})"/.exec(text);
-        if (found?.[1] !== undefined) asked(found[1]);
-      },
-      "/brief",
-    );
-    const id = await askedId;
+    const { call, id } = await asking(alice, "/brief");
     // The user takes longer than the idle bound to answer: the call's event stream is open all along.
     await new Promise((settle) => setTimeout(settle, 800));
     const answer = await post(
