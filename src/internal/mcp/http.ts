@@ -12,6 +12,7 @@ import { isRecord } from "../core/guards";
 import { handlerOf, type FetchHandler } from "../http/fetch-handler";
 import { serviceOf, type FetchServerOptions } from "../http/handler-service";
 import { screen } from "./era";
+import { SESSION_HEADER } from "./protocol";
 import type { McpServer } from "./server";
 import { mcpSessions, sessionHandler, type McpSessions } from "./sessions";
 
@@ -95,7 +96,7 @@ export const mcpHandler = (mcp: McpServer, options: McpHandlerOptions = {}): Fet
   const takes = (body: Uint8Array, header: (name: string) => string | undefined): boolean => {
     const answers = answersIn(body);
     if (answers === undefined || answers.length > most) return false;
-    const session = header("mcp-session-id")?.trim() || undefined;
+    const session = header(SESSION_HEADER) || undefined;
     for (const answer of answers) mcp.reply(answer, session);
     return true;
   };

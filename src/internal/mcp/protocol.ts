@@ -123,5 +123,11 @@ export type Failure = string | { readonly message: string };
 /** A failure's message. */
 export const failureText = (failure: Failure): string => (typeof failure === "string" ? failure : failure.message);
 
+/**
+ * The header that names a session (the 2025-11-25 era, with sessions on), lower-case as
+ * `Headers.get` and the HTTP path's `header` take it. Both give its value trimmed.
+ */
+export const SESSION_HEADER = "mcp-session-id";
+
 /** MCP's error codes beyond JSON-RPC's own. */
 export const RESOURCE_NOT_FOUND = -32002;

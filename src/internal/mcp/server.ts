@@ -26,6 +26,7 @@ import {
   LOG_LEVELS,
   PROTOCOL_VERSIONS,
   RESOURCE_NOT_FOUND,
+  SESSION_HEADER,
   type JsonObject,
   type LogLevel,
   type ToolResult,
@@ -152,7 +153,7 @@ const streamed = (call: ToolCall): Called => call as unknown as AsyncGenerator<u
 const noWait = (): undefined => undefined;
 
 /** The session a call over HTTP came in (its `Mcp-Session-Id`), whose answers alone its asks take. */
-const sessionOf = (ctx: Ctx): string | undefined => ctx.request?.headers.get("mcp-session-id")?.trim() || undefined;
+const sessionOf = (ctx: Ctx): string | undefined => ctx.request?.headers.get(SESSION_HEADER) || undefined;
 
 const NEVER = new AbortController().signal;
 const signalOf = (ctx: Ctx): AbortSignal => ctx.signal ?? NEVER;

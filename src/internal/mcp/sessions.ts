@@ -23,7 +23,7 @@ import { eventOf } from "../http/event-stream-writer";
 import { incomingOf, type FetchHandler } from "../http/fetch-handler";
 import type { Service } from "../http/exchange";
 import { modernMessage, modernVersion } from "./era";
-import type { JsonObject } from "./protocol";
+import { SESSION_HEADER, type JsonObject } from "./protocol";
 
 /**
  * The bounds of `mcpHandler`'s sessions: how many at once, how long one lives idle, and how many of
@@ -81,9 +81,6 @@ export interface McpSessions {
 const DEFAULT_MAX = 1000;
 const DEFAULT_IDLE_MS = 30 * 60_000;
 const DEFAULT_REPLAY = 100;
-
-/** The header that names a session, as Fetch's `Headers` reads it (any case). */
-const SESSION_HEADER = "mcp-session-id";
 
 /** Made on first use: a module-level `new` would keep this module in bundles that never use it. */
 let encoder: InstanceType<typeof TextEncoder> | undefined;
