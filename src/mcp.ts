@@ -29,7 +29,8 @@
  */
 export { audio, embedded, image, resourceLink, text } from "./internal/mcp/content";
 export { mcpHandler, type McpHandlerOptions } from "./internal/mcp/http";
-export { mcpServer, type McpServer, type McpServerSpec } from "./internal/mcp/server";
+export type { McpChange } from "./internal/mcp/changes";
+export { mcpServer, type McpChanges, type McpServer, type McpServerSpec } from "./internal/mcp/server";
 export type { CacheHints } from "./internal/mcp/stateless";
 export { mcpSessions, type McpSessions, type McpSessionsOptions } from "./internal/mcp/sessions";
 export {

@@ -120,8 +120,8 @@ describe("the 2026-07-28 era beside the 2025-11-25 era", () => {
     expect(answer.body?.result).toEqual({
       supportedVersions: [VERSION],
       capabilities: expect.objectContaining({
-        tools: { listChanged: false },
-        resources: { listChanged: false },
+        tools: { listChanged: true },
+        resources: { subscribe: true, listChanged: true },
       }) as unknown,
       resultType: "complete",
       ttlMs: 1000,

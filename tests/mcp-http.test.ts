@@ -79,7 +79,7 @@ describe("mcpHandler", () => {
       id: 1,
       result: {
         protocolVersion: "2025-03-26",
-        capabilities: { logging: {}, tools: { listChanged: false } },
+        capabilities: { logging: {}, tools: { listChanged: true } },
         serverInfo: { name: "tools-only", version: "1.0.0" },
       },
     });

@@ -34,9 +34,9 @@ describe.each(["stdio", "http", "node"] as const)("the SDK's Client over %s", (w
     expect(seen["capabilities"]).toEqual({
       logging: {},
       completions: {},
-      prompts: { listChanged: false },
-      resources: { subscribe: true, listChanged: false },
-      tools: { listChanged: false },
+      prompts: { listChanged: true },
+      resources: { subscribe: true, listChanged: true },
+      tools: { listChanged: true },
     });
   });
 

@@ -72,7 +72,16 @@ const multiRound = (description, asks) =>
     },
   });
 
-export const everything = mcpServer({
+/**
+ * The suite's hooks change a list by declaring one of its entries again, as it is: every listener
+ * hears of the change, and the list the other scenarios read stays the same.
+ */
+const redeclare = (list, name) => {
+  everything.change({ [list]: { [name]: spec[list][name] } });
+  return E.right(`${name} declared again`);
+};
+
+const spec = {
   name: "rpcserver-everything",
   version: "1.0.0",
   // Every process of the fixture signs requestState with this key (2026-07-28 era).
@@ -217,6 +226,15 @@ export const everything = mcpServer({
         }),
       elicitSay,
     ),
+    // The 2026-07-28 suite's hooks: each changes a list, which its subscriptions/listen streams hear of.
+    test_trigger_tool_change: tool({
+      description: "Declares the tool test_simple_text again (notifications/tools/list_changed)",
+      run: () => redeclare("tools", "test_simple_text"),
+    }),
+    test_trigger_prompt_change: tool({
+      description: "Declares the prompt test_simple_prompt again (notifications/prompts/list_changed)",
+      run: () => redeclare("prompts", "test_simple_prompt"),
+    }),
     test_missing_capability: tool({
       description: "Needs the client's sampling capability (2026-07-28: -32021 without it)",
       requires: { sampling: {} },
@@ -385,7 +403,8 @@ export const everything = mcpServer({
         ]),
     },
   },
-});
+};
+export const everything = mcpServer(spec);
 
 // Sessions on: the suite's server-sse-multiple-streams asks for an `Mcp-Session-Id`. Their ids from
 // node:crypto, as Node 18 has no `globalThis.crypto` (elsewhere, `sessions: true` is enough).

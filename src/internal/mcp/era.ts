@@ -28,6 +28,7 @@ export const META = {
   clientInfo: "io.modelcontextprotocol/clientInfo",
   logLevel: "io.modelcontextprotocol/logLevel",
   serverInfo: "io.modelcontextprotocol/serverInfo",
+  subscriptionId: "io.modelcontextprotocol/subscriptionId",
 } as const;
 
 /** The 2026 era's error codes. */
@@ -46,6 +47,7 @@ const MODERN_METHODS: ReadonlySet<string> = new Set([
   "prompts/list",
   "prompts/get",
   "completion/complete",
+  "subscriptions/listen",
 ]);
 
 /** What names a request in the `Mcp-Name` header: the tool's or prompt's name, the resource's URI. */

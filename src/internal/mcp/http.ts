@@ -14,7 +14,7 @@ import { serviceOf, type FetchServerOptions } from "../http/handler-service";
 import { screen } from "./era";
 import { SESSION_HEADER } from "./protocol";
 import type { McpServer } from "./server";
-import { mcpSessions, sessionHandler, type McpSessions } from "./sessions";
+import { mcpSessions, sessionHandler, type McpSessions, type Table } from "./sessions";
 
 /**
  * The options of `mcpHandler`: the HTTP path's (allowed hosts and origins, body limit, CORS), the
@@ -80,10 +80,19 @@ const answersIn = (bytes: Uint8Array): unknown[] | undefined => {
  */
 export const mcpHandler = (mcp: McpServer, options: McpHandlerOptions = {}): FetchHandler => {
   const { sessions, ...rest } = options;
+  const table =
+    sessions === undefined || sessions === false
+      ? undefined
+      : ((sessions === true ? mcpSessions() : sessions) as Table);
+  // The sessions' clients hear of the server's changes on their streams.
+  if (table !== undefined) mcp.onChange((change) => table.tell(change));
   const service = serviceOf("mcpHandler", mcp.methods, {
     stages: mcp.stages,
-    // Each call's tools see the request it came in (McpContext.request): headers, auth.
-    context: (request: Request) => ({ request }),
+    // Each call's tools see the request it came in (McpContext.request): headers, auth; and its session's client.
+    context:
+      table === undefined
+        ? (request: Request) => ({ request })
+        : (request: Request) => ({ request, client: table.clientOf(request.headers.get(SESSION_HEADER)) }),
     inspector: false,
     openrpc: false,
     maxBatchSize: DEFAULT_MAX_BATCH,
@@ -104,6 +113,5 @@ export const mcpHandler = (mcp: McpServer, options: McpHandlerOptions = {}): Fet
   const methods = mcp.methods as Readonly<Record<string, unknown>>;
   const era = { has: (method: string) => Object.hasOwn(methods, method), tool: mcp.tool };
   const stateless = handlerOf({ ...service, takes, refuses: (body, header) => screen(body, header, era) });
-  if (sessions === undefined || sessions === false) return stateless;
-  return sessionHandler(sessions === true ? mcpSessions() : sessions, service, stateless);
+  return table === undefined ? stateless : sessionHandler(table, service, stateless);
 };

@@ -8,6 +8,9 @@
  * values, on the POST's event stream over HTTP; on a connection they go through its peer. A tool
  * that needs no stream (no generator, nothing sent before its answer) is answered as a plain method.
  *
+ * What it declares may change while it runs (`change`, `updated`): a 2025 era client hears of it
+ * on its connection or its session's stream, a 2026 era one on its `subscriptions/listen` stream.
+ *
  * @module
  */
 import * as E from "fp-ts/Either";
@@ -18,9 +21,20 @@ import { server } from "../contract/implement";
 import { isRecord, isThenable } from "../core/guards";
 import type { Methods } from "../core/methods";
 import type { AnyStage } from "../core/stages";
+import { acceptsEvents } from "../http/accept";
 import { settled, listed, templateMatcher, type Prompt, type Resource, type ResourceTemplate } from "./catalog";
 import { ToolCall } from "./call";
-import { checkHeaderNames, envelopeStage, MODERN_VERSIONS } from "./era";
+import {
+  accepts,
+  Changes,
+  Client,
+  honoredFilter,
+  MOST_SUBSCRIPTIONS,
+  notificationOf,
+  type McpChange,
+  type Features,
+} from "./changes";
+import { checkHeaderNames, envelopeStage, META, MODERN_VERSIONS } from "./era";
 import { noOutbox, peerOutbox, Replies, streamOutbox } from "./outbox";
 import {
   LOG_LEVELS,
@@ -37,7 +51,8 @@ import { contextOf, Running, type Tool } from "./tools";
 
 /**
  * An MCP server as declared: who it is, and its tools, resources (by URI), resource templates (by
- * URI template) and prompts, each by name.
+ * URI template) and prompts, each by name. A feature declared (`tools: {}` too) may change while
+ * the server runs (`McpServer.change`); one not declared is not there.
  *
  * @since 5.0.10
  * @category mcp
@@ -82,6 +97,42 @@ export interface McpServer {
   readonly reply: (message: unknown, session?: string) => boolean;
   /** A tool by its name (what the 2026 era checks a call's request against before dispatch: its `requires`, its `x-mcp-header`s). */
   readonly tool: (name: string) => Tool | undefined;
+  /**
+   * Adds, replaces (by name, or URI) and removes (`undefined`) tools, resources, templates and
+   * prompts, then tells the clients each list that changed (`notifications/tools/list_changed`...).
+   * A feature the server did not declare cannot be changed: a TypeError.
+   */
+  readonly change: (changes: McpChanges) => void;
+  /** Tells the clients subscribed to the resource at `uri` that its contents changed (`notifications/resources/updated`). */
+  readonly updated: (uri: string) => void;
+  /**
+   * `listener` hears each change from now (to carry it to other processes, say), until the
+   * function returned is called.
+   */
+  readonly onChange: (listener: (change: McpChange) => void) => () => void;
+  /** Ends every `subscriptions/listen` stream open on the server, each with its result (the graceful end, before a shutdown). */
+  readonly close: () => void;
+}
+
+/**
+ * What `McpServer.change` adds, replaces or removes: by name (by URI for resources, by URI
+ * template for templates), a declaration, or `undefined` to remove it.
+ *
+ * @example
+ * import * as E from "fp-ts/lib/Either.js";
+ * import { tool, type McpChanges } from "rpcserver/mcp";
+ * const changes: McpChanges = {
+ *   tools: { shout: tool({ description: "Shouts", run: () => E.right("HI") }), whisper: undefined },
+ * };
+ *
+ * @since 5.0.10
+ * @category mcp
+ */
+export interface McpChanges {
+  readonly tools?: Readonly<Record<string, Tool | undefined>>;
+  readonly resources?: Readonly<Record<string, Resource | undefined>>;
+  readonly templates?: Readonly<Record<string, ResourceTemplate | undefined>>;
+  readonly prompts?: Readonly<Record<string, Prompt | undefined>>;
 }
 
 const Progress = t.unknown;
@@ -108,6 +159,19 @@ const mcp = contract({
   "resources/read": { params: UriParams, result: t.UnknownRecord },
   "resources/subscribe": { params: UriParams, result: t.UnknownRecord },
   "resources/unsubscribe": { params: UriParams, result: t.UnknownRecord },
+  "subscriptions/listen": {
+    params: t.type({
+      notifications: t.partial({
+        toolsListChanged: t.boolean,
+        promptsListChanged: t.boolean,
+        resourcesListChanged: t.boolean,
+        resourceSubscriptions: t.array(t.string),
+      }),
+    }),
+    result: t.UnknownRecord,
+    stream: Progress,
+    summary: "A stream of the server's changes (2026-07-28)",
+  },
   "prompts/list": { result: t.UnknownRecord },
   "prompts/get": {
     params: t.intersection([NamedParams, t.partial({ arguments: t.record(t.string, t.string) })]),
@@ -136,7 +200,13 @@ const FEATURE_METHODS = {
   completions: ["completion/complete"],
 } as const;
 
-type Ctx = EraContext & { readonly signal?: AbortSignal; readonly peer?: Connection; readonly request?: Request };
+/** A call's context: its era's, its signal, and where it came from (a connection; over HTTP, its request, and its session's client). */
+type Ctx = EraContext & {
+  readonly signal?: AbortSignal;
+  readonly peer?: Connection;
+  readonly request?: Request;
+  readonly client?: Client;
+};
 
 /** What `tools/call` answers: a result now or later, or the one stream of a tool's call. */
 type Called =
@@ -158,10 +228,10 @@ const sessionOf = (ctx: Ctx): string | undefined => ctx.request?.headers.get(SES
 const NEVER = new AbortController().signal;
 const signalOf = (ctx: Ctx): AbortSignal => ctx.signal ?? NEVER;
 const err = (code: number, message: string) => E.left({ code, message } as const);
-const has = <V>(record: Readonly<Record<string, V>> | undefined, key: string): V | undefined =>
-  record !== undefined && Object.hasOwn(record, key) ? record[key] : undefined;
-const entries = <V>(record: Readonly<Record<string, V>> | undefined): Array<[string, V]> =>
+const entries = <V>(record: Readonly<Record<string, V | undefined>> | undefined): Array<[string, V | undefined]> =>
   Object.entries(record ?? {});
+const mapOf = <V>(record: Readonly<Record<string, V>> | undefined): Map<string, V> =>
+  new Map(entries(record) as Array<[string, V]>);
 
 /**
  * An MCP server from its declaration.
@@ -177,47 +247,68 @@ const entries = <V>(record: Readonly<Record<string, V>> | undefined): Array<[str
  *     add: tool({ description: "Adds two numbers", input: t.type({ a: t.number, b: t.number }), run: ({ a, b }) => E.right([text(String(a + b))]) }),
  *   },
  * });
- * mcp.capabilities; // { logging: {}, tools: { listChanged: false } }
+ * mcp.capabilities; // { logging: {}, tools: { listChanged: true } }
+ * mcp.change({ tools: { add: undefined } }); // removed: its clients hear notifications/tools/list_changed
  *
  * @since 5.0.10
  * @category mcp
  */
 export const mcpServer = (spec: McpServerSpec): McpServer => {
-  const { tools, resources, templates, prompts } = spec;
-  for (const [name, declared] of entries(tools)) checkHeaderNames(name, declared);
+  for (const [name, declared] of entries(spec.tools)) if (declared !== undefined) checkHeaderNames(name, declared);
+  const tools = mapOf(spec.tools);
+  const resources = mapOf(spec.resources);
+  const templates = mapOf(spec.templates);
+  const prompts = mapOf(spec.prompts);
+  const features: Features = {
+    tools: spec.tools !== undefined,
+    prompts: spec.prompts !== undefined,
+    resources: spec.resources !== undefined || spec.templates !== undefined,
+  };
   let level: LogLevel = spec.logLevel ?? "info";
-  const subscribed = new Set<string>();
   const replies = new Replies();
-  const matchers = entries(templates).map(([template, declared]) => ({
-    template,
-    declared,
-    match: templateMatcher(template),
-  }));
-  const completes =
-    entries(prompts).some(([, p]) => p.complete !== undefined) ||
-    entries(templates).some(([, r]) => r.complete !== undefined);
-  const hasResources = resources !== undefined || templates !== undefined;
+  const changes = new Changes();
+  /** The `subscriptions/listen` streams open, each ended (gracefully) by its function. */
+  const listening = new Set<() => void>();
+  const matchersOf = () =>
+    Array.from(templates, ([template, declared]) => ({ declared, match: templateMatcher(template) }));
+  let matchers = matchersOf();
+  // What may be completed: a prompt's arguments, a template's variables (those added later too).
+  const completes = features.prompts || features.resources;
   const capabilities: JsonObject = {
     logging: {},
     ...(completes ? { completions: {} } : {}),
-    ...(prompts !== undefined ? { prompts: { listChanged: false } } : {}),
-    ...(hasResources ? { resources: { subscribe: true, listChanged: false } } : {}),
-    ...(tools !== undefined ? { tools: { listChanged: false } } : {}),
+    ...(features.prompts ? { prompts: { listChanged: true } } : {}),
+    ...(features.resources ? { resources: { subscribe: true, listChanged: true } } : {}),
+    ...(features.tools ? { tools: { listChanged: true } } : {}),
   };
   const serverInfo = {
     name: spec.name,
     version: spec.version,
     ...(spec.title !== undefined ? { title: spec.title } : {}),
   };
-  // The 2026 era has no `resources/subscribe` (nor, yet here, `subscriptions/listen`).
-  const modernCapabilities: JsonObject = {
-    ...capabilities,
-    ...(hasResources ? { resources: { listChanged: false } } : {}),
+
+  /** The client of the 2025 era a call came from, between its requests: its session's, or its connection's. */
+  const peers = new WeakMap<Connection, Client>();
+  const clientOf = (ctx: Ctx): Client | undefined => {
+    if (ctx.client !== undefined || ctx.peer === undefined) return ctx.client;
+    const { peer } = ctx;
+    const known = peers.get(peer);
+    if (known !== undefined) return known;
+    const client = new Client();
+    peers.set(peer, client);
+    const stop = changes.listen((change) => {
+      if (!client.hears(change)) return;
+      const { method, params } = notificationOf(change);
+      void peer.transport(JSON.stringify({ jsonrpc: "2.0", method, params }), { signal: NEVER, ids: [undefined] })();
+    });
+    void peer.closed.then(stop, stop);
+    return client;
   };
+  const levelOf = (ctx: Ctx) => (): LogLevel => clientOf(ctx)?.level ?? level;
 
   /** The contents of the resource at `uri`, static or from the first template it matches. */
   const read = async (uri: string, signal: AbortSignal) => {
-    const found = has(resources, uri);
+    const found = resources.get(uri);
     const answer = found !== undefined ? found.read(uri, signal) : readTemplate(uri, signal);
     if (answer === undefined) return err(RESOURCE_NOT_FOUND, `Resource not found: ${uri}`);
     const contents = await settled(answer);
@@ -236,48 +327,58 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
   const app = server(mcp)
     .context<Ctx>()
     .implement({
-      initialize: (_ctx, { protocolVersion }) =>
-        E.right({
+      initialize: (ctx, { protocolVersion }) => {
+        // A connection's client hears of changes from now.
+        clientOf(ctx);
+        return E.right({
           protocolVersion: PROTOCOL_VERSIONS.find((known) => known === protocolVersion) ?? PROTOCOL_VERSIONS[0],
           capabilities,
           serverInfo,
           ...(spec.instructions !== undefined ? { instructions: spec.instructions } : {}),
-        }),
+        });
+      },
       "notifications/initialized": () => E.right(null),
       ping: () => E.right({}),
       "server/discover": () =>
         E.right({
           supportedVersions: MODERN_VERSIONS,
-          capabilities: modernCapabilities,
+          capabilities,
           ...(spec.instructions !== undefined ? { instructions: spec.instructions } : {}),
         }),
-      "logging/setLevel": (_ctx, params) => {
-        level = params.level;
+      "logging/setLevel": (ctx, params) => {
+        const client = clientOf(ctx);
+        if (client !== undefined) client.level = params.level;
+        else level = params.level;
         return E.right({});
       },
-      "tools/list": () => E.right({ tools: entries(tools).map(([name, declared]) => ({ name, ...declared.listed })) }),
+      "tools/list": () => E.right({ tools: Array.from(tools, ([name, declared]) => ({ name, ...declared.listed })) }),
       "tools/call": (ctx, params) => callTool(ctx, params),
       "resources/list": () =>
-        E.right({ resources: entries(resources).map(([uri, declared]) => ({ uri, ...listed(declared) })) }),
+        E.right({ resources: Array.from(resources, ([uri, declared]) => ({ uri, ...listed(declared) })) }),
       "resources/templates/list": () =>
         E.right({
-          resourceTemplates: entries(templates).map(([uriTemplate, declared]) => ({
+          resourceTemplates: Array.from(templates, ([uriTemplate, declared]) => ({
             uriTemplate,
             ...listed(declared),
           })),
         }),
       "resources/read": (ctx, { uri }) => read(uri, signalOf(ctx)),
-      "resources/subscribe": (_ctx, { uri }) => {
-        subscribed.add(uri);
+      "resources/subscribe": (ctx, { uri }) => {
+        const uris = clientOf(ctx)?.uris;
+        if (uris !== undefined && !uris.has(uri) && uris.size >= MOST_SUBSCRIPTIONS) {
+          return err(-32603, `Subscription limit reached (${MOST_SUBSCRIPTIONS} resources)`);
+        }
+        uris?.add(uri);
         return E.right({});
       },
-      "resources/unsubscribe": (_ctx, { uri }) => {
-        subscribed.delete(uri);
+      "resources/unsubscribe": (ctx, { uri }) => {
+        clientOf(ctx)?.uris.delete(uri);
         return E.right({});
       },
+      "subscriptions/listen": (ctx, { notifications }) => listen(ctx, notifications),
       "prompts/list": () =>
         E.right({
-          prompts: entries(prompts).map(([name, declared]) => ({
+          prompts: Array.from(prompts, ([name, declared]) => ({
             name,
             ...(declared.title !== undefined ? { title: declared.title } : {}),
             ...(declared.description !== undefined ? { description: declared.description } : {}),
@@ -285,31 +386,31 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
           })),
         }),
       "prompts/get": async (ctx, { name, arguments: args = {} }) => {
-        const declared = has(prompts, name);
+        const declared = prompts.get(name);
         if (declared === undefined) return err(-32602, `Unknown prompt: ${name}`);
         const missing = (declared.arguments ?? []).filter((a) => a.required === true && args[a.name] === undefined);
         if (missing.length > 0) return err(-32602, `Missing arguments: ${missing.map((a) => a.name).join(", ")}`);
         const signal = signalOf(ctx);
         const signalNow = (): AbortSignal => signal;
         const outbox = inputsOutbox(ctx.inputs, ctx.peer !== undefined ? peerOutbox(ctx.peer, signalNow) : noOutbox);
-        const got = await settled(declared.get(args, signal, contextOf(signalNow, outbox, levelNow, ctx)));
+        const got = await settled(declared.get(args, signal, contextOf(signalNow, outbox, levelOf(ctx), ctx)));
         if (E.isLeft(got)) return err(-32602, got.left);
         return E.right(Array.isArray(got.right) ? { messages: got.right } : (got.right as JsonObject));
       },
       "completion/complete": async (_ctx, { ref, argument }) => {
         const owner =
           ref.type === "ref/prompt"
-            ? has(prompts, ref.name ?? "")
+            ? prompts.get(ref.name ?? "")
             : ref.type === "ref/resource"
-              ? has(templates, ref.uri ?? "")
+              ? templates.get(ref.uri ?? "")
               : undefined;
-        const complete = has(owner?.complete, argument.name);
-        const values = complete === undefined ? [] : (await complete(argument.value, {})).slice(0, 100);
+        const complete = owner?.complete;
+        const completer =
+          complete !== undefined && Object.hasOwn(complete, argument.name) ? complete[argument.name] : undefined;
+        const values = completer === undefined ? [] : (await completer(argument.value, {})).slice(0, 100);
         return E.right({ completion: { values, total: values.length, hasMore: false } });
       },
     });
-
-  const levelNow = (): LogLevel => level;
 
   /**
    * `tools/call`: the tool's answer as a method's, when it gives one at once or later and sent
@@ -322,7 +423,7 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
     ctx: Ctx,
     params: { readonly name: string; readonly arguments?: JsonObject; readonly _meta?: unknown },
   ): Called => {
-    const declared = has(tools, params.name);
+    const declared = tools.get(params.name);
     if (declared === undefined) return err(-32602, `Unknown tool: ${params.name}`);
     const signal = (): AbortSignal => signalOf(ctx);
     const meta = params._meta;
@@ -331,7 +432,7 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
     const { peer } = ctx;
     if (peer !== undefined) {
       const outbox = inputsOutbox(ctx.inputs, peerOutbox(peer, signal));
-      const started = declared.start(params.arguments, contextOf(signal, outbox, levelNow, ctx));
+      const started = declared.start(params.arguments, contextOf(signal, outbox, levelOf(ctx), ctx));
       if (started instanceof Running) return streamed(new ToolCall(progress, outbox.sent).begin(started));
       // The answer waits for the notifications the tool sent (read once it has answered).
       const after = (result: ToolResult): E.Either<never, JsonObject> | Promise<E.Either<never, JsonObject>> => {
@@ -346,7 +447,7 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
       contextOf(
         signal,
         inputsOutbox(ctx.inputs, streamOutbox(call.push, replies, signal, sessionOf(ctx))),
-        levelNow,
+        levelOf(ctx),
         ctx,
       ),
     );
@@ -355,16 +456,63 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
       : answered(started);
   };
 
+  /**
+   * `subscriptions/listen` (2026 era only): the acknowledgement of what it will hear first, then each
+   * change its filter accepts, each stamped with the request's id; it ends when the client leaves or
+   * cancels (no answer), or with its result when the server closes it. Over HTTP, the POST's event
+   * stream ({@link ToolCall} again: pushed messages, then an end); on a connection, its notifications.
+   */
+  const listen = (ctx: Ctx, asked: Parameters<typeof honoredFilter>[0]): Called => {
+    const id = ctx.listenId;
+    if (id === undefined) return err(-32601, "Method not found: subscriptions/listen is of the 2026-07-28 era");
+    if (ctx.request !== undefined && !acceptsEvents(ctx.request.headers.get("accept"))) {
+      return err(-32600, "subscriptions/listen answers an event stream: accept text/event-stream");
+    }
+    if (listening.size >= MOST_SUBSCRIPTIONS) return err(-32603, "Subscription limit reached");
+    const filter = honoredFilter(asked, features);
+    const stamp = { [META.subscriptionId]: id };
+    const signal = signalOf(ctx);
+    const { peer } = ctx;
+    const call = new ToolCall(false, noWait);
+    const outbox = peer !== undefined ? peerOutbox(peer, () => signal) : streamOutbox(call.push, replies, () => signal);
+    outbox.send("notifications/subscriptions/acknowledged", { notifications: filter, _meta: stamp });
+    const result = { resultType: "complete", _meta: stamp } as unknown as ToolResult;
+    const ended = new Promise<ToolResult>((end) => {
+      if (Object.keys(filter).length === 0) return end(result);
+      const stop = changes.listen((change) => {
+        if (!accepts(filter, change)) return;
+        const { method, params } = notificationOf(change);
+        outbox.send(method, { ...params, _meta: stamp });
+      });
+      const over = (): void => {
+        stop();
+        listening.delete(close);
+        signal.removeEventListener("abort", over);
+        end(result);
+      };
+      const close = (): void => over();
+      listening.add(close);
+      if (signal.aborted) over();
+      else signal.addEventListener("abort", over, { once: true });
+    });
+    if (peer === undefined) return streamed(call.begin(ended));
+    return ended.then(async (answer) => {
+      await outbox.sent();
+      return answered(answer);
+    });
+  };
+
   const present = new Set<string>([
     "initialize",
     "notifications/initialized",
     "ping",
     "server/discover",
     "logging/setLevel",
-    ...(tools !== undefined ? FEATURE_METHODS.tools : []),
-    ...(hasResources ? FEATURE_METHODS.resources : []),
-    ...(prompts !== undefined ? FEATURE_METHODS.prompts : []),
+    ...(features.tools ? FEATURE_METHODS.tools : []),
+    ...(features.resources ? FEATURE_METHODS.resources : []),
+    ...(features.prompts ? FEATURE_METHODS.prompts : []),
     ...(completes ? FEATURE_METHODS.completions : []),
+    ...(features.tools || features.resources || features.prompts ? ["subscriptions/listen"] : []),
   ]);
   const methods = Object.fromEntries(Object.entries(app.methods as Methods).filter(([name]) => present.has(name)));
   const stateless = statelessStage(
@@ -372,15 +520,48 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
     spec.caching ?? { ttlMs: 0, cacheScope: "private" },
     stateKeeper(spec.stateKey),
   );
+  const tool = (name: string): Tool | undefined => tools.get(name);
+
+  /** The feature each part of a change is of. */
+  const FEATURE_OF = { tools: "tools", prompts: "prompts", resources: "resources", templates: "resources" } as const;
+  /** Applies one part of a change to its table: `true` if there was one. */
+  const apply = <V>(table: Map<string, V>, given: Readonly<Record<string, V | undefined>> | undefined): boolean => {
+    if (given === undefined) return false;
+    for (const [key, declared] of entries(given)) {
+      if (declared === undefined) table.delete(key);
+      else table.set(key, declared);
+    }
+    return true;
+  };
+
   return {
     methods,
-    stages: [
-      ...app.stages,
-      envelopeStage({ has: (method) => present.has(method), tool: (name) => has(tools, name) }),
-      stateless,
-    ],
+    stages: [...app.stages, envelopeStage({ has: (method) => present.has(method), tool }), stateless],
     capabilities,
     reply: (message, session) => replies.take(message, session),
-    tool: (name) => has(tools, name),
+    tool,
+    change: (given) => {
+      // All checked before anything changes: a change is made whole or not at all.
+      for (const kind of Object.keys(given) as Array<keyof McpChanges>) {
+        if (given[kind] !== undefined && !features[FEATURE_OF[kind]]) {
+          throw new TypeError(
+            `McpServer.change: the server declared no ${kind}; declare them (\`${kind}: {}\`) to change them`,
+          );
+        }
+      }
+      for (const [name, declared] of entries(given.tools)) if (declared !== undefined) checkHeaderNames(name, declared);
+      const changed: McpChange[] = [];
+      if (apply(tools, given.tools)) changed.push({ list: "tools" });
+      if (apply(prompts, given.prompts)) changed.push({ list: "prompts" });
+      const someResources = apply(resources, given.resources);
+      if (apply(templates, given.templates)) matchers = matchersOf();
+      if (someResources || given.templates !== undefined) changed.push({ list: "resources" });
+      for (const change of changed) changes.tell(change);
+    },
+    updated: (uri) => changes.tell({ updated: uri }),
+    onChange: (listener) => changes.listen(listener),
+    close: () => {
+      for (const close of Array.from(listening)) close();
+    },
   };
 };

@@ -22,6 +22,7 @@ import { acceptsEvents } from "../http/accept";
 import { eventOf } from "../http/event-stream-writer";
 import { incomingOf, type FetchHandler } from "../http/fetch-handler";
 import type { Service } from "../http/exchange";
+import { Client, notificationOf, type McpChange } from "./changes";
 import { modernMessage, modernVersion } from "./era";
 import { SESSION_HEADER, type JsonObject } from "./protocol";
 
@@ -99,6 +100,8 @@ interface Kept {
  */
 class Session {
   seen: number;
+  /** What the server knows of its client between requests: the resources it subscribed to, its log level. */
+  readonly client = new Client();
   private seq = 0;
   private readonly kept: Kept[] = [];
   private live: ReadableStreamDefaultController<Uint8Array> | undefined;
@@ -236,7 +239,7 @@ class Session {
 }
 
 /** The sessions of one handler, by id, the least recently used first (a use moves one to the end). */
-class Table implements McpSessions {
+export class Table implements McpSessions {
   private readonly all = new Map<string, Session>();
   private readonly max: number;
   private readonly idleMs: number;
@@ -250,14 +253,27 @@ class Table implements McpSessions {
     this.id = options.id ?? randomUuid();
   }
 
-  readonly notify = (method: string, params?: JsonObject): void => {
+  readonly notify = (method: string, params?: JsonObject): void => this.send(method, params, () => true);
+
+  /** A change of the server's, to each session whose client hears of it. */
+  tell(change: McpChange): void {
+    const { method, params } = notificationOf(change);
+    this.send(method, params, (session) => session.client.hears(change));
+  }
+
+  /** The client of the session of `id`, if it is open (not marked used: the request is not in yet). */
+  clientOf(id: string | null): Client | undefined {
+    return id === null ? undefined : this.all.get(id)?.client;
+  }
+
+  private send(method: string, params: JsonObject | undefined, to: (session: Session) => boolean): void {
     const text = JSON.stringify({ jsonrpc: "2.0", method, ...(params !== undefined ? { params } : {}) });
     const now = Date.now();
     for (const session of this.all.values()) {
       if (this.idle(session, now)) this.end(session.id);
-      else session.send(text);
+      else if (to(session)) session.send(text);
     }
-  };
+  }
 
   readonly size = (): number => {
     this.sweep(Date.now());

@@ -81,9 +81,10 @@ export interface Inputs {
   count: number;
 }
 
-/** What the handler's context holds for a request of the 2026 era. */
+/** What the handler's context holds for a request of the 2026 era: its asks' inputs; a `subscriptions/listen`'s id. */
 export interface EraContext {
   readonly inputs?: Inputs;
+  readonly listenId?: string | number | null;
 }
 
 /**
@@ -171,7 +172,8 @@ export const statelessStage = (serverInfo: JsonObject, caching: CacheHints, keep
         count: 0,
       };
     }
-    const context = inputs === undefined ? call.context : { ...(call.context as object), inputs };
+    const extra = inputs !== undefined ? { inputs } : method === "subscriptions/listen" ? { listenId: id } : undefined;
+    const context = extra === undefined ? call.context : { ...(call.context as object), ...extra };
     const response = await next({ request, context });
     if (inputs !== undefined && Object.keys(inputs.asked).length > 0) {
       const requestState = await keeper.sign({ call: callOf(method, params), answers: inputs.taken }).catch(unsigned);
