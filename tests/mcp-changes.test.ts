@@ -6,6 +6,7 @@
  * a connection's client. Through `mcpHandler` as a fetch handler, and `connect` on in-memory
  * channels.
  */
+import { randomUUID } from "node:crypto";
 import * as E from "fp-ts/Either";
 import { connect } from "../src/connection";
 import { mcpHandler, mcpServer, mcpSessions, text, tool, type McpServer, type Resource } from "../src/mcp";
@@ -286,7 +287,7 @@ describe("2025-11-25 sessions: each session's subscriptions and log level", () =
 
   test("a resource's update reaches only the sessions subscribed to it; a list's change reaches every one", async () => {
     const mcp = serverOf();
-    const handler = mcpHandler(mcp, { sessions: mcpSessions() });
+    const handler = mcpHandler(mcp, { sessions: mcpSessions({ id: randomUUID }) });
     const begin = async () => (await handler(post(initialize))).headers.get("mcp-session-id") as string;
     const [a, b] = [await begin(), await begin()];
     const streams = await Promise.all(
@@ -318,7 +319,7 @@ describe("2025-11-25 sessions: each session's subscriptions and log level", () =
   });
 
   test("logging/setLevel is the session's own: another session keeps the server's level", async () => {
-    const handler = mcpHandler(serverOf(), { sessions: true });
+    const handler = mcpHandler(serverOf(), { sessions: mcpSessions({ id: randomUUID }) });
     const begin = async () => (await handler(post(initialize))).headers.get("mcp-session-id") as string;
     const [quiet, loud] = [await begin(), await begin()];
     await handler(post('{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"error"}}', quiet));

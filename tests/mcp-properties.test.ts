@@ -6,6 +6,9 @@
  * once, exactly once unless it was cancelled, with what its tool answers; a call's progress is its
  * own, in order, and none comes after its answer; a cancel of an id that is not in flight is answered
  * with nothing; and every tool that started has ended (its `finally` run) once the calls are over.
+ * Changes of the tool list while all this runs (a tool added and removed) each reach the client as
+ * one `notifications/tools/list_changed`, and a call of that tool is answered once, by the tool or
+ * as unknown.
  */
 import * as E from "fp-ts/Either";
 import fc from "fast-check";
@@ -73,7 +76,9 @@ type Op =
   | { readonly kind: "fail" }
   | { readonly kind: "cancel"; readonly call: number }
   | { readonly kind: "cancelUnknown" }
-  | { readonly kind: "wait"; readonly ms: number };
+  | { readonly kind: "wait"; readonly ms: number }
+  | { readonly kind: "change" }
+  | { readonly kind: "extra" };
 
 const op: fc.Arbitrary<Op> = fc.oneof(
   {
@@ -96,7 +101,13 @@ const op: fc.Arbitrary<Op> = fc.oneof(
   { weight: 3, arbitrary: fc.record({ kind: fc.constant("cancel" as const), call: fc.nat(30) }) },
   { weight: 1, arbitrary: fc.record({ kind: fc.constant("cancelUnknown" as const) }) },
   { weight: 2, arbitrary: fc.record({ kind: fc.constant("wait" as const), ms: fc.integer({ min: 0, max: 3 }) }) },
+  { weight: 2, arbitrary: fc.record({ kind: fc.constant("change" as const) }) },
+  { weight: 1, arbitrary: fc.record({ kind: fc.constant("extra" as const) }) },
 );
+
+/** The tool the `change` steps add and remove, in turn. */
+const extra = tool({ description: "Here for a while", run: () => E.right("extra") });
+let extraThere = false;
 
 interface Message {
   readonly id?: number;
@@ -109,7 +120,9 @@ interface Message {
 interface Call {
   readonly id: number;
   readonly token: string | undefined;
+  /** What it answers (`result`), or either of these for a call of the tool that comes and goes. */
   readonly expected: unknown;
+  readonly either?: readonly unknown[];
   readonly values: number;
   cancelled: boolean;
 }
@@ -131,6 +144,13 @@ const run = async (ops: readonly Op[]): Promise<void> => {
   });
   const calls: Call[] = [];
   const before = { ...seen };
+  let changes = 0;
+  // The client says who it is first: from then on it hears of the server's changes.
+  client.send(
+    '{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"p","version":"1"}}}',
+  );
+  for (let turn = 0; turn < 100 && !received.some((m) => m.id === 0); turn += 1) await settle(1);
+  received.length = 0;
   for (const step of ops) {
     if (step.kind === "count" || step.kind === "sleep" || step.kind === "fail") {
       const id = calls.length + 1;
@@ -165,6 +185,23 @@ const run = async (ops: readonly Op[]): Promise<void> => {
           JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: target.id } }),
         );
       }
+    } else if (step.kind === "change") {
+      extraThere = !extraThere;
+      changes += 1;
+      kit.change({ tools: { extra: extraThere ? extra : undefined } });
+    } else if (step.kind === "extra") {
+      const id = calls.length + 1;
+      calls.push({
+        id,
+        token: undefined,
+        values: 0,
+        expected: undefined,
+        either: [text("extra"), -32602],
+        cancelled: false,
+      });
+      client.send(
+        JSON.stringify({ jsonrpc: "2.0", id, method: "tools/call", params: { name: "extra", arguments: {} } }),
+      );
     } else if (step.kind === "cancelUnknown") {
       client.send(JSON.stringify({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 10_000 } }));
     } else {
@@ -184,16 +221,20 @@ const run = async (ops: readonly Op[]): Promise<void> => {
   }
   await settle(5);
   for (const message of received) {
-    // Nothing but answers to calls made, and progress on their tokens: no error for an unknown cancel.
+    // Nothing but answers to calls made, progress on their tokens, and list changes: no error for an unknown cancel.
     if (message.method === undefined) expect(calls.some((call) => call.id === message.id)).toBe(true);
-    else expect(message.method).toBe("notifications/progress");
+    else expect(["notifications/progress", "notifications/tools/list_changed"]).toContain(message.method);
   }
+  expect(received.filter((m) => m.method === "notifications/tools/list_changed")).toHaveLength(changes);
   for (const call of calls) {
     const answers = received.flatMap((m, at) => (m.id === call.id && m.method === undefined ? [at] : []));
     expect(answers.length).toBeLessThanOrEqual(1);
     if (!call.cancelled) expect([call.id, answers.length]).toEqual([call.id, 1]);
     const at = answers[0];
-    if (at !== undefined) expect(received[at]?.result).toEqual(call.expected);
+    // The tool that comes and goes: its answer, or -32602 (unknown) as the list stood when the call was read.
+    if (at !== undefined && call.either !== undefined)
+      expect(call.either).toContainEqual(received[at]?.result ?? (received[at]?.error as { code?: number }).code);
+    else if (at !== undefined) expect(received[at]?.result).toEqual(call.expected);
     const progress = received.flatMap((m, index) =>
       m.method === "notifications/progress" && m.params?.progressToken === call.token && call.token !== undefined
         ? [{ index, progress: m.params?.progress }]
