@@ -31,7 +31,7 @@ export { audio, embedded, image, resourceLink, text } from "./internal/mcp/conte
 export { mcpHandler, type McpHandlerOptions } from "./internal/mcp/http";
 export type { McpChange } from "./internal/mcp/changes";
 export { mcpServer, type McpChanges, type McpServer, type McpServerSpec } from "./internal/mcp/server";
-export type { CacheHints } from "./internal/mcp/stateless";
+export type { CacheHints, StateOwner } from "./internal/mcp/stateless";
 export { mcpSessions, type McpSessions, type McpSessionsOptions } from "./internal/mcp/sessions";
 export {
   tool,

@@ -378,6 +378,55 @@ describe("the 2026-07-28 era beside the 2025-11-25 era", () => {
     },
   );
 
+  webCrypto("stateOwner: a requestState is its user's; another user's, or none where one was, is refused", async () => {
+    const owned = mcpHandler(
+      mcpServer({
+        name: "eras",
+        version: "1.0.0",
+        stateKey: "a key every process of the test shares",
+        stateOwner: ({ httpRequest }) => httpRequest?.headers.get("authorization") ?? undefined,
+        tools: { greet: ask("user_name") },
+      }),
+    );
+    const call = async (authorization: string | undefined, extra: Record<string, unknown> = {}) => {
+      const response = await owned(
+        new Request(URL_, {
+          method: "POST",
+          headers: {
+            "Content-Type": "application/json",
+            "MCP-Protocol-Version": VERSION,
+            "Mcp-Method": "tools/call",
+            "Mcp-Name": "greet",
+            ...(authorization !== undefined ? { Authorization: authorization } : {}),
+          },
+          body: JSON.stringify({
+            jsonrpc: "2.0",
+            id: 1,
+            method: "tools/call",
+            params: { _meta: META, name: "greet", arguments: {}, ...extra },
+          }),
+        }),
+      );
+      return (await response.json()) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
+    };
+    const first = await call("Bearer ann");
+    const requestState = first.result?.["requestState"] as string;
+    // The user's name is not in the state: only its tag.
+    expect(Buffer.from(requestState.split(".")[0] ?? "", "base64url").toString()).not.toContain("ann");
+    const answers = { user_name: { action: "accept", content: { name: "Ann" } } };
+    expect((await call("Bearer bob", { requestState, inputResponses: answers })).error).toEqual({
+      code: -32602,
+      message: "Invalid params: requestState is another user's",
+    });
+    expect((await call(undefined, { requestState, inputResponses: answers })).error?.code).toBe(-32602);
+    expect((await call("Bearer ann", { requestState, inputResponses: answers })).result?.["content"]).toEqual([
+      { type: "text", text: 'Hello {"name":"Ann"}' },
+    ]);
+    // A state made with no user named holds for no user.
+    const anonymous = (await call(undefined)).result?.["requestState"] as string;
+    expect((await call("Bearer ann", { requestState: anonymous })).error?.code).toBe(-32602);
+  });
+
   test("lists and reads carry the caching hints; input_required results and calls do not", async () => {
     for (const [method, params] of [
       ["tools/list", {}],

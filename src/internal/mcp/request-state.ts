@@ -1,10 +1,11 @@
 /**
  * The `requestState` of an `input_required` result (2026-07-28 era), which the client sends back
  * as is with its answers: what the server carries from one round to the next (the answers so far),
- * bound to the method and what it names, with an expiry, and signed (HMAC-SHA-256, by WebCrypto,
- * so any runtime) with a key every process of the server shares. A state forged, altered, expired,
- * too long, or for another call is refused: the client holds it, so it is the client's word until
- * checked.
+ * bound to the method and what it names, with an expiry, and to its user when the server names one
+ * (an HMAC of the name under the same key: the state shows no user's name, and no one without the
+ * key can make the tag of another), and signed (HMAC-SHA-256, by WebCrypto, so any runtime) with a
+ * key every process of the server shares. A state forged, altered, expired, too long, for another
+ * call or another user is refused: the client holds it, so it is the client's word until checked.
  *
  * @module
  */
@@ -72,17 +73,27 @@ export const stateKeeper = (secret: string | undefined) => {
     key = crypto.subtle.importKey("raw", raw, { name: "HMAC", hash: "SHA-256" }, false, ["sign", "verify"]);
     return key;
   };
+  /** A user's tag: their name's HMAC under the key (`undefined`: no user named). */
+  const tagOf = async (owner: string | undefined): Promise<string | undefined> =>
+    owner === undefined
+      ? undefined
+      : base64url(
+          new Uint8Array(await webCrypto().subtle.sign("HMAC", await keyOf(), encoder.encode(`owner:${owner}`))),
+        );
   return {
-    /** The state of `content`, signed: `payload.signature`, both base64url. */
-    sign: async (content: StateContent): Promise<string> => {
-      const payload = encoder.encode(JSON.stringify({ ...content, expires: Date.now() + LIFETIME_MS }));
+    /** The state of `content` for `owner` (if named), signed: `payload.signature`, both base64url. */
+    sign: async (content: StateContent, owner?: string): Promise<string> => {
+      const payload = encoder.encode(
+        JSON.stringify({ ...content, owner: await tagOf(owner), expires: Date.now() + LIFETIME_MS }),
+      );
       const signature = new Uint8Array(await webCrypto().subtle.sign("HMAC", await keyOf(), payload));
       return `${base64url(payload)}.${base64url(signature)}`;
     },
-    /** The content of a state, if it is this server's, unaltered, unexpired and for `call`: else why not. */
+    /** The content of a state, if it is this server's, unaltered, unexpired, for `call` and for `owner`: else why not. */
     open: async (
       state: unknown,
       call: string,
+      owner?: string,
     ): Promise<{ readonly answers: JsonObject } | { readonly refused: string }> => {
       if (typeof state !== "string" || state.length > MAX_STATE_LENGTH)
         return { refused: "requestState is not a state of this server" };
@@ -100,6 +111,7 @@ export const stateKeeper = (secret: string | undefined) => {
       }
       if (content["expires"] < Date.now()) return { refused: "requestState has expired" };
       if (content["call"] !== call) return { refused: "requestState is another call's" };
+      if (content["owner"] !== (await tagOf(owner))) return { refused: "requestState is another user's" };
       return { answers: content["answers"] };
     },
   };

@@ -46,7 +46,7 @@ import {
   type ToolResult,
 } from "./protocol";
 import { stateKeeper } from "./request-state";
-import { inputsOutbox, statelessStage, type CacheHints, type EraContext } from "./stateless";
+import { inputsOutbox, statelessStage, type CacheHints, type EraContext, type StateOwner } from "./stateless";
 import { contextOf, Running, type Tool } from "./tools";
 
 /**
@@ -75,6 +75,13 @@ export interface McpServerSpec {
    * a key made at random when the server is made, so a state holds only on the process that made it.
    */
   readonly stateKey?: string;
+  /**
+   * Who the user of a call is (2026 era), from where it came: its HTTP request (`Authorization`, a
+   * session cookie) or its connection. A `requestState` is then bound to that user as well as to
+   * its call: another user's is refused (-32602), as one with none named where one is. Default:
+   * no user, any client may carry a state on (it is still bound to its call, and expires).
+   */
+  readonly stateOwner?: StateOwner;
   /** The 2026 era's caching hints on lists, reads and `server/discover`. Default `{ ttlMs: 0, cacheScope: "private" }`: not kept. */
   readonly caching?: CacheHints;
 }
@@ -519,6 +526,7 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
     serverInfo,
     spec.caching ?? { ttlMs: 0, cacheScope: "private" },
     stateKeeper(spec.stateKey),
+    spec.stateOwner,
   );
   const tool = (name: string): Tool | undefined => tools.get(name);
 

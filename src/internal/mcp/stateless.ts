@@ -11,6 +11,7 @@
  */
 import * as E from "fp-ts/Either";
 import type { Kind, URIS } from "fp-ts/HKT";
+import type { Connection } from "../connection/options";
 import type { Effect } from "../core/effect";
 import { messageOf } from "../core/describe";
 import { isRecord } from "../core/guards";
@@ -135,8 +136,26 @@ const unsigned = (thrown: unknown): Error => new Error(messageOf(thrown));
 const callOf = (method: string, params: JsonObject): string =>
   `${method} ${JSON.stringify(params["name"] ?? params["uri"] ?? null)}`;
 
-/** The 2026 era's stage, for a server of this identity, caching hints and state keeper. */
-export const statelessStage = (serverInfo: JsonObject, caching: CacheHints, keeper: StateKeeper): Around => {
+/**
+ * Who a call's user is, from where it came (`McpServerSpec.stateOwner`): what its `requestState`
+ * is bound to, besides its call. `undefined`: no user.
+ *
+ * @example
+ * import type { StateOwner } from "rpcserver/mcp";
+ * const byToken: StateOwner = ({ httpRequest }) => httpRequest?.headers.get("authorization") ?? undefined;
+ *
+ * @since 5.0.10
+ * @category mcp
+ */
+export type StateOwner = (from: { readonly httpRequest?: Request; readonly peer?: Connection }) => string | undefined;
+
+/** The 2026 era's stage, for a server of this identity, caching hints, state keeper and users. */
+export const statelessStage = (
+  serverInfo: JsonObject,
+  caching: CacheHints,
+  keeper: StateKeeper,
+  ownerOf: StateOwner = () => undefined,
+): Around => {
   const identity = { [META.serverInfo]: serverInfo };
   const stamped = (method: string, result: unknown): JsonObject => {
     const given = isRecord(result) ? result : {};
@@ -153,10 +172,16 @@ export const statelessStage = (serverInfo: JsonObject, caching: CacheHints, keep
     const params = (request.params ?? {}) as JsonObject;
     const id = request.id ?? null;
     let inputs: Inputs | undefined;
+    let owner: string | undefined;
     if (ASKING.has(method)) {
+      const from = (call.context ?? {}) as { readonly request?: Request; readonly peer?: Connection };
+      owner = ownerOf({
+        ...(from.request !== undefined ? { httpRequest: from.request } : {}),
+        ...(from.peer !== undefined ? { peer: from.peer } : {}),
+      });
       let carried: JsonObject = {};
       if (params["requestState"] !== undefined) {
-        const opened = await keeper.open(params["requestState"], callOf(method, params)).catch(unsigned);
+        const opened = await keeper.open(params["requestState"], callOf(method, params), owner).catch(unsigned);
         if (opened instanceof Error) return E.left(ErrorResponse(-32603, opened.message, undefined, id));
         if ("refused" in opened)
           return E.left(ErrorResponse(-32602, `Invalid params: ${opened.refused}`, undefined, id));
@@ -176,7 +201,9 @@ export const statelessStage = (serverInfo: JsonObject, caching: CacheHints, keep
     const context = extra === undefined ? call.context : { ...(call.context as object), ...extra };
     const response = await next({ request, context });
     if (inputs !== undefined && Object.keys(inputs.asked).length > 0) {
-      const requestState = await keeper.sign({ call: callOf(method, params), answers: inputs.taken }).catch(unsigned);
+      const requestState = await keeper
+        .sign({ call: callOf(method, params), answers: inputs.taken }, owner)
+        .catch(unsigned);
       if (requestState instanceof Error) return E.left(ErrorResponse(-32603, requestState.message, undefined, id));
       return E.right(
         SuccessResponse(
