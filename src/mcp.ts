@@ -29,6 +29,7 @@
  */
 export { audio, embedded, image, resourceLink, text } from "./internal/mcp/content";
 export { mcpHandler, type McpHandlerOptions } from "./internal/mcp/http";
+export type { SessionFetchHandler } from "./internal/http/fetch-handler";
 export { mcpServer, type McpServer, type McpServerSpec } from "./internal/mcp/server";
 export type { CacheHints } from "./internal/mcp/stateless";
 export { mcpSessions, type McpSessions, type McpSessionsOptions } from "./internal/mcp/sessions";
