@@ -7,7 +7,11 @@
 //   A browser bundler follows that dynamic import and fails (esbuild: `Could not resolve
 //   "node:http"`; webpack: `UnhandledSchemeError`), so a contract module shared with a browser
 //   client could not be bundled at all. Here each dynamic `import("node:…")` is replaced by a module
-//   that throws a clear error (so `serve` rejects with it in a browser).
+//   that throws a clear error (so `serve` rejects with it in a browser), and so is `serve`'s own
+//   `import()` of the development server (any dynamic import of the Node part): a bundler inlines
+//   what a dynamic import names (esbuild without --splitting) or emits it as a chunk, and the
+//   server, which cannot run in a browser, would bring its whole HTTP path and the inspector page
+//   (about 100 kB minified) into every app that imports `serve` or the main entry's namespace.
 // - dist/esm imports fp-ts's CommonJS files (`fp-ts/lib/Either.js`: fp-ts has no exports map, and
 //   Node's ESM loader can import no other file of it). A bundler then packed fp-ts twice: its
 //   CommonJS files for us, whole (CommonJS is not tree-shaken), and its ES modules (`fp-ts/es6`,
@@ -18,7 +22,7 @@
 // A static `node:` import in a browser entry's graph fails this build, and a browser entry without
 // its `browser` condition in package.json fails it too.
 import { readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
+import { dirname, join, resolve, sep } from "node:path";
 import { rollup } from "@rollup/wasm-node";
 import { entries } from "../rollup.config.mjs";
 
@@ -28,6 +32,8 @@ const BROWSER_ENTRIES = entries.filter((entry) => !NODE_ONLY_ENTRIES.has(entry))
 
 const ESM = resolve("dist/esm");
 const BROWSER = resolve("dist/browser");
+/** The Node part's chunks (rollup.config.mjs's NODE_CHUNKS): no browser module loads one. */
+const NODE_PART = join(ESM, "internal", "node") + sep;
 const pkg = JSON.parse(readFileSync("package.json", "utf8"));
 const subpath = (entry) => (entry === "index" ? "." : `./${entry}`);
 for (const entry of BROWSER_ENTRIES) {
@@ -56,8 +62,13 @@ const bundle = await rollup({
         if (!source.startsWith(".")) return { id: source, external: true };
         return resolve(dirname(importer), source);
       },
-      resolveDynamicImport(specifier) {
-        return typeof specifier === "string" && specifier.startsWith("node:") ? `${NODE_ONLY}${specifier}` : null;
+      resolveDynamicImport(specifier, importer) {
+        if (typeof specifier !== "string") return null;
+        if (specifier.startsWith("node:")) return `${NODE_ONLY}${specifier}`;
+        // `serve` loading the development server, which needs node:http: the same refusal, and
+        // nothing of the server (its HTTP path, the inspector page) in the browser build.
+        const target = specifier.startsWith(".") ? resolve(dirname(importer), specifier) : "";
+        return target.startsWith(NODE_PART) ? `${NODE_ONLY}node:http` : null;
       },
       load(id) {
         if (!id.startsWith(NODE_ONLY)) return null;

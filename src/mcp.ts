@@ -29,6 +29,7 @@
  */
 export { audio, embedded, image, resourceLink, text } from "./internal/mcp/content";
 export { mcpHandler, type McpHandlerOptions } from "./internal/mcp/http";
+export type { SessionFetchHandler } from "./internal/http/fetch-handler";
 export type { McpChange } from "./internal/mcp/changes";
 export { mcpServer, type McpChanges, type McpServer, type McpServerSpec } from "./internal/mcp/server";
 export type { CacheHints, StateOwner } from "./internal/mcp/stateless";

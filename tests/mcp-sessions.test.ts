@@ -235,22 +235,53 @@ describe("mcpHandler with sessions, on real sockets", () => {
     again.drop();
   });
 
-  test("the replay is bounded (3 events kept on /mcp): past it, only the latest come back", async () => {
+  test("the replay is bounded (3 events kept on /mcp): past it, the client is told what it lost, then the latest come back", async () => {
     const session = await begin();
     const stream = await openStream(session);
     const primer = await stream.next();
     stream.drop();
     for (const text of ["a", "b", "c", "d", "e"]) await announce(session, text);
+    const b = Number(primer.id) + 2;
     const again = await openStream(session, primer.id);
+    // The notice first, of no id (no place to resume from): a and b (through b's id) are lost.
+    const notice = await again.next();
+    expect(notice.id).toBeUndefined();
+    expect(JSON.parse(notice.data)).toEqual({
+      jsonrpc: "2.0",
+      method: "notifications/rpcserver/events_lost",
+      params: { lastEventId: primer.id, through: b, reason: "evicted" },
+    });
     const replayed = [await again.next(), await again.next(), await again.next(), await again.next()];
     expect(replayed.map((event) => (event.data === "" ? "" : logged(event)))).toEqual(["c", "d", "e", ""]);
+    expect(replayed.map((event) => Number(event.id))).toEqual([b + 1, b + 2, b + 3, b + 4]);
     again.drop();
+    // The oldest kept event's id before: nothing lost, no notice.
+    const whole = await openStream(session, String(b));
+    expect(logged(await whole.next())).toBe("c");
+    whole.drop();
   });
 
-  test("a Last-Event-ID that is not one of the session's replays nothing", async () => {
+  test("a Last-Event-ID that is not one of the session's replays nothing, and says that what came before may be lost", async () => {
     const session = await begin();
+    // No event sent yet: nothing can have been lost, and nothing is said.
+    const quiet = await openStream(session, "not-an-id");
+    const primer = await quiet.next();
+    expect(primer.data).toBe("");
+    quiet.drop();
     await announce(session, "before");
+    const before = Number(primer.id) + 1;
+    for (const unknown of ["not-an-id", String(before + 1000), "-1", "1e3"]) {
+      const stream = await openStream(session, unknown);
+      expect(JSON.parse((await stream.next()).data)).toEqual({
+        jsonrpc: "2.0",
+        method: "notifications/rpcserver/events_lost",
+        params: { lastEventId: unknown, through: before, reason: "unknown" },
+      });
+      expect((await stream.next()).data).toBe("");
+      stream.drop();
+    }
     const stream = await openStream(session, "not-an-id");
+    await stream.next();
     expect((await stream.next()).data).toBe("");
     await announce(session, "after");
     expect(logged(await stream.next())).toBe("after");

@@ -265,6 +265,7 @@ describe("nodeHandler on node:http", () => {
     const sessioned = mcpHandler(mcpServer({ name: "s", version: "1.0.0" }), {
       sessions: mcpSessions({ id: () => "id" }),
     });
+    // @ts-expect-error: and the compiler refuses it (tests/mcp-node-handler-types.test.ts)
     expect(() => nodeHandler(sessioned)).toThrow(/\(fetchHandler, mcpHandler without sessions\)/);
     // @ts-expect-error: a fetch handler brings its own options
     expect(() => nodeHandler(fetchHandler(methods), { maxBatchSize: 1 })).toThrow(

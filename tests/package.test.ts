@@ -207,9 +207,11 @@ describe("rpcserver/fetch, built, answers through either loader", () => {
 });
 
 describe("rpcserver/client, rpcserver/connection and rpcserver/fetch reach no Node-only module (browsers, Deno, Bun, workers)", () => {
-  /** The bare specifiers the module graph from `entry` imports, statically or dynamically. */
-  /** The bare specifiers `entry`'s graph imports, of at least `least` files (a check that it was walked). */
-  const reached = (entry: string, least = 6): string[] => {
+  /**
+   * The module graph from `entry`, its static and dynamic imports (a bundler inlines what an
+   * `import()` names, or emits it as a chunk): its files, and the bare specifiers they import.
+   */
+  const graphOf = (entry: string): { files: Set<string>; bare: Set<string> } => {
     const seen = new Set<string>();
     const bare = new Set<string>();
     const visit = (file: string): void => {
@@ -227,7 +229,12 @@ describe("rpcserver/client, rpcserver/connection and rpcserver/fetch reach no No
       }
     };
     visit(entry);
-    expect(seen.size).toBeGreaterThanOrEqual(least);
+    return { files: seen, bare };
+  };
+  /** The bare specifiers `entry`'s graph imports, of at least `least` files (a check that it was walked). */
+  const reached = (entry: string, least = 6): string[] => {
+    const { files, bare } = graphOf(entry);
+    expect(files.size).toBeGreaterThanOrEqual(least);
     return [...bare].sort();
   };
 
@@ -267,10 +274,25 @@ describe("rpcserver/client, rpcserver/connection and rpcserver/fetch reach no No
         bare.filter((specifier) => !/^(fp-ts\/es6\/|io-ts$|@opentelemetry\/api$)/.test(specifier)),
       ]).toEqual([subpath, []]);
     }
-    // node:http is a module that throws in its place.
-    expect(readFileSync(join(__dirname, "..", "dist", "browser", "internal", "node", "server.js"), "utf8")).toContain(
+    // `serve`'s development server (it needs node:http) is a module that throws in its place.
+    expect(readFileSync(join(__dirname, "..", "dist", "browser", "internal", "node", "serve.js"), "utf8")).toContain(
       "_node-only_node_http.js",
     );
+  });
+
+  test("no browser build but those that serve it (inspector, fetch, mcp) reaches the inspector page: `serve` loads no development server", () => {
+    // A line of the page's Content-Security-Policy (src/internal/inspector/page.ts), in its chunk alone.
+    const page = "require-trusted-types-for";
+    const browser = join(__dirname, "..", "dist", "browser");
+    const holding = (name: string): string[] =>
+      [...graphOf(join(browser, `${name}.js`)).files]
+        .filter((file) => readFileSync(file, "utf8").includes(page))
+        .map((file) => file.slice(browser.length + 1));
+    // The check can fail: the page's own entry holds it.
+    expect(holding("inspector")).toEqual(["internal/inspector.js"]);
+    for (const name of ["index", "client", "connection", "main", "async_main", "pipeline", "otel"]) {
+      expect([name, holding(name)]).toEqual([name, []]);
+    }
   });
 });
 

@@ -111,6 +111,31 @@ export type TableOptionsArg<C, X, S> = [C] extends [NoContext]
  */
 export type FetchHandler = (request: Request) => Promise<Response>;
 
+/** Phantom, never present at run time: the mark of a fetch handler that keeps sessions of its own. */
+declare const KEEPS_SESSIONS: unique symbol;
+
+/**
+ * A fetch handler that keeps sessions in this process around the one HTTP path (`mcpHandler` of
+ * `rpcserver/mcp` given `sessions`): a fetch adapter serves it; `nodeHandler` refuses it, a compile
+ * error here (and a TypeError to JavaScript), since what it keeps is held on web `Request`s.
+ *
+ * @example
+ * import { mcpHandler, mcpServer, type SessionFetchHandler } from "rpcserver/mcp";
+ * const handler: SessionFetchHandler = mcpHandler(mcpServer({ name: "s", version: "1.0.0" }), { sessions: true });
+ * // Bun.serve({ fetch: handler }); under Node, a fetch adapter (@hono/node-server's serve({ fetch: handler })).
+ *
+ * @since 5.0.10
+ * @category fetch
+ */
+export type SessionFetchHandler = FetchHandler & { readonly [KEEPS_SESSIONS]: true };
+
+/**
+ * What `nodeHandler` takes of fetch handlers: any but one that keeps sessions ({@link SessionFetchHandler}),
+ * which the compiler refuses here. A function this package did not make still compiles, and is a
+ * TypeError when given.
+ */
+export type NativeFetchHandler = FetchHandler & { readonly [KEEPS_SESSIONS]?: never };
+
 /** Nothing to do: what a cancel of a body already gone rejects with is of no use. */
 const ignore = (): void => undefined;
 

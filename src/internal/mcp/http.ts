@@ -9,7 +9,7 @@
  * @module
  */
 import { isRecord } from "../core/guards";
-import { handlerOf, type FetchHandler } from "../http/fetch-handler";
+import { handlerOf, type FetchHandler, type SessionFetchHandler } from "../http/fetch-handler";
 import { serviceOf, type FetchServerOptions } from "../http/handler-service";
 import { screen } from "./era";
 import { SESSION_HEADER } from "./protocol";
@@ -63,7 +63,9 @@ const answersIn = (bytes: Uint8Array): unknown[] | undefined => {
 
 /**
  * An MCP server over Streamable HTTP, as a fetch handler (`(request: Request) => Promise<Response>`):
- * mount it at your MCP path (`/mcp`). Under Node, `nodeHandler`'s glue or any fetch adapter serves it.
+ * mount it at your MCP path (`/mcp`). Under Node, `nodeHandler`'s glue or any fetch adapter serves it;
+ * with `sessions` (or a `sessions` not known to be off) it is a {@link SessionFetchHandler}, which
+ * only a fetch adapter serves: `nodeHandler` does not compile with it.
  *
  * @example
  * import { mcpHandler, mcpServer } from "rpcserver/mcp";
@@ -78,7 +80,9 @@ const answersIn = (bytes: Uint8Array): unknown[] | undefined => {
  * @since 5.0.10
  * @category mcp
  */
-export const mcpHandler = (mcp: McpServer, options: McpHandlerOptions = {}): FetchHandler => {
+export function mcpHandler(mcp: McpServer, options?: McpHandlerOptions & { readonly sessions?: false }): FetchHandler;
+export function mcpHandler(mcp: McpServer, options: McpHandlerOptions): SessionFetchHandler;
+export function mcpHandler(mcp: McpServer, options: McpHandlerOptions = {}): FetchHandler {
   const { sessions, ...rest } = options;
   const table =
     sessions === undefined || sessions === false
@@ -114,4 +118,4 @@ export const mcpHandler = (mcp: McpServer, options: McpHandlerOptions = {}): Fet
   const era = { has: (method: string) => Object.hasOwn(methods, method), tool: mcp.tool };
   const stateless = handlerOf({ ...service, takes, refuses: (body, header) => screen(body, header, era) });
   return table === undefined ? stateless : sessionHandler(table, service, stateless);
-};
+}

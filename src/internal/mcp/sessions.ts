@@ -94,6 +94,14 @@ interface Kept {
 }
 
 /**
+ * The notification that opens a resumed stream which cannot give the client all it missed: its
+ * `Last-Event-ID` is older than the oldest event kept (`reason: "evicted"`), or no id of this
+ * stream's (`"unknown"`). Its params say through which id events may be lost; the client must re-sync
+ * (list again, read again what it holds) rather than trust the replay that follows to be whole.
+ */
+const EVENTS_LOST = "notifications/rpcserver/events_lost";
+
+/**
  * One session: when it was last used, its stream's events (the latest `replay` of them kept), and
  * the stream open on it now, if any. Only one at a time: a new GET closes the one before (a
  * connection dropped without the server knowing is the usual reason for a second).
@@ -104,6 +112,8 @@ class Session {
   readonly client = new Client();
   private seq = 0;
   private readonly kept: Kept[] = [];
+  /** The id of the latest event no longer kept (0: none dropped yet). */
+  private dropped = 0;
   private live: ReadableStreamDefaultController<Uint8Array> | undefined;
 
   constructor(
@@ -174,7 +184,7 @@ class Session {
     this.seq += 1;
     const event = { id: this.seq, bytes: encode(`id: ${this.seq}\n${eventOf(text)}`) };
     this.kept.push(event);
-    if (this.kept.length > this.replay) this.kept.shift();
+    if (this.kept.length > this.replay) this.dropped = this.kept.shift()?.id ?? this.dropped;
     const live = this.live;
     if (live === undefined) return;
     // Its reader is `replay` behind: closed (what is queued is still read); the client comes back for this one.
@@ -183,13 +193,28 @@ class Session {
   }
 
   /**
-   * The session's stream, from now: a first event of an id and no data (so the client has an id to
-   * come back with, and the head is sent at once), then the kept events after `after` (a
-   * `Last-Event-ID` of this session's), then each new one. It ends when the client leaves (`signal`),
-   * a newer stream opens, or the session ends.
+   * The session's stream, from now: the kept events after `after` (a `Last-Event-ID` of this
+   * session's), then an event of an id and no data (so the client has an id to come back with, and
+   * the head is sent at once), then each new one. When `after` cannot be resumed whole (older than
+   * the oldest event kept, or no id of this stream's, with events sent before), an `EVENTS_LOST`
+   * notification comes first, so that the client knows to re-sync. It ends when the client leaves
+   * (`signal`), a newer stream opens, or the session ends.
    */
   open(after: string | undefined, signal: AbortSignal): ReadableStream<Uint8Array> {
     this.close();
+    const asked = after?.trim() || undefined;
+    // An id of this stream's is a whole number (no sign, no exponent) it has issued; any other replays nothing.
+    const from =
+      asked !== undefined && /^\d{1,15}$/.test(asked) && Number(asked) <= this.seq ? Number(asked) : undefined;
+    const newest = this.kept.at(-1)?.id ?? this.dropped;
+    const lost =
+      asked === undefined || newest === 0
+        ? undefined
+        : from === undefined
+          ? { lastEventId: asked, through: newest, reason: "unknown" }
+          : from < this.dropped
+            ? { lastEventId: asked, through: this.dropped, reason: "evicted" }
+            : undefined;
     let mine: ReadableStreamDefaultController<Uint8Array> | undefined;
     const letGo = (): void => {
       if (this.live !== mine) return;
@@ -201,16 +226,18 @@ class Session {
         start: (controller) => {
           mine = controller;
           this.live = controller;
-          // An id of this stream's is a whole number (no sign, no exponent): any other replays nothing.
-          const from = after !== undefined && /^\d{1,15}$/.test(after.trim()) ? Number(after) : Infinity;
-          for (const event of this.kept) if (event.id > from) controller.enqueue(event.bytes);
+          // No id: the notice is no place to resume from.
+          if (lost !== undefined) {
+            controller.enqueue(encode(eventOf(JSON.stringify({ jsonrpc: "2.0", method: EVENTS_LOST, params: lost }))));
+          }
+          if (from !== undefined) for (const event of this.kept) if (event.id > from) controller.enqueue(event.bytes);
           this.seq += 1;
           controller.enqueue(encode(`id: ${this.seq}\ndata: \n\n`));
         },
         cancel: letGo,
       },
-      // The primer and a whole replay fit; a reader further behind is closed on (see `send`).
-      { highWaterMark: this.replay + 1 },
+      // The notice, the primer and a whole replay fit; a reader further behind is closed on (see `send`).
+      { highWaterMark: this.replay + 1 + (lost === undefined ? 0 : 1) },
     );
     const leave = (): void => {
       if (this.live === mine) this.close();

@@ -12,7 +12,13 @@ import type { Server } from "../contract/implement";
 import type { NoContext } from "../core/context-marks";
 import type { MethodsFor } from "../core/dispatch-context";
 import type { AnyStage } from "../core/stages";
-import { serviceBehind, type AppOptionsArg, type FetchHandler, type TableOptionsArg } from "../http/fetch-handler";
+import {
+  serviceBehind,
+  type AppOptionsArg,
+  type FetchHandler,
+  type NativeFetchHandler,
+  type TableOptionsArg,
+} from "../http/fetch-handler";
 import { serviceOf } from "../http/handler-service";
 import { nodeExchange } from "./node-exchange";
 
@@ -44,7 +50,8 @@ export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise
  *   the handler is called from is made half-open (`httpAllowHalfOpen`), as the development server is.
  * - Given a fetch handler this package made (`fetchHandler`'s, `mcpHandler`'s of `rpcserver/mcp`
  *   without sessions), it serves that handler's service, options and all, on Node's request and
- *   response: no web `Request` is made. Any other function is a TypeError (serve it with a fetch adapter).
+ *   response: no web `Request` is made. Any other function is a TypeError (serve it with a fetch
+ *   adapter); `mcpHandler`'s with sessions (a `SessionFetchHandler`) does not compile.
  *
  * @example
  * import { createServer } from "node:http";
@@ -66,7 +73,7 @@ export function nodeHandler<C = NoContext, X = NoContext, const S extends Readon
   methods: MethodsFor<C>,
   ...options: TableOptionsArg<C, X, S>
 ): NodeHandler;
-export function nodeHandler(handler: FetchHandler): NodeHandler;
+export function nodeHandler(handler: NativeFetchHandler): NodeHandler;
 export function nodeHandler(methodsOrApp: unknown, options?: unknown): NodeHandler {
   if (typeof methodsOrApp !== "function") return nodeExchange(serviceOf("nodeHandler", methodsOrApp, options));
   const service = serviceBehind(methodsOrApp as FetchHandler);
