@@ -39,12 +39,14 @@ export const MOST_SUBSCRIPTIONS = 1024;
 
 /**
  * A client of the 2025 era between its requests (a connection, a session): the resources it
- * subscribed to (`resources/subscribe`), and the least severe log level it asked for
- * (`logging/setLevel`; `undefined`: the server's).
+ * subscribed to (`resources/subscribe`), the least severe log level it asked for
+ * (`logging/setLevel`; `undefined`: the server's), and its capabilities (what it may be asked).
  */
 export class Client {
   readonly uris = new Set<string>();
   level: LogLevel | undefined;
+  /** What it declared it can do (`initialize`'s `capabilities`), once known. */
+  capabilities: JsonObject | undefined;
 
   /** A list's change reaches every client; a resource's, those subscribed to it. */
   hears(change: McpChange): boolean {

@@ -100,6 +100,33 @@ export interface Outbox {
   readonly sent: () => Promise<void> | undefined;
 }
 
+/** The client capability each kind of ask needs. */
+const NEEDS: Readonly<Record<string, string>> = {
+  "elicitation/create": "elicitation",
+  "sampling/createMessage": "sampling",
+  "roots/list": "roots",
+};
+
+/** Why a client of these capabilities cannot be asked `method` (one it did not declare), or `undefined`. */
+export const missingCapability = (method: string, capabilities: JsonObject): string | undefined => {
+  const needs = NEEDS[method];
+  return needs !== undefined && !isRecord(capabilities[needs])
+    ? `the client did not declare the ${needs} capability`
+    : undefined;
+};
+
+/**
+ * `base`, but an ask that `refusal` has a reason against is that reason at once, a Left: never sent,
+ * never waited for (a client that declared no such capability, or that takes no event stream).
+ */
+export const guardedOutbox = (base: Outbox, refusal: (method: string) => string | undefined): Outbox => ({
+  ...base,
+  ask: (method, params, key) => {
+    const why = refusal(method);
+    return why === undefined ? base.ask(method, params, key) : () => Promise.resolve(E.left(new Error(why)));
+  },
+});
+
 /** Nowhere to send to (a prompt's read over HTTP in the 2025 era): notifications dropped, requests a Left. */
 export const noOutbox: Outbox = {
   send: () => undefined,

@@ -35,7 +35,7 @@ import {
   type Features,
 } from "./changes";
 import { checkHeaderNames, envelopeStage, META, MODERN_VERSIONS } from "./era";
-import { noOutbox, peerOutbox, Replies, streamOutbox } from "./outbox";
+import { guardedOutbox, missingCapability, noOutbox, peerOutbox, Replies, streamOutbox, type Outbox } from "./outbox";
 import {
   LOG_LEVELS,
   PROTOCOL_VERSIONS,
@@ -147,7 +147,11 @@ const NamedParams = t.type({ name: t.string });
 const UriParams = t.type({ uri: t.string });
 
 const mcp = contract({
-  initialize: { params: t.type({ protocolVersion: t.string }), result: t.UnknownRecord, summary: "Starts the session" },
+  initialize: {
+    params: t.intersection([t.type({ protocolVersion: t.string }), t.partial({ capabilities: t.UnknownRecord })]),
+    result: t.UnknownRecord,
+    summary: "Starts the session",
+  },
   "notifications/initialized": { summary: "The client is ready (a notification)" },
   ping: { result: t.UnknownRecord },
   "server/discover": { result: t.UnknownRecord, summary: "What the server speaks and offers (2026-07-28)" },
@@ -312,6 +316,22 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
     return client;
   };
   const levelOf = (ctx: Ctx) => (): LogLevel => clientOf(ctx)?.level ?? level;
+  /**
+   * A call's outbox: in the 2026 era, its asks answered from the request's inputs; in the 2025 era,
+   * `base`, its asks refused at once where they could never be answered: over HTTP to a client that
+   * takes no event stream (nothing carries them), or of a capability the client did not declare.
+   */
+  const outboxOf = (ctx: Ctx, base: Outbox): Outbox => {
+    if (ctx.inputs !== undefined) return inputsOutbox(ctx.inputs, base);
+    const json = ctx.request !== undefined && !acceptsEvents(ctx.request.headers.get("accept"));
+    const declared = clientOf(ctx)?.capabilities;
+    if (!json && declared === undefined) return base;
+    return guardedOutbox(base, (method) =>
+      json
+        ? "the client takes no event stream (Accept: text/event-stream): nothing can carry a request to it"
+        : missingCapability(method, declared ?? {}),
+    );
+  };
 
   /** The contents of the resource at `uri`, static or from the first template it matches. */
   const read = async (uri: string, signal: AbortSignal) => {
@@ -334,9 +354,10 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
   const app = server(mcp)
     .context<Ctx>()
     .implement({
-      initialize: (ctx, { protocolVersion }) => {
-        // A connection's client hears of changes from now.
-        clientOf(ctx);
+      initialize: (ctx, { protocolVersion, capabilities: declared }) => {
+        // A connection's client hears of changes from now, and is asked only what it declared it can answer.
+        const client = clientOf(ctx);
+        if (client !== undefined) client.capabilities = declared ?? {};
         return E.right({
           protocolVersion: PROTOCOL_VERSIONS.find((known) => known === protocolVersion) ?? PROTOCOL_VERSIONS[0],
           capabilities,
@@ -399,7 +420,7 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
         if (missing.length > 0) return err(-32602, `Missing arguments: ${missing.map((a) => a.name).join(", ")}`);
         const signal = signalOf(ctx);
         const signalNow = (): AbortSignal => signal;
-        const outbox = inputsOutbox(ctx.inputs, ctx.peer !== undefined ? peerOutbox(ctx.peer, signalNow) : noOutbox);
+        const outbox = outboxOf(ctx, ctx.peer !== undefined ? peerOutbox(ctx.peer, signalNow) : noOutbox);
         const got = await settled(declared.get(args, signal, contextOf(signalNow, outbox, levelOf(ctx), ctx)));
         if (E.isLeft(got)) return err(-32602, got.left);
         return E.right(Array.isArray(got.right) ? { messages: got.right } : (got.right as JsonObject));
@@ -438,7 +459,7 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
     const progress = typeof token === "string" || typeof token === "number";
     const { peer } = ctx;
     if (peer !== undefined) {
-      const outbox = inputsOutbox(ctx.inputs, peerOutbox(peer, signal));
+      const outbox = outboxOf(ctx, peerOutbox(peer, signal));
       const started = declared.start(params.arguments, contextOf(signal, outbox, levelOf(ctx), ctx));
       if (started instanceof Running) return streamed(new ToolCall(progress, outbox.sent).begin(started));
       // The answer waits for the notifications the tool sent (read once it has answered).
@@ -451,12 +472,7 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
     const call = new ToolCall(progress, noWait);
     const started = declared.start(
       params.arguments,
-      contextOf(
-        signal,
-        inputsOutbox(ctx.inputs, streamOutbox(call.push, replies, signal, sessionOf(ctx))),
-        levelOf(ctx),
-        ctx,
-      ),
+      contextOf(signal, outboxOf(ctx, streamOutbox(call.push, replies, signal, sessionOf(ctx))), levelOf(ctx), ctx),
     );
     return started instanceof Running || isThenable(started) || !call.idle
       ? streamed(call.begin(started))

@@ -412,8 +412,11 @@ const missing = (cors: Readonly<Record<string, string>>): Response =>
   refused(400, -32000, "Bad Request: Mcp-Session-Id header is required", cors);
 const unknown = (cors: Readonly<Record<string, string>>): Response => refused(404, -32001, "Session not found", cors);
 
-/** What a POST without a session's header is: the handshake, a request of the stateless era, or neither. */
-const kindOf = (bytes: Uint8Array): "initialize" | "stateless" | "other" => {
+/**
+ * What a POST without a session's header is: the handshake (with the capabilities the client
+ * declares in it), a request of the stateless era, or neither.
+ */
+const kindOf = (bytes: Uint8Array): JsonObject | "stateless" | "other" => {
   let parsed: unknown;
   try {
     parsed = JSON.parse(new TextDecoder().decode(bytes));
@@ -421,7 +424,11 @@ const kindOf = (bytes: Uint8Array): "initialize" | "stateless" | "other" => {
     return "other";
   }
   const all: unknown[] = Array.isArray(parsed) ? parsed : [parsed];
-  if (all.some((one) => isRecord(one) && one["method"] === "initialize")) return "initialize";
+  const handshake = all.find((one) => isRecord(one) && one["method"] === "initialize") as JsonObject | undefined;
+  if (handshake !== undefined) {
+    const { params } = handshake;
+    return isRecord(params) && isRecord(params["capabilities"]) ? params["capabilities"] : {};
+  }
   return all.length > 0 && all.every(modernMessage) ? "stateless" : "other";
 };
 
@@ -460,7 +467,7 @@ export const sessionHandler = (sessions: McpSessions, service: Service, inner: F
         incoming.discard();
         return missing(cors);
       }
-      return begun(table, await inner(request), cors);
+      return begun(table, await inner(request), cors, kind);
     }
     if (method === "DELETE") {
       incoming.discard();
@@ -477,20 +484,38 @@ export const sessionHandler = (sessions: McpSessions, service: Service, inner: F
         headers: { ...cors, "Content-Type": "text/event-stream", "Cache-Control": "no-cache", "Mcp-Session-Id": id },
       });
     }
+    // A preflight from an allowed origin: with sessions, a page may also GET the stream and DELETE.
+    if (method === "OPTIONS") return withSessionMethods(await inner(request));
     return inner(request);
   };
 };
 
+/** A preflight's answer, its methods those of a server with sessions. */
+const withSessionMethods = (answer: Response): Response => {
+  if (!answer.headers.has("access-control-allow-methods")) return answer;
+  const headers = new Headers(answer.headers);
+  headers.set("Access-Control-Allow-Methods", "GET, POST, DELETE");
+  return new Response(answer.body, { status: answer.status, headers });
+};
+
 /**
  * The answer to `initialize`, with a new session's id if it succeeded (a JSON answer with a
- * `result`: the handshake answers JSON, having no values to stream).
+ * `result`: the handshake answers JSON, having no values to stream); the session's client is asked
+ * only what its `capabilities` declare.
  */
-const begun = async (table: Table, answer: Response, cors: Record<string, string>): Promise<Response> => {
+const begun = async (
+  table: Table,
+  answer: Response,
+  cors: Record<string, string>,
+  capabilities: JsonObject,
+): Promise<Response> => {
   if (answer.status !== 200 || answer.headers.get("content-type") !== "application/json") return answer;
   const text = await answer.text();
   const headers = new Headers(answer.headers);
   if (text.includes('"result"')) {
-    headers.set("Mcp-Session-Id", table.begin().id);
+    const session = table.begin();
+    session.client.capabilities = capabilities;
+    headers.set("Mcp-Session-Id", session.id);
     if (cors["Access-Control-Allow-Origin"] !== undefined)
       headers.set("Access-Control-Expose-Headers", "Mcp-Session-Id");
   }

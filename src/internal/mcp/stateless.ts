@@ -18,7 +18,7 @@ import { isRecord } from "../core/guards";
 import { ErrorResponse, SuccessResponse, type Response } from "../core/response";
 import { isNotification, type Around, type Call, type Handler } from "../core/stages";
 import { clientCapabilitiesOf, isModern, META, metaOf } from "./era";
-import type { Outbox } from "./outbox";
+import { missingCapability, type Outbox } from "./outbox";
 import { LOG_LEVELS, RESOURCE_NOT_FOUND, type JsonObject, type LogLevel } from "./protocol";
 import type { StateKeeper } from "./request-state";
 
@@ -46,13 +46,6 @@ const CACHEABLE: ReadonlySet<string> = new Set([
 
 /** The methods that may answer `input_required`. */
 const ASKING: ReadonlySet<string> = new Set(["tools/call", "prompts/get", "resources/read"]);
-
-/** The client capability each kind of ask needs. */
-const NEEDS: Readonly<Record<string, string>> = {
-  "elicitation/create": "elicitation",
-  "sampling/createMessage": "sampling",
-  "roots/list": "roots",
-};
 
 /** Is `answer` a well-formed answer to an ask of `method` (anything else is asked again)? */
 const answers = (method: string, answer: unknown): boolean => {
@@ -112,10 +105,8 @@ export const inputsOutbox = (inputs: Inputs | undefined, base: Outbox): Outbox =
         ask: (method, params, key) => () => {
           inputs.count += 1;
           const named = key ?? `${method}#${inputs.count}`;
-          const needs = NEEDS[method];
-          if (needs !== undefined && !isRecord(inputs.capabilities[needs])) {
-            return Promise.resolve(E.left(new Error(`the client did not declare the ${needs} capability`)));
-          }
+          const missing = missingCapability(method, inputs.capabilities);
+          if (missing !== undefined) return Promise.resolve(E.left(new Error(missing)));
           const answer = inputs.given[named];
           if (answers(method, answer)) {
             inputs.taken[named] = answer;
