@@ -323,14 +323,15 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
    */
   const outboxOf = (ctx: Ctx, base: Outbox): Outbox => {
     if (ctx.inputs !== undefined) return inputsOutbox(ctx.inputs, base);
-    const json = ctx.request !== undefined && !acceptsEvents(ctx.request.headers.get("accept"));
-    const declared = clientOf(ctx)?.capabilities;
-    if (!json && declared === undefined) return base;
-    return guardedOutbox(base, (method) =>
-      json
-        ? "the client takes no event stream (Accept: text/event-stream): nothing can carry a request to it"
-        : missingCapability(method, declared ?? {}),
-    );
+    // Read when the handler asks, not for every call (most never ask).
+    return guardedOutbox(base, (method) => {
+      const { request } = ctx;
+      if (request !== undefined && !acceptsEvents(request.headers.get("accept"))) {
+        return "the client takes no event stream (Accept: text/event-stream): nothing can carry a request to it";
+      }
+      const declared = clientOf(ctx)?.capabilities;
+      return declared === undefined ? undefined : missingCapability(method, declared);
+    });
   };
 
   /** The contents of the resource at `uri`, static or from the first template it matches. */
