@@ -108,6 +108,33 @@ const noWebCrypto = (name: string, run: () => Promise<void>): void =>
     }
   });
 
+/** A 2026 `tools/call` of `greet` on another server's handler `to`: `extra` params, `headers` beside the era's. */
+const greetOn = async (
+  to: (request: Request) => Promise<Response>,
+  extra: Record<string, unknown> = {},
+  headers: Record<string, string> = {},
+) => {
+  const response = await to(
+    new Request(URL_, {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        "MCP-Protocol-Version": VERSION,
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": "greet",
+        ...headers,
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { _meta: META, name: "greet", arguments: {}, ...extra },
+      }),
+    }),
+  );
+  return (await response.json()) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
+};
+
 /** The answer is an error of `code` with HTTP `status`, the request's id echoed. */
 const refusedWith = (answer: Answer, status: number, code: number, id: unknown = 7): void => {
   expect({ status: answer.status, code: answer.body?.error?.code, id: answer.body?.id }).toEqual({ status, code, id });
@@ -353,24 +380,7 @@ describe("the 2026-07-28 era beside the 2025-11-25 era", () => {
       const stranger = mcpHandler(
         mcpServer({ name: "eras", version: "1.0.0", stateKey: "another key", tools: { greet: ask("user_name") } }),
       );
-      const theirs = await stranger(
-        new Request(URL_, {
-          method: "POST",
-          headers: {
-            "Content-Type": "application/json",
-            "MCP-Protocol-Version": VERSION,
-            "Mcp-Method": "tools/call",
-            "Mcp-Name": "greet",
-          },
-          body: JSON.stringify({
-            jsonrpc: "2.0",
-            id: 1,
-            method: "tools/call",
-            params: { _meta: META, name: "greet", arguments: {} },
-          }),
-        }),
-      );
-      const theirState = ((await theirs.json()) as { result: { requestState: string } }).result.requestState;
+      const theirState = (await greetOn(stranger)).result?.["requestState"];
       expect(
         (await modern("tools/call", { name: "greet", arguments: {}, requestState: theirState })).body?.error?.code,
       ).toBe(-32602);
@@ -388,27 +398,8 @@ describe("the 2026-07-28 era beside the 2025-11-25 era", () => {
         tools: { greet: ask("user_name") },
       }),
     );
-    const call = async (authorization: string | undefined, extra: Record<string, unknown> = {}) => {
-      const response = await owned(
-        new Request(URL_, {
-          method: "POST",
-          headers: {
-            "Content-Type": "application/json",
-            "MCP-Protocol-Version": VERSION,
-            "Mcp-Method": "tools/call",
-            "Mcp-Name": "greet",
-            ...(authorization !== undefined ? { Authorization: authorization } : {}),
-          },
-          body: JSON.stringify({
-            jsonrpc: "2.0",
-            id: 1,
-            method: "tools/call",
-            params: { _meta: META, name: "greet", arguments: {}, ...extra },
-          }),
-        }),
-      );
-      return (await response.json()) as { result?: Record<string, unknown>; error?: { code: number; message: string } };
-    };
+    const call = (authorization: string | undefined, extra: Record<string, unknown> = {}) =>
+      greetOn(owned, extra, authorization !== undefined ? { Authorization: authorization } : {});
     const first = await call("Bearer ann");
     const requestState = first.result?.["requestState"] as string;
     // The user's name is not in the state: only its tag.
