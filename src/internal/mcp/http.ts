@@ -9,6 +9,7 @@
  * @module
  */
 import { isRecord } from "../core/guards";
+import type { Relay } from "../core/relay";
 import { handlerOf, type FetchHandler } from "../http/fetch-handler";
 import { serviceOf, type FetchServerOptions } from "../http/handler-service";
 import { screen } from "./era";
@@ -33,6 +34,17 @@ export type McpHandlerOptions = FetchServerOptions & {
    * (sticky routing). Default off: stateless, any process serves any request.
    */
   readonly sessions?: boolean | McpSessions;
+  /**
+   * Workers elsewhere answer the requests instead of this process: each POST past the checks
+   * made here (the guard, the body limit, the 2026-07-28 era's envelope and headers, sessions)
+   * is handed to `relay` (`natsRelay` of rpcserver/nats: workers that serve the same `mcpServer`
+   * with `serveNats`), its progress and log messages streamed back as events. The server given
+   * here is the workers' declaration (its tools, for the header checks): it runs nothing. In the
+   * 2025-11-25 era a tool's requests to the client (elicitation, sampling) are refused on a worker
+   * (their answers could not reach it); the 2026-07-28 era's `input_required` works (give every
+   * worker the same `stateKey`). docs/mcp.md, "Workers over NATS".
+   */
+  readonly relay?: Relay;
 };
 
 const decoder = new TextDecoder();
@@ -79,7 +91,7 @@ const answersIn = (bytes: Uint8Array): unknown[] | undefined => {
  * @category mcp
  */
 export const mcpHandler = (mcp: McpServer, options: McpHandlerOptions = {}): FetchHandler => {
-  const { sessions, ...rest } = options;
+  const { sessions, relay, ...rest } = options;
   const service = serviceOf("mcpHandler", mcp.methods, {
     stages: mcp.stages,
     // Each call's tools see the request it came in (McpContext.request): headers, auth.
@@ -103,7 +115,12 @@ export const mcpHandler = (mcp: McpServer, options: McpHandlerOptions = {}): Fet
   // A 2026-07-28 request's envelope and headers checked before dispatch, each failure its HTTP status.
   const methods = mcp.methods as Readonly<Record<string, unknown>>;
   const era = { has: (method: string) => Object.hasOwn(methods, method), tool: mcp.tool };
-  const stateless = handlerOf({ ...service, takes, refuses: (body, header) => screen(body, header, era) });
+  const stateless = handlerOf({
+    ...service,
+    takes,
+    refuses: (body, header) => screen(body, header, era),
+    ...(relay !== undefined ? { relay } : {}),
+  });
   if (sessions === undefined || sessions === false) return stateless;
   return sessionHandler(sessions === true ? mcpSessions() : sessions, service, stateless);
 };
