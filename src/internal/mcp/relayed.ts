@@ -12,22 +12,51 @@
  * A relayed message as the worker's context reads it: its headers, by name (nats-core's `Msg`, whose
  * headers list their names with `keys`).
  *
+ * @example
+ * import type { RelayedMessage } from "rpcserver/mcp";
+ * const message: RelayedMessage = { headers: { get: () => "", keys: () => [] } };
+ *
  * @since 5.0.10
  * @category mcp
  */
 export interface RelayedMessage {
-  readonly headers?: { get(name: string): string; keys?(): string[] } | undefined;
+  /** Its headers: the HTTP request's, as the relay carried them. */
+  readonly headers?: RelayedHeaders | undefined;
+}
+
+/**
+ * A relayed message's headers: a header's value by its name, and their names.
+ *
+ * @example
+ * import type { RelayedHeaders } from "rpcserver/mcp";
+ * const none: RelayedHeaders = { get: () => "", keys: () => [] };
+ *
+ * @since 5.0.10
+ * @category mcp
+ */
+export interface RelayedHeaders {
+  /** The header's value, `""` when it is not there. */
+  get(name: string): string;
+  /** The headers' names (nats-core's headers have it; without it, none is read). */
+  keys?(): string[];
 }
 
 /**
  * What each call of a worker gets: the HTTP request it came in (its headers; its URL is not carried),
  * and the mark that it was relayed.
  *
+ * @example
+ * import { relayedContext, type RelayedContext } from "rpcserver/mcp";
+ * const context: RelayedContext = relayedContext({});
+ * context.request.headers.get("authorization"); // null
+ *
  * @since 5.0.10
  * @category mcp
  */
 export interface RelayedContext {
+  /** The HTTP request, made of the relayed headers (a tool reads it as `httpRequest`). */
   readonly request: Request;
+  /** The call came through a relay: the 2025 era's requests to the client are refused. */
   readonly relayed: true;
 }
 

@@ -156,6 +156,11 @@ type Answer = E.Either<TransportError, string | ParsedAnswer>;
 /**
  * A relay over NATS, with a way to let go of its inbox subscription.
  *
+ * @example
+ * // compile-only: it needs a NATS server (docs/mcp.md runs one)
+ * import { natsRelay, type NatsConnection, type NatsRelay } from "rpcserver/nats";
+ * const relayTo = (nc: NatsConnection): NatsRelay => natsRelay(nc, "mcp.tools", { timeoutMs: 60_000 });
+ *
  * @since 5.0.10
  * @category nats
  */
