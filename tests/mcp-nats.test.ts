@@ -11,6 +11,7 @@
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { execFile } from "node:child_process";
+import { webcrypto } from "node:crypto";
 import { existsSync } from "node:fs";
 import { join } from "node:path";
 import * as E from "fp-ts/Either";
@@ -22,6 +23,11 @@ import { startNatsServer, type NatsServer } from "./fixtures/nats-server.cjs";
 import { bounded, ROOT } from "./helpers/processes";
 
 const SUBJECT = "mcp.unit";
+
+// WebCrypto signs requestState: Node 18 has it only behind a flag, so there it is node:crypto's.
+if ((globalThis.crypto as typeof globalThis.crypto | undefined)?.subtle === undefined) {
+  Object.defineProperty(globalThis, "crypto", { value: webcrypto, configurable: true, writable: true });
+}
 
 const server = mcpServer({
   name: "workers",
