@@ -30,8 +30,6 @@
 export { audio, embedded, image, resourceLink, text } from "./internal/mcp/content";
 export { mcpHandler, type McpHandlerOptions } from "./internal/mcp/http";
 export { mcpServer, type McpServer, type McpServerSpec } from "./internal/mcp/server";
-export { relayedContext, type RelayedContext, type RelayedHeaders, type RelayedMessage } from "./internal/mcp/relayed";
-export type { Relay, RelayOptions } from "./internal/core/relay";
 export type { CacheHints } from "./internal/mcp/stateless";
 export { mcpSessions, type McpSessions, type McpSessionsOptions } from "./internal/mcp/sessions";
 export {
@@ -65,3 +63,5 @@ export type {
   ResourceContents,
   ToolResult,
 } from "./internal/mcp/protocol";
+export type { Relay, RelayOptions } from "./internal/core/relay";
+export { relayedContext, type RelayedContext, type RelayedHeaders, type RelayedMessage } from "./internal/mcp/relayed";

@@ -91,7 +91,7 @@ const answersIn = (bytes: Uint8Array): unknown[] | undefined => {
  * @category mcp
  */
 export const mcpHandler = (mcp: McpServer, options: McpHandlerOptions = {}): FetchHandler => {
-  const { sessions, relay, ...rest } = options;
+  const { sessions, ...rest } = options;
   const service = serviceOf("mcpHandler", mcp.methods, {
     stages: mcp.stages,
     // Each call's tools see the request it came in (McpContext.request): headers, auth.
@@ -115,12 +115,7 @@ export const mcpHandler = (mcp: McpServer, options: McpHandlerOptions = {}): Fet
   // A 2026-07-28 request's envelope and headers checked before dispatch, each failure its HTTP status.
   const methods = mcp.methods as Readonly<Record<string, unknown>>;
   const era = { has: (method: string) => Object.hasOwn(methods, method), tool: mcp.tool };
-  const stateless = handlerOf({
-    ...service,
-    takes,
-    refuses: (body, header) => screen(body, header, era),
-    ...(relay !== undefined ? { relay } : {}),
-  });
+  const stateless = handlerOf({ ...service, takes, refuses: (body, header) => screen(body, header, era) });
   if (sessions === undefined || sessions === false) return stateless;
   return sessionHandler(sessions === true ? mcpSessions() : sessions, service, stateless);
 };

@@ -136,13 +136,7 @@ const FEATURE_METHODS = {
   completions: ["completion/complete"],
 } as const;
 
-/** `relayed`: the call came from a front through a relay (./relayed), where the client's answers cannot follow it. */
-type Ctx = EraContext & {
-  readonly signal?: AbortSignal;
-  readonly peer?: Connection;
-  readonly request?: Request;
-  readonly relayed?: boolean;
-};
+type Ctx = EraContext & { readonly signal?: AbortSignal; readonly peer?: Connection; readonly request?: Request };
 
 /** What `tools/call` answers: a result now or later, or the one stream of a tool's call. */
 type Called =
@@ -347,10 +341,15 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
       return isThenable(started) ? started.then(after) : after(started);
     }
     const call = new ToolCall(progress, noWait);
-    const outbox = streamOutbox(call.push, replies, signal, sessionOf(ctx));
-    // Relayed, the 2025 era's asks are refused: their answers come to the front, not here.
-    const asked = ctx.relayed === true ? { ...outbox, ask: noOutbox.ask } : outbox;
-    const started = declared.start(params.arguments, contextOf(signal, inputsOutbox(ctx.inputs, asked), levelNow, ctx));
+    const started = declared.start(
+      params.arguments,
+      contextOf(
+        signal,
+        inputsOutbox(ctx.inputs, streamOutbox(call.push, replies, signal, sessionOf(ctx))),
+        levelNow,
+        ctx,
+      ),
+    );
     return started instanceof Running || isThenable(started) || !call.idle
       ? streamed(call.begin(started))
       : answered(started);

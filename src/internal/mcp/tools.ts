@@ -14,7 +14,7 @@ import { messageOf } from "../core/describe";
 import { isRecord, isThenable } from "../core/guards";
 import { logSafely } from "../core/logger";
 import { text } from "./content";
-import type { Outbox } from "./outbox";
+import { noOutbox, type Outbox } from "./outbox";
 import {
   failureText,
   LOG_LEVELS,
@@ -296,18 +296,28 @@ export const contextOf = (
   signal: () => AbortSignal,
   outbox: Outbox,
   level: () => LogLevel,
-  from: { readonly request?: Request; readonly peer?: Connection },
-): McpContext => ({
-  get signal() {
-    return signal();
+  from: {
+    readonly request?: Request;
+    readonly peer?: Connection;
+    readonly relayed?: boolean;
+    readonly inputs?: unknown;
   },
-  ...(from.request !== undefined ? { httpRequest: from.request } : {}),
-  ...(from.peer !== undefined ? { peer: from.peer } : {}),
-  log: (at, data, logger) => {
-    if (LOG_LEVELS.indexOf(at) < LOG_LEVELS.indexOf(level())) return;
-    outbox.send("notifications/message", { level: at, data, ...(logger !== undefined ? { logger } : {}) });
-  },
-  request: outbox.ask,
-  elicit: (params, key) => outbox.ask("elicitation/create", params, key),
-  sample: (params, key) => outbox.ask("sampling/createMessage", params, key),
-});
+): McpContext => {
+  // A call relayed from a front (./relayed) in the 2025 era (no inputs: the 2026 era's asks need no
+  // way back) cannot ask: the client's answer would come to the front, not to this process.
+  const ask = from.relayed === true && from.inputs === undefined ? noOutbox.ask : outbox.ask;
+  return {
+    get signal() {
+      return signal();
+    },
+    ...(from.request !== undefined ? { httpRequest: from.request } : {}),
+    ...(from.peer !== undefined ? { peer: from.peer } : {}),
+    log: (at, data, logger) => {
+      if (LOG_LEVELS.indexOf(at) < LOG_LEVELS.indexOf(level())) return;
+      outbox.send("notifications/message", { level: at, data, ...(logger !== undefined ? { logger } : {}) });
+    },
+    request: ask,
+    elicit: (params, key) => ask("elicitation/create", params, key),
+    sample: (params, key) => ask("sampling/createMessage", params, key),
+  };
+};
