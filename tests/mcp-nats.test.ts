@@ -2,7 +2,7 @@
  * MCP workers over NATS: `mcpHandler` with `relay: natsRelay(...)` as the HTTP front, and workers
  * that serve the same `mcpServer` with `serveNats` and `relayedContext`, on a real nats-server.
  * In-process (the sources): a worker's progress and log messages streamed to the front's event
- * stream, the HTTP request's headers reaching a tool, the 2025 era's asks refused on a worker, the
+ * stream (on nodeHandler too), the HTTP request's headers reaching a tool, the 2025 era's asks refused on a worker, the
  * 2026 era's `input_required` answered by any worker (a shared `stateKey`), the front's own checks
  * made before any worker is asked, and no worker at all. In processes (the built package): the
  * official conformance suites against examples/mcp/nats.mjs, a front and two workers: the
@@ -13,11 +13,14 @@ import { spawn, type ChildProcess } from "node:child_process";
 import { execFile } from "node:child_process";
 import { webcrypto } from "node:crypto";
 import { existsSync } from "node:fs";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import * as E from "fp-ts/Either";
 import * as t from "io-ts";
 import { mcpHandler, mcpServer, relayedContext, text, tool } from "../src/mcp";
 import { natsRelay, serveNats, type NatsService } from "../src/nats";
+import { nodeHandler } from "../src/server";
 import { connect, type TestConnection } from "./fixtures/nats.cjs";
 import { startNatsServer, type NatsServer } from "./fixtures/nats-server.cjs";
 import { bounded, ROOT } from "./helpers/processes";
@@ -207,6 +210,32 @@ describe("an MCP server's workers over NATS behind mcpHandler's relay", () => {
     const served = workers.map((worker, i) => worker.figures().messages - (before[i] ?? 0));
     expect(served.reduce((a, b) => a + b, 0)).toBe(16);
     expect(served.every((count) => count > 0)).toBe(true);
+  });
+
+  test("on nodeHandler, on a real socket: the worker's progress as events, the request's headers to its tool", async () => {
+    const handler = nodeHandler(front);
+    const http = createServer((req, res) => void handler(req, res));
+    await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+    try {
+      const at = `http://127.0.0.1:${(http.address() as AddressInfo).port}/mcp`;
+      const headers = { "Content-Type": "application/json", Accept: "application/json, text/event-stream" };
+      const counted = await fetch(at, {
+        method: "POST",
+        headers,
+        body: '{"jsonrpc":"2.0","id":6,"method":"tools/call","params":{"name":"count","arguments":{"to":1},"_meta":{"progressToken":7}}}',
+      });
+      expect(counted.headers.get("content-type")).toBe("text/event-stream");
+      expect(eventsOf(await counted.text())).toHaveLength(3);
+      const who = await fetch(at, {
+        method: "POST",
+        headers: { ...headers, Authorization: "Bearer grace" },
+        body: '{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"whoami"}}',
+      });
+      expect(await who.json()).toMatchObject({ result: { content: [{ type: "text", text: "Bearer grace" }] } });
+    } finally {
+      http.close();
+      http.closeAllConnections();
+    }
   });
 
   test("the front's own checks answer before any worker is asked", async () => {

@@ -26,7 +26,12 @@ if (process.argv[2] === "worker") {
   const options = { stages, context: relayedContext, name: "everything", version: "1.0.0", subject, openrpc: false };
   const service = await serveNats(nc, methods, options);
   console.log(`serving ${subject} as ${service.info().id}`);
-  process.once("SIGTERM", () => void service.stop().then(() => nc.drain()));
+  const stop = async () => {
+    await service.stop(); // the messages taken are answered; new ones go to the other workers
+    await nc.drain();
+    process.exit(0);
+  };
+  process.once("SIGTERM", () => void stop());
 } else {
   // The same declaration (its tools, for the header checks), run by the workers, not here.
   const sessions = mcpSessions({ id: randomUUID });
