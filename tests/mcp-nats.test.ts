@@ -2,9 +2,9 @@
  * MCP workers over NATS: `mcpHandler` with `relay: natsRelay(...)` as the HTTP front, and workers
  * that serve the same `mcpServer` with `serveNats` and `relayedContext`, on a real nats-server.
  * In-process (the sources): a worker's progress and log messages streamed to the front's event
- * stream (on nodeHandler too), the HTTP request's headers reaching a tool, the 2025 era's asks refused on a worker, the
- * 2026 era's `input_required` answered by any worker (a shared `stateKey`), the front's own checks
- * made before any worker is asked, and no worker at all. In processes (the built package): the
+ * stream (on nodeHandler too), the HTTP request's headers reaching a tool, the 2025 era's asks
+ * refused on a worker, the 2026 era's `input_required` answered by any worker (a shared
+ * `stateKey`), the front's own checks made before any worker is asked, and no worker at all. In processes (the built package): the
  * official conformance suites against examples/mcp/nats.mjs, a front and two workers: the
  * 2026-07-28 suite passes whole, the 2025-11-25 one all but the four scenarios of a tool's requests
  * to the client (docs/mcp.md, "Workers over NATS"). The suites need the runtime matrix's Node 22.
