@@ -8,8 +8,8 @@
  *
  * @module
  */
-import { isRecord } from "../core/guards";
 import type { Relay } from "../core/relay";
+import { isRecord } from "../core/guards";
 import { handlerOf, type FetchHandler } from "../http/fetch-handler";
 import { serviceOf, type FetchServerOptions } from "../http/handler-service";
 import { screen } from "./era";
