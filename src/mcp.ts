@@ -65,3 +65,5 @@ export type {
   ResourceContents,
   ToolResult,
 } from "./internal/mcp/protocol";
+export type { Relay, RelayOptions } from "./internal/core/relay";
+export { relayedContext, type RelayedContext, type RelayedHeaders, type RelayedMessage } from "./internal/mcp/relayed";

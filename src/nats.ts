@@ -14,7 +14,14 @@ export {
   type NatsServiceOptions,
   type NatsStopOptions,
 } from "./internal/nats/serve";
-export { natsTransport, type NatsTransport, type NatsTransportOptions } from "./internal/nats/transport";
+export {
+  natsRelay,
+  natsTransport,
+  type NatsRelay,
+  type NatsTransport,
+  type NatsTransportOptions,
+} from "./internal/nats/transport";
+export type { Relay, RelayOptions } from "./internal/core/relay";
 export { STREAM_HEADER, STREAM_VALUES, VALUE_COUNT_HEADER, VALUE_HEADER } from "./internal/nats/wire";
 export type {
   NatsConnection,

@@ -377,3 +377,31 @@ describe("a connection's client (stdio)", () => {
     expect(await until(0)).toEqual([]);
   });
 });
+
+describe("behind a relay to workers", () => {
+  test("the front answers subscriptions/listen and resources/subscribe itself, and relays the rest", async () => {
+    const mcp = serverOf();
+    const relayed: string[] = [];
+    const handler = mcpHandler(mcp, {
+      relay: (body) => {
+        relayed.push(new TextDecoder().decode(body));
+        return Promise.resolve('{"jsonrpc":"2.0","result":{"tools":[]},"id":1}');
+      },
+    });
+    const stream = messagesOf(
+      await handler(modern("subscriptions/listen", { notifications: { toolsListChanged: true } }, "front")),
+    );
+    expect(await stream.next(1)).toHaveLength(1);
+    mcp.change({ tools: { echo } });
+    expect(await stream.next(1)).toEqual([
+      { jsonrpc: "2.0", method: "notifications/tools/list_changed", params: { _meta: { [SUBSCRIPTION]: "front" } } },
+    ]);
+    mcp.close();
+    expect(await (await handler(modern("tools/list", {}))).json()).toEqual({
+      jsonrpc: "2.0",
+      result: { tools: [] },
+      id: 1,
+    });
+    expect(relayed.map((body) => (JSON.parse(body) as { method: string }).method)).toEqual(["tools/list"]);
+  });
+});

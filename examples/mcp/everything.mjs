@@ -17,6 +17,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { createServer } from "node:http";
+import { fileURLToPath } from "node:url";
 import * as E from "fp-ts/lib/Either.js";
 import * as t from "io-ts";
 import { audio, embedded, image, mcpHandler, mcpServer, mcpSessions, text, tool } from "rpcserver/mcp";
@@ -406,20 +407,27 @@ const spec = {
 };
 export const everything = mcpServer(spec);
 
-// Sessions on: the suite's server-sse-multiple-streams asks for an `Mcp-Session-Id`. Their ids from
-// node:crypto, as Node 18 has no `globalThis.crypto` (elsewhere, `sessions: true` is enough).
-const handler = mcpHandler(everything, { sessions: mcpSessions({ id: randomUUID }) });
+// Run as a program (not imported, as examples/mcp/nats.mjs imports the declaration): served here.
+if (process.argv[1] === fileURLToPath(import.meta.url)) {
+  // Sessions on: the suite's server-sse-multiple-streams asks for an `Mcp-Session-Id`. Their ids from
+  // node:crypto, as Node 18 has no `globalThis.crypto` (elsewhere, `sessions: true` is enough).
+  const handler = mcpHandler(everything, { sessions: mcpSessions({ id: randomUUID }) });
+  listen(handler, process.env.PORT);
+}
 
-const serveNode = nodeGlue(handler);
-
-const HOST = "127.0.0.1";
-const PORT = process.env.PORT === undefined || process.env.PORT === "" ? 3000 : Number(process.env.PORT);
-const server = createServer((req, res) => {
-  const { pathname } = new URL(req.url ?? "/", "http://localhost");
-  if (pathname !== "/mcp") return res.writeHead(404).end();
-  serveNode(req, res).catch((error) => {
-    console.error(`everything: ${error}`);
-    res.destroy();
+/** Serves `handler` on 127.0.0.1:`port` at /mcp (`port` 0 or `"0"`: a free one; none: 3000), and says where. */
+export function listen(handler, port) {
+  const serveNode = nodeGlue(handler);
+  const HOST = "127.0.0.1";
+  const server = createServer((req, res) => {
+    const { pathname } = new URL(req.url ?? "/", "http://localhost");
+    if (pathname !== "/mcp") return res.writeHead(404).end();
+    serveNode(req, res).catch((error) => {
+      console.error(`everything: ${error}`);
+      res.destroy();
+    });
   });
-});
-server.listen(PORT, HOST, () => console.log(`listening on http://${HOST}:${server.address().port}/mcp`));
+  const at = port === undefined || port === "" ? 3000 : Number(port);
+  server.listen(at, HOST, () => console.log(`listening on http://${HOST}:${server.address().port}/mcp`));
+  return server;
+}

@@ -22,6 +22,8 @@ import type { NoContext, WithSignal } from "../core/context-marks";
 import type { DispatchContext, MethodsFor, TypedOptions } from "../core/dispatch-context";
 import type { Methods } from "../core/methods";
 import type { JsonOptions } from "../core/options";
+import type { Relay } from "../core/relay";
+import { follow, type Followed } from "../core/signal";
 import type { AnyStage } from "../core/stages";
 import { dispatchFollowing, dispatchStreamed, type BodyOutlet, type ServedBody } from "../core/served-body";
 import { acceptsEvents, EVENT_STREAM } from "./accept";
@@ -100,7 +102,8 @@ const EVENT_HEADERS = Object.freeze({ "Content-Type": EVENT_STREAM, "Cache-Contr
  */
 class HttpOutlet implements BodyOutlet {
   private queue: EventQueue | undefined;
-  call: ServedBody | undefined;
+  /** What the stream's reader cancelling stops: the body's call, or a relay's wait. */
+  call: Pick<ServedBody, "stop"> | undefined;
 
   constructor(
     private readonly settle: (answer: HttpStreamAnswer) => void,
@@ -227,3 +230,41 @@ export const answerHttp = <C = NoContext, const S extends ReadonlyArray<AnyStage
   const table = methods as Methods | undefined;
   return acceptsEvents(o.accept) ? answerEvents(body, table, o) : answerJson(body, table, o);
 };
+
+/**
+ * A POST's body answered by `relay` (a server in another process) as `answerHttp` answers it here:
+ * with `text/event-stream` in `accept`, the messages relayed before the answer as events (the
+ * answer chosen at the first of them, 202 for a body of notifications), else the answer alone as
+ * `toHttp` makes it. The relay's signal aborts when `signal` does (the client went away) or the
+ * event stream's reader cancels; a relay that fails rejects, or ends a stream begun.
+ */
+export const relayHttp = (
+  body: Uint8Array,
+  relay: Relay,
+  o: { readonly accept: string | undefined; readonly signal: Followed; readonly headers: Record<string, string> },
+): Promise<HttpStreamAnswer> =>
+  new Promise<HttpStreamAnswer>((settle, fail) => {
+    const outlet = new HttpOutlet(settle, fail);
+    const abort = new AbortController();
+    const stop = (): void => abort.abort(new Error("the client went away"));
+    outlet.call = { stop };
+    const release = follow(o.signal, stop);
+    const onMessage = acceptsEvents(o.accept) ? { onMessage: (text: string) => outlet.value(text)?.catch(stop) } : {};
+    let relayed: Promise<string>;
+    try {
+      relayed = relay(body, { headers: o.headers, signal: abort.signal, ...onMessage });
+    } catch (thrown) {
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+      relayed = Promise.reject(thrown);
+    }
+    relayed.then(
+      (text) => {
+        release();
+        outlet.finish(text);
+      },
+      (thrown: unknown) => {
+        release();
+        outlet.failed(thrown);
+      },
+    );
+  });

@@ -19,7 +19,8 @@ import type { Methods } from "../core/methods";
 import type { JsonOptions } from "../core/options";
 import { refusedContext } from "../core/served-body";
 import type { Followed } from "../core/signal";
-import { answerHttp, type HttpStreamAnswer } from "./answer";
+import type { Relay } from "../core/relay";
+import { answerHttp, relayHttp, type HttpStreamAnswer } from "./answer";
 import type { Refusal } from "./browser-guard";
 import { NO_HEADERS, refusedBody, route, say, SERVER_ERROR_BODY, type Gate, type HeaderValues } from "./route";
 
@@ -86,6 +87,14 @@ export interface Service {
     body: Uint8Array,
     header: (name: string) => string | undefined,
   ) => { readonly status: number; readonly body: string | null } | undefined;
+  /**
+   * Where a body past the checks goes instead of `methods` (MCP's workers behind NATS): relayed
+   * with the request's headers, the messages and answer that come back answered as a dispatch's
+   * would be. No context is made: the worker makes its own. None by default.
+   */
+  readonly relay?: Relay;
+  /** Whether a body goes to `relay` (else it is dispatched here, as without one). Every body by default. */
+  readonly relays?: (body: Uint8Array) => boolean;
 }
 
 const JSON_TYPE = "application/json";
@@ -155,6 +164,18 @@ export const answerExchange = async (service: Service, incoming: Incoming): Prom
     return refused.body === null
       ? { status: refused.status, headers: cors, body: null, said: `${refused.status} (refused)` }
       : json(refused.status, cors, refused.body, `${refused.status} (refused)`);
+  }
+  const { relay } = service;
+  if (relay !== undefined && service.relays?.(read) !== false) {
+    try {
+      const headers = Object.fromEntries(incoming.request().headers);
+      return replyOf(
+        await relayHttp(read, relay, { accept: incoming.header("accept"), signal: incoming.signal, headers }),
+        cors,
+      );
+    } catch (thrown) {
+      return serverError(who, `the relay failed: ${messageOf(thrown)}`, cors);
+    }
   }
   const made = await service.dispatchOptions(incoming, cors);
   if ("refused" in made) return made.refused;

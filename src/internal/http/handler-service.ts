@@ -2,7 +2,8 @@
  * The options an HTTP handler (`fetchHandler`, `nodeHandler`) is made with, checked once into the
  * {@link Service} it answers with (./exchange): its methods (a table, or a contract's server and its
  * stages) with `rpc.discover`, the browser guard, CORS and the inspector page, the body limit, and
- * how each request's dispatch options are made (the `context` function's result, or its refusal).
+ * how each request's dispatch options are made (the `context` function's result, or its refusal),
+ * or the relay that takes the bodies instead (`mcpHandler`'s workers elsewhere).
  *
  * @module
  */
@@ -10,6 +11,7 @@ import { DEFAULT_INFO } from "../documents/openrpc";
 import type { OpenRpcInfo } from "../documents/openrpc-types";
 import type { Methods } from "../core/methods";
 import type { JsonOptions } from "../core/options";
+import type { Relay } from "../core/relay";
 import type { AnyStage } from "../core/stages";
 import { browserGuard } from "./browser-guard";
 import { discoverable } from "./discovery";
@@ -105,11 +107,25 @@ export const serviceOf = (who: string, methodsOrApp: unknown, given: unknown): S
   if (typeof methodsOrApp !== "object" || methodsOrApp === null) {
     throw new TypeError(`${who}: give a methods table (an object or a Map) or a contract's server`);
   }
-  const options = (given ?? {}) as FetchServerOptions & JsonOptions & { readonly context?: unknown };
+  const options = (given ?? {}) as FetchServerOptions &
+    JsonOptions & { readonly context?: unknown; readonly relay?: unknown };
   checkOptions(options, who);
-  const { maxBodyBytes, openrpc, inspector, allowedHosts, allowedOrigins, cors: corsGiven, context, ...rest } = options;
+  const {
+    maxBodyBytes,
+    openrpc,
+    inspector,
+    allowedHosts,
+    allowedOrigins,
+    cors: corsGiven,
+    context,
+    relay,
+    ...rest
+  } = options;
   if (context !== undefined && typeof context !== "function") {
     throw new TypeError(`${who}: context must be a function of the request`);
+  }
+  if (relay !== undefined && typeof relay !== "function") {
+    throw new TypeError(`${who}: relay must be a function of a body (natsRelay of rpcserver/nats)`);
   }
   const make = context as ((request: Request) => unknown) | undefined;
   const app = isApp(methodsOrApp) ? methodsOrApp : undefined;
@@ -130,6 +146,8 @@ export const serviceOf = (who: string, methodsOrApp: unknown, given: unknown): S
   const table = app === undefined ? (methodsOrApp as Methods) : app.methods;
   return {
     who,
+    // mcpHandler's workers elsewhere (docs/mcp.md): the bodies past the checks go there.
+    ...(relay !== undefined ? { relay: relay as Relay } : {}),
     methods: discoverable(table, openrpc, who),
     gate,
     limit: maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,

@@ -8,6 +8,7 @@
  *
  * @module
  */
+import type { Relay } from "../core/relay";
 import { isRecord } from "../core/guards";
 import { handlerOf, type FetchHandler, type SessionFetchHandler } from "../http/fetch-handler";
 import { serviceOf, type FetchServerOptions } from "../http/handler-service";
@@ -33,9 +34,41 @@ export type McpHandlerOptions = FetchServerOptions & {
    * (sticky routing). Default off: stateless, any process serves any request.
    */
   readonly sessions?: boolean | McpSessions;
+  /**
+   * Workers elsewhere answer the requests instead of this process: each POST past the checks
+   * made here (the guard, the body limit, the 2026-07-28 era's envelope and headers, sessions)
+   * is handed to `relay` (`natsRelay` of rpcserver/nats: workers that serve the same `mcpServer`
+   * with `serveNats`), its progress and log messages streamed back as events. The server given
+   * here is the workers' declaration (its tools, for the header checks), and it answers here what
+lives with the client's connection: `subscriptions/listen` and `resources/subscribe`/`unsubscribe`
+(the changes the front's server is told of reach them). In the
+   * 2025-11-25 era a tool's requests to the client (elicitation, sampling) are refused on a worker
+   * (their answers could not reach it); the 2026-07-28 era's `input_required` works (give every
+   * worker the same `stateKey`). docs/mcp.md, "Workers over NATS".
+   */
+  readonly relay?: Relay;
 };
 
 const decoder = new TextDecoder();
+
+/**
+ * The methods a front answers itself behind a relay: a stream of the server's changes and the
+ * subscriptions to them live where the client's connection does (its POST's stream, its
+ * session's GET stream), and the changes are announced to the front's server (`change`, `updated`).
+ */
+const AT_FRONT: ReadonlySet<string> = new Set(["subscriptions/listen", "resources/subscribe", "resources/unsubscribe"]);
+
+/** Is the body one request of a method the front answers itself? Read only when it names one. */
+const atFront = (bytes: Uint8Array): boolean => {
+  const text = decoder.decode(bytes);
+  if (!text.includes("subscri")) return false;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return isRecord(parsed) && typeof parsed["method"] === "string" && AT_FRONT.has(parsed["method"]);
+  } catch {
+    return false;
+  }
+};
 
 /** The largest batch, and the most answers one POST may carry, unless `maxBatchSize` says. */
 const DEFAULT_MAX_BATCH = 100;
@@ -116,6 +149,11 @@ export function mcpHandler(mcp: McpServer, options: McpHandlerOptions = {}): Fet
   // A 2026-07-28 request's envelope and headers checked before dispatch, each failure its HTTP status.
   const methods = mcp.methods as Readonly<Record<string, unknown>>;
   const era = { has: (method: string) => Object.hasOwn(methods, method), tool: mcp.tool };
-  const stateless = handlerOf({ ...service, takes, refuses: (body, header) => screen(body, header, era) });
+  const stateless = handlerOf({
+    ...service,
+    takes,
+    refuses: (body, header) => screen(body, header, era),
+    ...(service.relay !== undefined ? { relays: (body: Uint8Array) => !atFront(body) } : {}),
+  });
   return table === undefined ? stateless : sessionHandler(table, service, stateless);
 }

@@ -217,6 +217,8 @@ type Ctx = EraContext & {
   readonly peer?: Connection;
   readonly request?: Request;
   readonly client?: Client;
+  /** The call came from an HTTP front through a relay (./relayed): the client's answers go to the front. */
+  readonly relayed?: boolean;
 };
 
 /** What `tools/call` answers: a result now or later, or the one stream of a tool's call. */
@@ -318,14 +320,16 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
   const levelOf = (ctx: Ctx) => (): LogLevel => clientOf(ctx)?.level ?? level;
   /**
    * A call's outbox: in the 2026 era, its asks answered from the request's inputs; in the 2025 era,
-   * `base`, its asks refused at once where they could never be answered: over HTTP to a client that
-   * takes no event stream (nothing carries them), or of a capability the client did not declare.
+   * `base`, its asks refused at once where they could never be answered: on a worker behind a relay
+   * (the client's answer would reach the front, not this process), over HTTP to a client that takes
+   * no event stream (nothing carries them), or of a capability the client did not declare.
    */
   const outboxOf = (ctx: Ctx, base: Outbox): Outbox => {
     if (ctx.inputs !== undefined) return inputsOutbox(ctx.inputs, base);
     // Read when the handler asks, not for every call (most never ask).
     return guardedOutbox(base, (method) => {
       const { request } = ctx;
+      if (ctx.relayed === true) return "the client cannot be asked here: the call was relayed to a worker";
       if (request !== undefined && !acceptsEvents(request.headers.get("accept"))) {
         return "the client takes no event stream (Accept: text/event-stream): nothing can carry a request to it";
       }

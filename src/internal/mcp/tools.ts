@@ -297,17 +297,20 @@ export const contextOf = (
   outbox: Outbox,
   level: () => LogLevel,
   from: { readonly request?: Request; readonly peer?: Connection },
-): McpContext => ({
-  get signal() {
-    return signal();
-  },
-  ...(from.request !== undefined ? { httpRequest: from.request } : {}),
-  ...(from.peer !== undefined ? { peer: from.peer } : {}),
-  log: (at, data, logger) => {
-    if (LOG_LEVELS.indexOf(at) < LOG_LEVELS.indexOf(level())) return;
-    outbox.send("notifications/message", { level: at, data, ...(logger !== undefined ? { logger } : {}) });
-  },
-  request: outbox.ask,
-  elicit: (params, key) => outbox.ask("elicitation/create", params, key),
-  sample: (params, key) => outbox.ask("sampling/createMessage", params, key),
-});
+): McpContext => {
+  const { ask } = outbox;
+  return {
+    get signal() {
+      return signal();
+    },
+    ...(from.request !== undefined ? { httpRequest: from.request } : {}),
+    ...(from.peer !== undefined ? { peer: from.peer } : {}),
+    log: (at, data, logger) => {
+      if (LOG_LEVELS.indexOf(at) < LOG_LEVELS.indexOf(level())) return;
+      outbox.send("notifications/message", { level: at, data, ...(logger !== undefined ? { logger } : {}) });
+    },
+    request: ask,
+    elicit: (params, key) => ask("elicitation/create", params, key),
+    sample: (params, key) => ask("sampling/createMessage", params, key),
+  };
+};

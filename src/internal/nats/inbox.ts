@@ -28,6 +28,9 @@ import { SERVICE_ERROR, SERVICE_ERROR_CODE, VALUE_COUNT_HEADER, VALUE_HEADER } f
 
 type Answer = E.Either<TransportError, string | ParsedAnswer>;
 
+/** A call's options: a transport's, and `raw` for a relay's, whose `onValue` gets each value message's text. */
+export type CallOptions = TransportOptions & { readonly raw?: boolean };
+
 /**
  * An empty message that says the request was not served: the NATS server's 503 (nobody serves the
  * subject), or the services framework's error reply (`Nats-Service-Error-Code`, with its reason).
@@ -77,7 +80,7 @@ class Pending {
   constructor(
     private readonly inbox: Inbox,
     readonly token: string,
-    readonly options: TransportOptions,
+    readonly options: CallOptions,
     private readonly resolve: (answer: Answer) => void,
     /** The call's id, its values' token (`streamedId`). */
     private readonly id: unknown,
@@ -145,6 +148,8 @@ class Pending {
     const { onValue, signal } = this.options;
     if (signal.aborted || onValue === undefined) return undefined;
     const text = utf8.decode(data);
+    // A relay's call hands each message on as it came: the front writes it as is.
+    if (this.options.raw === true) return onValue(text);
     let json: unknown;
     try {
       json = JSON.parse(text);
@@ -179,7 +184,7 @@ export class Inbox {
 
   /** A new call awaiting its answer on `reply` (the inbox subscribed at the first call). */
   call(
-    options: TransportOptions,
+    options: CallOptions,
     resolve: (answer: Answer) => void,
     id: unknown,
   ): { readonly reply: string; readonly pending: Pending } {

@@ -12,8 +12,10 @@ import { headers as natsHeaders } from "@nats-io/nats-core";
 import { closed, failure, network, type TransportError } from "../client/errors";
 import { streamedId, type ParsedAnswer, type Transport, type TransportOptions } from "../client/transport";
 import { MAX_ANSWER_BYTES } from "../client/transports/http-answer";
+import { messageOf } from "../core/describe";
+import type { Relay } from "../core/relay";
 import { fitsOneTimer, MAX_TIMER_MS } from "../core/timer";
-import { Inbox } from "./inbox";
+import { Inbox, type CallOptions } from "./inbox";
 import type { NatsConnection, NatsHeaders } from "./shapes";
 import { STREAM_HEADER, STREAM_VALUES } from "./wire";
 
@@ -55,15 +57,20 @@ export type NatsTransport = Transport & {
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 
-/** The headers of one request: the transport's, and `Rpc-Stream: values` for a streamed call. */
-const requestHeaders = (options: NatsTransportOptions, streamed: boolean): NatsHeaders | undefined => {
-  const given = typeof options.headers === "function" ? options.headers() : options.headers;
+/** The headers of one request: the transport's (or a relayed request's), and `Rpc-Stream: values` for a streamed call. */
+const requestHeaders = (
+  given: Readonly<Record<string, string>> | undefined,
+  streamed: boolean,
+): NatsHeaders | undefined => {
   if (given === undefined && !streamed) return undefined;
   const headers = natsHeaders();
   for (const [name, value] of Object.entries(given ?? {})) headers.set(name, value);
   if (streamed) headers.set(STREAM_HEADER, STREAM_VALUES);
   return headers;
 };
+
+const headersGiven = (options: NatsTransportOptions): Readonly<Record<string, string>> | undefined =>
+  typeof options.headers === "function" ? options.headers() : options.headers;
 
 const headersOption = (headers: NatsHeaders | undefined): { headers?: NatsHeaders } =>
   headers === undefined ? {} : { headers };
@@ -130,6 +137,89 @@ export const natsTransport = (
   subject: string,
   options: NatsTransportOptions = {},
 ): NatsTransport => {
+  const { publish, call, close } = caller(connection, subject, options);
+  const send = (body: string, callOptions: TransportOptions) => () =>
+    new Promise<Answer>((resolve) => {
+      const { ids, onValue } = callOptions;
+      const given = headersGiven(options);
+      if (ids !== undefined && ids.every((id) => id === undefined)) {
+        return resolve(publish(body, callOptions.signal, requestHeaders(given, false)));
+      }
+      const headers = requestHeaders(given, onValue !== undefined);
+      call(body, callOptions, headers, resolve, streamedId(body, callOptions));
+    });
+  return Object.assign(send, { close });
+};
+
+type Answer = E.Either<TransportError, string | ParsedAnswer>;
+
+/**
+ * A relay over NATS, with a way to let go of its inbox subscription.
+ *
+ * @example
+ * // compile-only: it needs a NATS server (docs/mcp.md runs one)
+ * import { natsRelay, type NatsConnection, type NatsRelay } from "rpcserver/nats";
+ * const relayTo = (nc: NatsConnection): NatsRelay => natsRelay(nc, "mcp.tools", { timeoutMs: 60_000 });
+ *
+ * @since 5.0.10
+ * @category nats
+ */
+export type NatsRelay = Relay & {
+  /** Ends the inbox subscription; bodies still awaiting answers, and every later one, are rejected. */
+  readonly close: () => void;
+};
+
+/** Why a relayed body got no answer, as an Error the front logs. */
+const relayFailure = (subject: string, error: TransportError): Error =>
+  new Error(
+    `natsRelay: no answer on ${subject}: ${error.reason}${"cause" in error ? ` (${messageOf(error.cause)})` : ""}`,
+  );
+
+/**
+ * A relay over NATS (`mcpHandler`'s `relay`): each POST's body a request to `subject`, served by
+ * `serveNats` in the worker processes (a queue group: each body goes to one of them), with the HTTP
+ * request's headers as the message's; the messages the worker sends before its answer come back
+ * as they are, for the front's event stream. Its options and failures are `natsTransport`'s
+ * (`timeoutMs` counts from each message; no worker is `noResponders` at once), each a rejection
+ * the front answers -32000 and logs. docs/mcp.md, "Workers over NATS".
+ *
+ * @example
+ * // compile-only: it needs a NATS server (docs/mcp.md runs one)
+ * import { mcpHandler, mcpServer } from "rpcserver/mcp";
+ * import { natsRelay, type NatsConnection } from "rpcserver/nats";
+ * // `nc` from `connect` of @nats-io/transport-node; the workers serve the same declaration:
+ * const front = (nc: NatsConnection) =>
+ *   mcpHandler(mcpServer({ name: "tools", version: "1.0.0" }), { relay: natsRelay(nc, "mcp.tools") });
+ *
+ * @since 5.0.10
+ * @category nats
+ */
+export const natsRelay = (
+  connection: NatsConnection,
+  subject: string,
+  options: Omit<NatsTransportOptions, "headers"> = {},
+): NatsRelay => {
+  const { call, close } = caller(connection, subject, options);
+  const relay: Relay = (body, { headers, signal, onMessage }) =>
+    new Promise<string>((resolve, reject) => {
+      const settle = (answer: Answer): void => {
+        if (E.isLeft(answer)) return reject(relayFailure(subject, answer.left));
+        const { right } = answer;
+        resolve(typeof right === "string" ? right : JSON.stringify(right.json));
+      };
+      // A raw call's values are each message's text (./inbox).
+      const callOptions: CallOptions =
+        onMessage === undefined ? { signal } : { signal, onValue: (text) => onMessage(text as string), raw: true };
+      call(body, callOptions, requestHeaders(headers, onMessage !== undefined), settle, undefined);
+    });
+  return Object.assign(relay, { close });
+};
+
+/**
+ * What a transport and a relay share: one inbox, the checks of the options, and how a body goes on
+ * `subject`: published (`publish`, a body of notifications), or as a request (`call`).
+ */
+const caller = (connection: NatsConnection, subject: string, options: NatsTransportOptions) => {
   const { timeoutMs, maxAnswerBytes } = limits(options);
   const inbox = new Inbox(connection, subject, timeoutMs, maxAnswerBytes, options.inboxPrefix);
   /** `close()` was called: every call from now on is refused, notifications included. */
@@ -142,36 +232,44 @@ export const natsTransport = (
     return undefined;
   };
 
-  const send = (body: string, callOptions: TransportOptions) => () =>
-    new Promise<E.Either<TransportError, string | ParsedAnswer>>((resolve) => {
-      const { signal, ids, onValue } = callOptions;
-      const refusal = refused(signal);
-      if (refusal !== undefined) return resolve(E.left(refusal));
-      if (ids !== undefined && ids.every((id) => id === undefined)) {
-        try {
-          connection.publish(subject, body, headersOption(requestHeaders(options, false)));
-          return resolve(E.right(""));
-        } catch (cause) {
-          return resolve(E.left(publishFailure(connection, cause)));
-        }
-      }
-      let call: ReturnType<Inbox["call"]>;
-      try {
-        call = inbox.call(callOptions, resolve, streamedId(body, callOptions));
-      } catch (cause) {
-        return resolve(E.left(publishFailure(connection, cause)));
-      }
-      try {
-        const headers = requestHeaders(options, onValue !== undefined);
-        connection.publish(subject, body, { reply: call.reply, ...headersOption(headers) });
-      } catch (cause) {
-        call.pending.settle(E.left(publishFailure(connection, cause)));
-      }
-    });
+  /** A body of notifications, published without a reply subject: `""` at once. */
+  const publish = (body: string, signal: AbortSignal, headers: NatsHeaders | undefined): Answer => {
+    const refusal = refused(signal);
+    if (refusal !== undefined) return E.left(refusal);
+    try {
+      connection.publish(subject, body, headersOption(headers));
+      return E.right("");
+    } catch (cause) {
+      return E.left(publishFailure(connection, cause));
+    }
+  };
+
+  /** A request: its answer (and, asked for, its values) routed to it by the inbox, for `resolve`. */
+  const call = (
+    body: string | Uint8Array,
+    callOptions: CallOptions,
+    headers: NatsHeaders | undefined,
+    resolve: (answer: Answer) => void,
+    id: unknown,
+  ): void => {
+    const refusal = refused(callOptions.signal);
+    if (refusal !== undefined) return resolve(E.left(refusal));
+    let pending: ReturnType<Inbox["call"]>;
+    try {
+      pending = inbox.call(callOptions, resolve, id);
+    } catch (cause) {
+      return resolve(E.left(publishFailure(connection, cause)));
+    }
+    try {
+      connection.publish(subject, body, { reply: pending.reply, ...headersOption(headers) });
+    } catch (cause) {
+      pending.pending.settle(E.left(publishFailure(connection, cause)));
+    }
+  };
 
   const close = (): void => {
     shut = true;
     inbox.failAll(closed(new Error("natsTransport: closed")), true);
   };
-  return Object.assign(send, { close });
+  return { publish, call, close };
 };
