@@ -318,6 +318,17 @@ describe("2025-11-25 sessions: each session's subscriptions and log level", () =
     await Promise.all([streamA.cancel(), streamB.cancel()]);
   });
 
+  test("resources.subscribe is offered where an update can reach the client: with sessions, not over stateless HTTP", async () => {
+    const capabilitiesOf = async (handler: (request: Request) => Promise<Response>) =>
+      ((await (await handler(post(initialize))).json()) as { result: { capabilities: { resources: unknown } } }).result
+        .capabilities.resources;
+    expect(await capabilitiesOf(mcpHandler(serverOf()))).toEqual({ listChanged: true });
+    expect(await capabilitiesOf(mcpHandler(serverOf(), { sessions: mcpSessions({ id: randomUUID }) }))).toEqual({
+      subscribe: true,
+      listChanged: true,
+    });
+  });
+
   test("logging/setLevel is the session's own: another session keeps the server's level", async () => {
     const handler = mcpHandler(serverOf(), { sessions: mcpSessions({ id: randomUUID }) });
     const begin = async () => (await handler(post(initialize))).headers.get("mcp-session-id") as string;

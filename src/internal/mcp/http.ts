@@ -128,7 +128,7 @@ export function mcpHandler(mcp: McpServer, options: McpHandlerOptions = {}): Fet
     // Each call's tools see the request it came in (McpContext.request): headers, auth; and its session's client.
     context:
       table === undefined
-        ? (request: Request) => ({ request })
+        ? (request: Request) => ({ request, sessionless: true })
         : (request: Request) => ({ request, client: table.clientOf(request.headers.get(SESSION_HEADER)) }),
     inspector: false,
     openrpc: false,

@@ -219,6 +219,8 @@ type Ctx = EraContext & {
   readonly client?: Client;
   /** The call came from an HTTP front through a relay (./relayed): the client's answers go to the front. */
   readonly relayed?: boolean;
+  /** Over HTTP without sessions: nothing reaches the client between its requests. */
+  readonly sessionless?: boolean;
 };
 
 /** What `tools/call` answers: a result now or later, or the one stream of a tool's call. */
@@ -294,6 +296,10 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
     ...(features.resources ? { resources: { subscribe: true, listChanged: true } } : {}),
     ...(features.tools ? { tools: { listChanged: true } } : {}),
   };
+  // Over HTTP without sessions a subscription could never be told of an update: not offered.
+  const unsubscribable: JsonObject = features.resources
+    ? { ...capabilities, resources: { listChanged: true } }
+    : capabilities;
   const serverInfo = {
     name: spec.name,
     version: spec.version,
@@ -365,7 +371,7 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
         if (client !== undefined) client.capabilities = declared ?? {};
         return E.right({
           protocolVersion: PROTOCOL_VERSIONS.find((known) => known === protocolVersion) ?? PROTOCOL_VERSIONS[0],
-          capabilities,
+          capabilities: ctx.sessionless === true ? unsubscribable : capabilities,
           serverInfo,
           ...(spec.instructions !== undefined ? { instructions: spec.instructions } : {}),
         });
