@@ -1,0 +1,205 @@
+/**
+ * A hostile peer against the MCP server's changes (`subscriptions/listen`, `logging/setLevel`,
+ * sessions). Each `test.failing` is a finding of the hostile2 review (repro/mcp-hostile2/ has a
+ * reproducer of each, on real sockets and pipes): it states the behaviour expected, and fails
+ * today; once mended it passes, and jest then asks for `test.failing` to become `test`.
+ */
+import * as E from "fp-ts/Either";
+import { connect } from "../src/connection";
+import { mcpHandler, mcpServer, tool, type McpServer } from "../src/mcp";
+import { pair, settle } from "./helpers/channels";
+
+const META = {
+  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+  "io.modelcontextprotocol/clientCapabilities": {},
+  "io.modelcontextprotocol/clientInfo": { name: "hostile", version: "1" },
+};
+const SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId";
+const echo = tool({ description: "Says hi", run: () => E.right("hi") });
+const chatty = tool({
+  description: "Logs at info",
+  run: (_args, ctx) => {
+    ctx.log("info", "an info line");
+    return E.right("logged");
+  },
+});
+const serverOf = (): McpServer =>
+  mcpServer({
+    name: "hostile",
+    version: "1.0.0",
+    tools: { echo, chatty },
+    resources: { "note://a": { name: "a", read: (uri) => E.right({ uri, text: "a" }) } },
+  });
+
+const listen = (id: unknown, notifications: Record<string, unknown> = { toolsListChanged: true }) => ({
+  jsonrpc: "2.0",
+  id,
+  method: "subscriptions/listen",
+  params: { _meta: META, notifications },
+});
+
+/** A connection to `mcp` on in-memory channels, and what its client received. */
+const connected = (mcp: McpServer) => {
+  const [serverEnd, clientEnd] = pair();
+  const peer = connect(serverEnd, { methods: mcp.methods, stages: mcp.stages, context: {}, cancellation: "mcp" });
+  const received: Array<{ method?: string; params?: { _meta?: Record<string, unknown> }; id?: unknown }> = [];
+  clientEnd.start({
+    message: (text) => {
+      const parsed = JSON.parse(text) as (typeof received)[number] | Array<(typeof received)[number]>;
+      received.push(...(Array.isArray(parsed) ? parsed : [parsed]));
+    },
+    oversize: () => undefined,
+    drain: () => undefined,
+    closed: () => undefined,
+  });
+  const send = (message: unknown): void => void clientEnd.send(JSON.stringify(message));
+  const stampedWith = (id: unknown) =>
+    received.filter((m) => m.method === "notifications/tools/list_changed" && m.params?._meta?.[SUBSCRIPTION] === id);
+  return { peer, received, send, stampedWith };
+};
+
+const cancel = (requestId: unknown) => ({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId } });
+
+describe("subscriptions/listen on a connection, hostile ids", () => {
+  test.failing("two listens of one id: cancelling that id (twice) leaves none of them hearing changes", async () => {
+    const mcp = serverOf();
+    const { peer, send, stampedWith } = connected(mcp);
+    send(listen("dup"));
+    send(listen("dup"));
+    await settle(5);
+    send(cancel("dup"));
+    send(cancel("dup"));
+    await settle(5);
+    const before = stampedWith("dup").length;
+    mcp.change({ tools: { echo } });
+    await settle(5);
+    // Today one of the two is never ended: it hears every change until the connection closes,
+    // holding one of the server's 1024 listen slots that no cancel can free.
+    expect(stampedWith("dup").length).toBe(before);
+    peer.close();
+  });
+
+  test.failing("a listen of id null (which no notifications/cancelled can name) is refused", async () => {
+    const mcp = serverOf();
+    const { peer, send, received } = connected(mcp);
+    send(listen(null));
+    await settle(5);
+    expect(received.some((m) => m.method === "notifications/subscriptions/acknowledged")).toBe(false);
+    peer.close();
+  });
+
+  test.failing("a listen inside a batch does not hold back the batch's other answers", async () => {
+    const mcp = serverOf();
+    const { peer, send, received } = connected(mcp);
+    send([listen("inbatch"), { jsonrpc: "2.0", id: "p", method: "tools/list", params: { _meta: META } }]);
+    await settle(20);
+    // Today the batch is answered whole only when the listen ends (a cancel, the connection's close).
+    expect(received.some((m) => m.id === "p")).toBe(true);
+    peer.close();
+  });
+});
+
+describe("subscriptions/listen's filter", () => {
+  test.failing(
+    "resourceSubscriptions is bound as resources/subscribe is (at most 1024 URIs held per stream)",
+    async () => {
+      const mcp = serverOf();
+      const { peer, send, received } = connected(mcp);
+      send(listen(1, { resourceSubscriptions: Array.from({ length: 5000 }, (_, i) => `u:${i}`) }));
+      await settle(10);
+      const ack = received.find((m) => m.method === "notifications/subscriptions/acknowledged") as
+        { params: { notifications: { resourceSubscriptions?: string[] } } } | undefined;
+      const error = received.find((m) => m.id === 1 && "error" in m);
+      // Either refused, or honored in part: not 5000 URIs held (and scanned on every `updated`).
+      expect(error !== undefined || (ack?.params.notifications.resourceSubscriptions?.length ?? 0) <= 1024).toBe(true);
+      peer.close();
+    },
+  );
+});
+
+describe("logging/setLevel with sessions", () => {
+  const init = (id: number) => ({
+    jsonrpc: "2.0",
+    id,
+    method: "initialize",
+    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } },
+  });
+  const post = (body: unknown, session?: string | null) =>
+    new Request("http://localhost/mcp", {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2025-11-25",
+        ...(typeof session === "string" ? { "Mcp-Session-Id": session } : {}),
+      },
+      body: JSON.stringify(body),
+    });
+  const call = { jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "chatty", arguments: {} } };
+
+  test.failing(
+    "a batch of initialize and setLevel (no session yet) does not set every other session's level",
+    async () => {
+      const handler = mcpHandler(serverOf(), { sessions: true });
+      const started = await handler(post(init(1)));
+      const victim = started.headers.get("mcp-session-id");
+      await started.text();
+      expect(await (await handler(post(call, victim))).text()).toContain("an info line");
+      const attack = await handler(
+        post([init(1), { jsonrpc: "2.0", id: 2, method: "logging/setLevel", params: { level: "emergency" } }]),
+      );
+      await attack.text();
+      // Today the setLevel, having no session's client, sets the server's level: every session that
+      // set none of its own is silenced (docs/mcp.md: "a session's ... level applies to its own calls only").
+      expect(await (await handler(post(call, victim))).text()).toContain("an info line");
+    },
+  );
+});
+
+describe("a 2026 era call's log level", () => {
+  const levels = tool({
+    description: "Logs at debug, info and error",
+    run: (_args, ctx) => {
+      for (const at of ["debug", "info", "error"] as const) ctx.log(at, `a ${at} line`);
+      return E.right("done");
+    },
+  });
+  const modernCall = (logLevel: string) =>
+    new Request("http://localhost/mcp", {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2026-07-28",
+        "Mcp-Method": "tools/call",
+        "Mcp-Name": "levels",
+      },
+      body: JSON.stringify({
+        jsonrpc: "2.0",
+        id: 1,
+        method: "tools/call",
+        params: { _meta: { ...META, "io.modelcontextprotocol/logLevel": logLevel }, name: "levels", arguments: {} },
+      }),
+    });
+  const linesOf = async (response: Response) =>
+    Array.from((await response.text()).matchAll(/"data":"a (\w+) line"/g), (match) => match[1]);
+
+  test.failing("is the one it names: debug gets debug, whatever the server's level", async () => {
+    const handler = mcpHandler(mcpServer({ name: "levels", version: "1.0.0", tools: { levels } }));
+    // Today the server's level ("info" by default) filters first: a request that asks for debug never gets it.
+    expect(await linesOf(await handler(modernCall("debug")))).toEqual(["debug", "info", "error"]);
+  });
+
+  test.failing("is not lowered by another client's logging/setLevel over stateless HTTP", async () => {
+    const handler = mcpHandler(mcpServer({ name: "levels", version: "1.0.0", tools: { levels } }));
+    const setLevel = await handler(
+      new Request("http://localhost/mcp", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+        body: '{"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"emergency"}}',
+      }),
+    );
+    await setLevel.text();
+    expect(await linesOf(await handler(modernCall("info")))).toEqual(["info", "error"]);
+  });
+});
