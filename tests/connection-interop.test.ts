@@ -26,7 +26,7 @@ describe("the MCP SDK's Client over stdio against examples/mcp/server.mjs", () =
 
   test("initialize: the server's name and capabilities", () => {
     expect(seen["server"]).toEqual({ name: "rpcserver-mcp-example", version: "1.0.0" });
-    expect(seen["capabilities"]).toEqual({ logging: {}, tools: { listChanged: false } });
+    expect(seen["capabilities"]).toEqual({ logging: {}, tools: { listChanged: true } });
   });
 
   test("tools/list: input schemas from the io-ts codecs", () => {

@@ -432,7 +432,7 @@ describe("the MCP SDK's Client over stdio against mcp/server.ts", () => {
     const seen = JSON.parse(run.stdout.trim().split("\n").pop() ?? "{}") as Record<string, unknown>;
     expect(seen).toEqual({
       server: { name: "rpcserver-mcp-example", version: "1.0.0" },
-      capabilities: { logging: {}, tools: { listChanged: false } },
+      capabilities: { logging: {}, tools: { listChanged: true } },
       tools: [
         {
           name: "add",

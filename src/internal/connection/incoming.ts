@@ -76,7 +76,9 @@ const trackingStage = (state: PeerState): Around =>
         const id = request.id;
         const answered = !isNotification(request) && isId(id);
         state.live.add(entry);
-        if (answered) state.serving.set(id, entry);
+        // A second request of an id in flight does not take the first's place: a cancel of that id
+        // still reaches the first (the one the peer's id named first), which no later one can orphan.
+        if (answered && !state.serving.has(id)) state.serving.set(id, entry);
         // Only a request that can be answered streams (to a notification, nothing is sent back).
         const streamed = answered ? Streamed.open(state.wire, request, state.dialect.tokens(request)) : undefined;
         if (streamed !== undefined) entry.streamed = streamed;

@@ -62,6 +62,11 @@ export class ToolCall {
     return this.queue.length === 0;
   }
 
+  /** How many messages it sent that the drain has not taken (its reader has not read). */
+  get backlog(): number {
+    return this.queue.length;
+  }
+
   /** A message of the tool's (a log, a request to the client), after those it sent before. */
   readonly push = (message: WireMessage): void => {
     if (this.over) return;

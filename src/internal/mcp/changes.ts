@@ -38,6 +38,15 @@ export const notificationOf = (change: McpChange): { readonly method: string; re
 export const MOST_SUBSCRIPTIONS = 1024;
 
 /**
+ * The most `subscriptions/listen` streams open on one connection: below its requests in flight
+ * (`maxInFlight`, 64 by default), so that streams never leave it unable to answer anything else.
+ */
+export const MOST_LISTENS_PER_CONNECTION = 16;
+
+/** The most notifications a stream's reader may leave unread over HTTP: past them the stream ends. */
+export const MOST_UNREAD = 256;
+
+/**
  * A client of the 2025 era between its requests (a connection, a session): the resources it
  * subscribed to (`resources/subscribe`), the least severe log level it asked for
  * (`logging/setLevel`; `undefined`: the server's), and its capabilities (what it may be asked).
@@ -85,9 +94,9 @@ export const honoredFilter = (asked: Filter, features: Features): Filter => ({
     : {}),
 });
 
-/** Does a stream with this (honored) filter hear of `change`? */
-export const accepts = (filter: Filter, change: McpChange): boolean => {
-  if (!("list" in change)) return filter.resourceSubscriptions?.includes(change.updated) === true;
+/** Does a stream with this (honored) filter, its resources' URIs in `uris`, hear of `change`? */
+export const accepts = (filter: Filter, uris: ReadonlySet<string>, change: McpChange): boolean => {
+  if (!("list" in change)) return uris.has(change.updated);
   switch (change.list) {
     case "tools":
       return filter.toolsListChanged === true;
@@ -98,9 +107,15 @@ export const accepts = (filter: Filter, change: McpChange): boolean => {
   }
 };
 
-/** The listeners of one server's changes, each told in turn: one that throws is logged, and the others still hear. */
+/**
+ * The listeners of one server's changes, each told in turn: one that throws is logged, and the
+ * others still hear. A change made while one is told (by a listener) is told after it, so every
+ * listener hears the changes in the order they were made.
+ */
 export class Changes {
   private readonly listeners = new Set<(change: McpChange) => void>();
+  private readonly queue: McpChange[] = [];
+  private telling = false;
 
   /** `listener` hears every change from now, until the function returned is called. */
   listen(listener: (change: McpChange) => void): () => void {
@@ -110,12 +125,21 @@ export class Changes {
   }
 
   tell(change: McpChange): void {
-    for (const listener of this.listeners) {
-      try {
-        listener(change);
-      } catch (thrown) {
-        logSafely("rpcserver/mcp: a listener of the server's changes threw", thrown);
+    this.queue.push(change);
+    if (this.telling) return;
+    this.telling = true;
+    try {
+      for (let next = this.queue.shift(); next !== undefined; next = this.queue.shift()) {
+        for (const listener of this.listeners) {
+          try {
+            listener(next);
+          } catch (thrown) {
+            logSafely("rpcserver/mcp: a listener of the server's changes threw", thrown);
+          }
+        }
       }
+    } finally {
+      this.telling = false;
     }
   }
 }

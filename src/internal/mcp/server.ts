@@ -29,7 +29,9 @@ import {
   Changes,
   Client,
   honoredFilter,
+  MOST_LISTENS_PER_CONNECTION,
   MOST_SUBSCRIPTIONS,
+  MOST_UNREAD,
   notificationOf,
   type McpChange,
   type Features,
@@ -279,11 +281,13 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
     prompts: spec.prompts !== undefined,
     resources: spec.resources !== undefined || spec.templates !== undefined,
   };
-  let level: LogLevel = spec.logLevel ?? "info";
+  const level: LogLevel = spec.logLevel ?? "info";
   const replies = new Replies();
   const changes = new Changes();
   /** The `subscriptions/listen` streams open, each ended (gracefully) by its function. */
   const listening = new Set<() => void>();
+  /** The ids of the streams open on each connection. */
+  const peerListens = new WeakMap<Connection, Set<unknown>>();
   const matchersOf = () =>
     Array.from(templates, ([template, declared]) => ({ declared, match: templateMatcher(template) }));
   let matchers = matchersOf();
@@ -323,7 +327,8 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
     void peer.closed.then(stop, stop);
     return client;
   };
-  const levelOf = (ctx: Ctx) => (): LogLevel => clientOf(ctx)?.level ?? level;
+  // A 2026 request names its own level (its inputs' outbox sends what it asked for, no more).
+  const levelOf = (ctx: Ctx) => (): LogLevel => (ctx.inputs !== undefined ? "debug" : (clientOf(ctx)?.level ?? level));
   /**
    * A call's outbox: in the 2026 era, its asks answered from the request's inputs; in the 2025 era,
    * `base`, its asks refused at once where they could never be answered: on a worker behind a relay
@@ -385,9 +390,9 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
           ...(spec.instructions !== undefined ? { instructions: spec.instructions } : {}),
         }),
       "logging/setLevel": (ctx, params) => {
+        // The client's own: where there is none to keep it for (stateless HTTP), it sets nothing.
         const client = clientOf(ctx);
         if (client !== undefined) client.level = params.level;
-        else level = params.level;
         return E.right({});
       },
       "tools/list": () => E.right({ tools: Array.from(tools, ([name, declared]) => ({ name, ...declared.listed })) }),
@@ -499,33 +504,50 @@ export const mcpServer = (spec: McpServerSpec): McpServer => {
   const listen = (ctx: Ctx, asked: Parameters<typeof honoredFilter>[0]): Called => {
     const id = ctx.listenId;
     if (id === undefined) return err(-32601, "Method not found: subscriptions/listen is of the 2026-07-28 era");
+    if (id === null) return err(-32600, "subscriptions/listen needs an id: the one a cancel names it by");
     if (ctx.request !== undefined && !acceptsEvents(ctx.request.headers.get("accept"))) {
       return err(-32600, "subscriptions/listen answers an event stream: accept text/event-stream");
     }
+    if ((asked.resourceSubscriptions?.length ?? 0) > MOST_SUBSCRIPTIONS) {
+      return err(-32602, `Invalid params: at most ${MOST_SUBSCRIPTIONS} resourceSubscriptions`);
+    }
     if (listening.size >= MOST_SUBSCRIPTIONS) return err(-32603, "Subscription limit reached");
+    const { peer } = ctx;
+    // On a connection: ids a cancel can tell apart, and streams that leave the connection room to answer.
+    const mine = peer === undefined ? undefined : (peerListens.get(peer) ?? new Set<unknown>());
+    if (peer !== undefined && mine !== undefined) {
+      if (mine.has(id)) return err(-32600, `a subscriptions/listen of id ${JSON.stringify(id)} is under way`);
+      if (mine.size >= MOST_LISTENS_PER_CONNECTION) {
+        return err(-32603, `Subscription limit reached (${MOST_LISTENS_PER_CONNECTION} on a connection)`);
+      }
+      peerListens.set(peer, mine);
+    }
     const filter = honoredFilter(asked, features);
+    const uris = new Set(filter.resourceSubscriptions);
     const stamp = { [META.subscriptionId]: id };
     const signal = signalOf(ctx);
-    const { peer } = ctx;
     const call = new ToolCall(false, noWait);
     const outbox = peer !== undefined ? peerOutbox(peer, () => signal) : streamOutbox(call.push, replies, () => signal);
     outbox.send("notifications/subscriptions/acknowledged", { notifications: filter, _meta: stamp });
     const result = { resultType: "complete", _meta: stamp } as unknown as ToolResult;
     const ended = new Promise<ToolResult>((end) => {
       if (Object.keys(filter).length === 0) return end(result);
+      mine?.add(id);
       const stop = changes.listen((change) => {
-        if (!accepts(filter, change)) return;
+        if (!accepts(filter, uris, change)) return;
         const { method, params } = notificationOf(change);
         outbox.send(method, { ...params, _meta: stamp });
+        // A reader this far behind is not reading: its stream ends, and it listens again (and lists).
+        if (call.backlog > MOST_UNREAD) over();
       });
       const over = (): void => {
         stop();
-        listening.delete(close);
+        listening.delete(over);
+        mine?.delete(id);
         signal.removeEventListener("abort", over);
         end(result);
       };
-      const close = (): void => over();
-      listening.add(close);
+      listening.add(over);
       if (signal.aborted) over();
       else signal.addEventListener("abort", over, { once: true });
     });
