@@ -4,6 +4,9 @@
  * without, 404 for one unknown or ended), DELETE ends it, and a GET opens the session's own event
  * stream, for what the server sends outside any request ({@link McpSessions.notify}). Its events
  * carry ids, and a GET with `Last-Event-ID` replays what followed that event from a bounded buffer.
+ * A POST's event stream is resumable too (./resumable): its client leaving does not cancel the call,
+ * a GET with the `Last-Event-ID` of one of its events takes it up, and a `notifications/cancelled`
+ * naming the call cancels it.
  *
  * Off by default: without sessions any process serves any request, so N processes behind any
  * balancer serve one client. With them, a session lives in the memory of the process that began it:
@@ -13,11 +16,13 @@
  * `modernMessage`).
  *
  * No timers: a session idle too long ends when next looked at (its request, a new session, a
- * `notify`), so nothing here keeps a process alive. No `node:` module.
+ * `notify`), so nothing here keeps a process alive. (A call whose client left waits `resumeMs` for
+ * it on a timer of its own, unref'd: ./resumable.) No `node:` module.
  *
  * @module
  */
 import { isRecord } from "../core/guards";
+import { fitsOneTimer } from "../core/timer";
 import { acceptsEvents } from "../http/accept";
 import { eventOf } from "../http/event-stream-writer";
 import { incomingOf, type FetchHandler } from "../http/fetch-handler";
@@ -25,6 +30,7 @@ import type { Service } from "../http/exchange";
 import { Client, notificationOf, type McpChange } from "./changes";
 import { modernMessage, modernVersion } from "./era";
 import { SESSION_HEADER, type JsonObject } from "./protocol";
+import { callEventOf, encode, lostEvent, ResumableCall } from "./resumable";
 
 /**
  * The bounds of `mcpHandler`'s sessions: how many at once, how long one lives idle, and how many of
@@ -54,6 +60,12 @@ export interface McpSessionsOptions {
    */
   readonly replay?: number;
   /**
+   * How long a call whose event stream dropped waits for its client to come back (a GET with
+   * `Last-Event-ID`) before it is cancelled, in milliseconds. Meanwhile it runs on until `replay`
+   * of its events wait unread, then waits at its next one. Default 1 minute.
+   */
+  readonly resumeMs?: number;
+  /**
    * Makes a session's id: it must be unguessable (a session's id is all a request shows of it) and
    * of visible ASCII. Default `globalThis.crypto.randomUUID()`; Node 18 has no `globalThis.crypto`
    * (unless run with `--experimental-global-webcrypto`): there, give node:crypto's `randomUUID`.
@@ -82,24 +94,14 @@ export interface McpSessions {
 const DEFAULT_MAX = 1000;
 const DEFAULT_IDLE_MS = 30 * 60_000;
 const DEFAULT_REPLAY = 100;
+const DEFAULT_RESUME_MS = 60_000;
 
-/** Made on first use: a module-level `new` would keep this module in bundles that never use it. */
-let encoder: InstanceType<typeof TextEncoder> | undefined;
-const encode = (text: string): Uint8Array => (encoder ??= new TextEncoder()).encode(text);
 
 /** One event kept for replay: its id, and its bytes as written. */
 interface Kept {
   readonly id: number;
   readonly bytes: Uint8Array;
 }
-
-/**
- * The notification that opens a resumed stream which cannot give the client all it missed: its
- * `Last-Event-ID` is older than the oldest event kept (`reason: "evicted"`), or no id of this
- * stream's (`"unknown"`). Its params say through which id events may be lost; the client must re-sync
- * (list again, read again what it holds) rather than trust the replay that follows to be whole.
- */
-const EVENTS_LOST = "notifications/rpcserver/events_lost";
 
 /**
  * One session: when it was last used, its stream's events (the latest `replay` of them kept), and
@@ -119,64 +121,103 @@ class Session {
   constructor(
     readonly id: string,
     private readonly replay: number,
+    private readonly resumeMs: number,
     now: number,
   ) {
     this.seen = now;
   }
 
-  /** Its calls under way (a POST not yet answered whole). */
-  private calls = 0;
+  /** Its POSTs not answered yet (their answer, JSON or a stream, not chosen). */
+  private asking = 0;
+  /** Its calls answered with an event stream, not over yet (read whole, or cancelled), by their number. */
+  private readonly calls = new Map<number, ResumableCall>();
+  /** The number of its latest such call. */
+  private numbered = 0;
+  /** What cancels each call under way, by its request's id (`JSON.stringify`'d: `1` and `"1"` are two). */
+  private readonly cancels = new Map<string, () => void>();
+  /** Ended (DELETE, idle, pushed out): a call answered after is cancelled at once. */
+  private ended = false;
 
   /** A stream is open, or a call is under way: the session is in use, however long since its last request. */
   get streaming(): boolean {
-    return this.live !== undefined || this.calls > 0;
+    return this.live !== undefined || this.asking > 0 || this.calls.size > 0;
   }
 
   /**
-   * `answer`, the session in use until it is whole: a call waiting for its client (an elicitation
-   * a user takes long over) keeps its session, as an open stream does; its end counts as a use.
+   * A POST of the session's, answered by `inner` with a signal of the session's: the client leaving
+   * cancels the call only until its answer is chosen (with no event yet, it has no id to come back
+   * with). Answered with an event stream, the call is resumable ({@link ResumableCall}): it goes on
+   * when its client leaves, until the session ends, a `notifications/cancelled` names it, or no
+   * reader comes back within `resumeMs`. A `notifications/cancelled` in the body cancels the call it
+   * names. The session is in use until the call is over: a call waiting for its client (an
+   * elicitation a user takes long over) keeps its session, as an open stream does.
    */
-  async during(answer: Promise<Response>): Promise<Response> {
-    this.calls += 1;
-    let over = false;
-    const done = (): void => {
-      if (over) return;
-      over = true;
-      this.calls -= 1;
+  async during(request: Request, inner: FetchHandler, limit: number): Promise<Response> {
+    const read = await incomingOf(request.clone()).read(limit);
+    const messages = read instanceof Uint8Array ? messagesOf(read) : [];
+    for (const message of messages) {
+      const params = message["params"];
+      if (message["method"] === "notifications/cancelled" && isRecord(params)) {
+        this.cancels.get(JSON.stringify(params["requestId"]))?.();
+      }
+    }
+    // Only a POST of one request is cancelled by its id: a batch's other requests are not the cancel's.
+    const asked = messages.filter((message) => typeof message["method"] === "string" && "id" in message);
+    const key = asked.length === 1 ? JSON.stringify(asked[0]?.["id"]) : undefined;
+    const controller = new AbortController();
+    const cancel = (): void => controller.abort();
+    if (key !== undefined) this.cancels.set(key, cancel);
+    const letGo = (): void => {
+      if (key !== undefined && this.cancels.get(key) === cancel) this.cancels.delete(key);
       this.seen = Date.now();
     };
+    const { signal } = request;
+    if (signal.aborted) cancel();
+    else signal.addEventListener("abort", cancel, { once: true });
+    this.asking += 1;
     let response: Response;
     try {
-      response = await answer;
+      response = await inner(new Request(request, { signal: controller.signal }));
     } catch (thrown) {
-      done();
+      letGo();
       throw thrown;
+    } finally {
+      this.asking -= 1;
+      signal.removeEventListener("abort", cancel);
     }
     const { body } = response;
     if (body === null || response.headers.get("content-type") !== "text/event-stream") {
-      done();
+      letGo();
       return response;
     }
-    const reader = (body as ReadableStream<Uint8Array>).getReader();
-    const followed = new ReadableStream<Uint8Array>({
-      pull: async (controller) => {
-        let step: Awaited<ReturnType<typeof reader.read>>;
-        try {
-          step = await reader.read();
-        } catch (broken) {
-          done();
-          throw broken;
-        }
-        if (step.done !== true) return controller.enqueue(step.value);
-        done();
-        controller.close();
+    this.numbered += 1;
+    const number = this.numbered;
+    const call = new ResumableCall(
+      (body as ReadableStream<Uint8Array>).getReader(),
+      number,
+      this.replay,
+      this.resumeMs,
+      cancel,
+      () => {
+        this.calls.delete(number);
+        letGo();
       },
-      cancel: (reason) => {
-        done();
-        return reader.cancel(reason);
-      },
-    });
-    return new Response(followed, { status: response.status, headers: response.headers });
+    );
+    this.calls.set(number, call);
+    if (this.ended) call.stop();
+    return new Response(call.open(0, signal), { status: response.status, headers: response.headers });
+  }
+
+  /**
+   * The stream of the call whose event `lastEventId` names, from the event after it: `undefined`
+   * for an id of no call's form (the session's GET stream's, or none), `null` for one of no call
+   * held (over, cancelled, given up, or never begun) or past its latest event.
+   */
+  resume(lastEventId: string, signal: AbortSignal): ReadableStream<Uint8Array> | null | undefined {
+    const named = callEventOf(lastEventId.trim());
+    if (named === undefined) return undefined;
+    const call = this.calls.get(named.call);
+    return call === undefined || !call.holds(named.event) ? null : call.open(named.event, signal);
   }
 
   /** A message on the session's stream: kept, and written if a stream is open and its reader keeps up. */
@@ -197,7 +238,7 @@ class Session {
    * session's), then an event of an id and no data (so the client has an id to come back with, and
    * the head is sent at once), then each new one. When `after` cannot be resumed whole (older than
    * the oldest event kept, or no id of this stream's, with events sent before), an `EVENTS_LOST`
-   * notification comes first, so that the client knows to re-sync. It ends when the client leaves
+   * notification (./resumable) comes first, so that the client knows to re-sync. It ends when the client leaves
    * (`signal`), a newer stream opens, or the session ends.
    */
   open(after: string | undefined, signal: AbortSignal): ReadableStream<Uint8Array> {
@@ -228,7 +269,7 @@ class Session {
           this.live = controller;
           // No id: the notice is no place to resume from.
           if (lost !== undefined) {
-            controller.enqueue(encode(eventOf(JSON.stringify({ jsonrpc: "2.0", method: EVENTS_LOST, params: lost }))));
+            controller.enqueue(lostEvent(lost));
           }
           if (from !== undefined) for (const event of this.kept) if (event.id > from) controller.enqueue(event.bytes);
           this.seq += 1;
@@ -245,6 +286,13 @@ class Session {
     if (signal.aborted) leave();
     else signal.addEventListener("abort", leave, { once: true });
     return stream;
+  }
+
+  /** The session ends: its stream closed, its calls cancelled. */
+  end(): void {
+    this.ended = true;
+    this.close();
+    for (const call of this.calls.values()) call.stop();
   }
 
   /**
@@ -271,12 +319,16 @@ export class Table implements McpSessions {
   private readonly max: number;
   private readonly idleMs: number;
   private readonly replay: number;
+  private readonly resumeMs: number;
   private readonly id: () => string;
 
   constructor(options: McpSessionsOptions) {
     this.max = bound(options.max, DEFAULT_MAX, "max");
     this.idleMs = bound(options.idleMs, DEFAULT_IDLE_MS, "idleMs");
     this.replay = bound(options.replay, DEFAULT_REPLAY, "replay");
+    this.resumeMs = bound(options.resumeMs, DEFAULT_RESUME_MS, "resumeMs");
+    // A longer delay than one timer holds would fire at once.
+    if (!fitsOneTimer(this.resumeMs)) throw new TypeError("mcpSessions: resumeMs must be at most 2^31 - 1");
     this.id = options.id ?? randomUuid();
   }
 
@@ -315,7 +367,7 @@ export class Table implements McpSessions {
       if (this.all.size < this.max) break;
       this.end(oldest);
     }
-    const session = new Session(this.id(), this.replay, now);
+    const session = new Session(this.id(), this.replay, this.resumeMs, now);
     this.all.set(session.id, session);
     return session;
   }
@@ -340,7 +392,7 @@ export class Table implements McpSessions {
     const session = this.all.get(id);
     if (session === undefined) return false;
     this.all.delete(id);
-    session.close();
+    session.end();
     return true;
   }
 
@@ -411,16 +463,32 @@ const refused = (status: 400 | 404, code: number, message: string, cors: Readonl
 const missing = (cors: Readonly<Record<string, string>>): Response =>
   refused(400, -32000, "Bad Request: Mcp-Session-Id header is required", cors);
 const unknown = (cors: Readonly<Record<string, string>>): Response => refused(404, -32001, "Session not found", cors);
+/**
+ * A `Last-Event-ID` of a call's stream that is no longer held: 400, as the SDK's server answers an
+ * id it cannot resume. Not a stream that says so and ends: a client (the SDK's) would come back
+ * again, without an id, and its GET would close the session's own stream.
+ */
+const over = (cors: Readonly<Record<string, string>>): Response =>
+  refused(400, -32000, "Bad Request: the stream of that Last-Event-ID is over (its call answered, cancelled or given up)", cors);
 
-/** What a POST without a session's header is: the handshake, a request of the stateless era, or neither. */
-const kindOf = (bytes: Uint8Array): "initialize" | "stateless" | "other" => {
+/** The messages of a body (one, or a batch), `undefined` for one that is no JSON. */
+const parsedOf = (bytes: Uint8Array): unknown[] | undefined => {
   let parsed: unknown;
   try {
     parsed = JSON.parse(new TextDecoder().decode(bytes));
   } catch {
-    return "other";
+    return undefined;
   }
-  const all: unknown[] = Array.isArray(parsed) ? parsed : [parsed];
+  return Array.isArray(parsed) ? (parsed as unknown[]) : [parsed];
+};
+
+/** The objects among a body's messages. */
+const messagesOf = (bytes: Uint8Array): Array<Record<string, unknown>> => (parsedOf(bytes) ?? []).filter(isRecord);
+
+/** What a POST without a session's header is: the handshake, a request of the stateless era, or neither. */
+const kindOf = (bytes: Uint8Array): "initialize" | "stateless" | "other" => {
+  const all = parsedOf(bytes);
+  if (all === undefined) return "other";
   if (all.some((one) => isRecord(one) && one["method"] === "initialize")) return "initialize";
   return all.length > 0 && all.every(modernMessage) ? "stateless" : "other";
 };
@@ -449,7 +517,7 @@ export const sessionHandler = (sessions: McpSessions, service: Service, inner: F
     if (method === "POST") {
       if (id !== null) {
         const session = table.use(id);
-        return session === undefined ? unknown(cors) : session.during(inner(request));
+        return session === undefined ? unknown(cors) : session.during(request, inner, limit);
       }
       const body = await incomingOf(request.clone()).read(limit);
       // Too large, read before, broken: `inner` answers it as it answers any such body.
@@ -472,7 +540,9 @@ export const sessionHandler = (sessions: McpSessions, service: Service, inner: F
       const session = table.use(id);
       if (session === undefined) return unknown(cors);
       const after = request.headers.get("last-event-id") ?? undefined;
-      return new Response(session.open(after, request.signal), {
+      const resumed = after === undefined ? undefined : session.resume(after, request.signal);
+      if (resumed === null) return over(cors);
+      return new Response(resumed ?? session.open(after, request.signal), {
         status: 200,
         headers: { ...cors, "Content-Type": "text/event-stream", "Cache-Control": "no-cache", "Mcp-Session-Id": id },
       });
