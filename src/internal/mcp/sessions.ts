@@ -96,7 +96,6 @@ const DEFAULT_IDLE_MS = 30 * 60_000;
 const DEFAULT_REPLAY = 100;
 const DEFAULT_RESUME_MS = 60_000;
 
-
 /** One event kept for replay: its id, and its bytes as written. */
 interface Kept {
   readonly id: number;
@@ -469,7 +468,12 @@ const unknown = (cors: Readonly<Record<string, string>>): Response => refused(40
  * again, without an id, and its GET would close the session's own stream.
  */
 const over = (cors: Readonly<Record<string, string>>): Response =>
-  refused(400, -32000, "Bad Request: the stream of that Last-Event-ID is over (its call answered, cancelled or given up)", cors);
+  refused(
+    400,
+    -32000,
+    "Bad Request: the stream of that Last-Event-ID is over (its call answered, cancelled or given up)",
+    cors,
+  );
 
 /** The messages of a body (one, or a batch), `undefined` for one that is no JSON. */
 const parsedOf = (bytes: Uint8Array): unknown[] | undefined => {
