@@ -28,7 +28,7 @@ export type McpHandlerOptions = FetchServerOptions & {
   readonly maxBatchSize?: number;
   /**
    * Sessions of the 2025-11-25 era (`Mcp-Session-Id`, DELETE, a GET stream of the server's own,
-   * `Last-Event-ID` replay): `true`, or `mcpSessions({ max, idleMs, replay })` to bound them and
+   * `Last-Event-ID` replay of it and of a POST's stream): `true`, or `mcpSessions({ max, idleMs, replay })` to bound them and
    * keep a handle to `notify` through. They live in this process: a client must come back to it
    * (sticky routing). Default off: stateless, any process serves any request.
    */

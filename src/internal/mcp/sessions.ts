@@ -34,12 +34,13 @@ import { callEventOf, encode, lostEvent, ResumableCall } from "./resumable";
 
 /**
  * The bounds of `mcpHandler`'s sessions: how many at once, how long one lives idle, and how many of
- * its stream's events each keeps for a `Last-Event-ID` replay. Memory is bounded by `max` ×
- * `replay` events (each as long as its message).
+ * its stream's events each keeps for a `Last-Event-ID` replay, and how long a call whose stream
+ * dropped waits for its client. Memory is bounded by `max` × `replay` events (each as long as its
+ * message), and 2 × `replay` more for each call under way with an event stream.
  *
  * @example
  * import type { McpSessionsOptions } from "rpcserver/mcp";
- * const bounds: McpSessionsOptions = { max: 100, idleMs: 10 * 60_000, replay: 50 };
+ * const bounds: McpSessionsOptions = { max: 100, idleMs: 10 * 60_000, replay: 50, resumeMs: 30_000 };
  *
  * @since 5.0.10
  * @category mcp
@@ -56,7 +57,8 @@ export interface McpSessionsOptions {
    * How many of its stream's latest events a session keeps, for a client that comes back with
    * `Last-Event-ID`; also how far behind a reader of the stream may fall before the stream is
    * closed on it (it comes back with `Last-Event-ID`, and loses nothing unless `replay` more came
-   * meanwhile). Default 100.
+   * meanwhile). Each call answered with an event stream keeps as many of its own, and with no
+   * reader runs on until as many wait unread. Default 100.
    */
   readonly replay?: number;
   /**
