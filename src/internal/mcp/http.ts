@@ -116,6 +116,11 @@ export function mcpHandler(mcp: McpServer, options: McpHandlerOptions = {}): Fet
   // A 2026-07-28 request's envelope and headers checked before dispatch, each failure its HTTP status.
   const methods = mcp.methods as Readonly<Record<string, unknown>>;
   const era = { has: (method: string) => Object.hasOwn(methods, method), tool: mcp.tool };
-  const stateless = handlerOf({ ...service, takes, refuses: (body, header) => screen(body, header, era) });
-  return table === undefined ? stateless : sessionHandler(table, service, stateless);
+  const answering = {
+    ...service,
+    takes,
+    refuses: (body: Uint8Array, header: (name: string) => string | undefined) => screen(body, header, era),
+  };
+  const stateless = handlerOf(answering);
+  return table === undefined ? stateless : sessionHandler(table, answering, stateless);
 }

@@ -25,7 +25,7 @@ import { isRecord } from "../core/guards";
 import { fitsOneTimer } from "../core/timer";
 import { acceptsEvents } from "../http/accept";
 import { eventOf } from "../http/event-stream-writer";
-import { incomingOf, type FetchHandler } from "../http/fetch-handler";
+import { answerIncoming, incomingOf, type FetchHandler } from "../http/fetch-handler";
 import type { Service } from "../http/exchange";
 import { Client, notificationOf, type McpChange } from "./changes";
 import { modernMessage, modernVersion } from "./era";
@@ -145,16 +145,18 @@ class Session {
   }
 
   /**
-   * A POST of the session's, answered by `inner` with a signal of the session's: the client leaving
-   * cancels the call only until its answer is chosen (with no event yet, it has no id to come back
-   * with). Answered with an event stream, the call is resumable ({@link ResumableCall}): it goes on
-   * when its client leaves, until the session ends, a `notifications/cancelled` names it, or no
-   * reader comes back within `resumeMs`. A `notifications/cancelled` in the body cancels the call it
-   * names. The session is in use until the call is over: a call waiting for its client (an
-   * elicitation a user takes long over) keeps its session, as an open stream does.
+   * A POST of the session's, answered as `service` answers it but with a signal of the session's:
+   * the client leaving cancels the call only until its answer is chosen (with no event yet, it has
+   * no id to come back with). Answered with an event stream, the call is resumable
+   * ({@link ResumableCall}): it goes on when its client leaves, until the session ends, a
+   * `notifications/cancelled` names it, or no reader comes back within `resumeMs`. A
+   * `notifications/cancelled` in the body cancels the call it names. The session is in use until
+   * the call is over: a call waiting for its client (an elicitation a user takes long over) keeps
+   * its session, as an open stream does. The body is read here once, and handed on read.
    */
-  async during(request: Request, inner: FetchHandler, limit: number): Promise<Response> {
-    const read = await incomingOf(request.clone()).read(limit);
+  async during(request: Request, service: Service): Promise<Response> {
+    const incoming = incomingOf(request);
+    const read = await incoming.read(service.limit);
     const messages = read instanceof Uint8Array ? messagesOf(read) : [];
     for (const message of messages) {
       const params = message["params"];
@@ -172,16 +174,17 @@ class Session {
       if (key !== undefined && this.cancels.get(key) === cancel) this.cancels.delete(key);
       this.seen = Date.now();
     };
-    const { signal } = request;
+    const { signal } = incoming;
     if (signal.aborted) cancel();
     else signal.addEventListener("abort", cancel, { once: true });
     this.asking += 1;
     let response: Response;
     try {
-      response = await inner(new Request(request, { signal: controller.signal }));
-    } catch (thrown) {
-      letGo();
-      throw thrown;
+      response = await answerIncoming(service, {
+        ...incoming,
+        read: () => Promise.resolve(read),
+        signal: controller.signal,
+      });
     } finally {
       this.asking -= 1;
       signal.removeEventListener("abort", cancel);
@@ -206,7 +209,7 @@ class Session {
     );
     this.calls.set(number, call);
     if (this.ended) call.stop();
-    return new Response(call.open(0, signal), { status: response.status, headers: response.headers });
+    return new Response(call.open(0, request.signal), { status: response.status, headers: response.headers });
   }
 
   /**
@@ -503,7 +506,9 @@ const kindOf = (bytes: Uint8Array): "initialize" | "stateless" | "other" => {
  * The fetch handler of `inner` (the stateless `mcpHandler`) with `sessions`: the guard of `service`
  * first, as `inner` has it (a request it refuses goes to `inner`, which answers 403), then the
  * session's checks, then `inner` for a POST. A POST without the header is read here (a copy of its
- * body: it is `initialize`, or of the stateless era, or refused 400); one with it costs a lookup.
+ * body: it is `initialize`, or of the stateless era, or refused 400); one with it costs a lookup,
+ * and is read here and answered by `service` (the one `inner` answers with) with a signal of its
+ * session's ({@link Session.during}).
  */
 export const sessionHandler = (sessions: McpSessions, service: Service, inner: FetchHandler): FetchHandler => {
   const table = sessions as Table;
@@ -523,7 +528,7 @@ export const sessionHandler = (sessions: McpSessions, service: Service, inner: F
     if (method === "POST") {
       if (id !== null) {
         const session = table.use(id);
-        return session === undefined ? unknown(cors) : session.during(request, inner, limit);
+        return session === undefined ? unknown(cors) : session.during(request, service);
       }
       const body = await incomingOf(request.clone()).read(limit);
       // Too large, read before, broken: `inner` answers it as it answers any such body.
