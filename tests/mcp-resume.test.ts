@@ -289,11 +289,27 @@ describe("a POST's event stream, resumable with sessions, on real sockets", () =
 });
 
 describe("a POST's event stream, resumable, on the fetch handler", () => {
+  /** What the tool `held` saw: "started", then "finally" once its `finally` ran. */
+  const held: string[] = [];
+
   const handlerOf = (replay: number): ((request: Request) => Promise<Response>) => {
     const server = mcpServer({
       name: "in-process",
       version: "1.0.0",
       tools: {
+        held: tool({
+          description: "Waits for its signal, then yields",
+          run: async function* (_args, { signal }) {
+            held.push("started");
+            try {
+              await new Promise((settle) => signal.addEventListener("abort", settle, { once: true }));
+              yield { progress: 1 };
+              return E.right("released");
+            } finally {
+              held.push("finally");
+            }
+          },
+        }),
         steps: tool({
           description: "Yields `to` steps",
           input: t.type({ to: t.number }),
@@ -365,6 +381,27 @@ describe("a POST's event stream, resumable, on the fetch handler", () => {
     for (let event = await read(resumed); event !== "end"; event = await read(resumed)) after.push(event);
     expect(after.map(what)).toEqual([4, 5, 6, "6 steps"]);
     expect(after.map((event) => (event === "end" ? "" : event.id))).toEqual([4, 5, 6, 7].map((n) => `${call}-${n}`));
+  });
+
+  test("DELETE cancels a call not answered yet (no event yet): its finally runs, and its POST is answered", async () => {
+    const handler = handlerOf(2);
+    const session = (await handler(posted(undefined, INITIALIZE))).headers.get("mcp-session-id") ?? "";
+    const answer = handler(
+      posted(session, {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "held", _meta: { progressToken: 1 } },
+      }),
+    );
+    // Under way (each look a turn of its own; the test's timeout bounds it).
+    while (!held.includes("started")) await sleep(5);
+    const deleted = await handler(
+      new Request("http://localhost/mcp", { method: "DELETE", headers: { "Mcp-Session-Id": session } }),
+    );
+    expect(deleted.status).toBe(204);
+    expect(await (await answer).text()).not.toContain("released");
+    expect(held).toEqual(["started", "finally"]);
   });
 
   test("a call answered as JSON keeps nothing: its id names no stream", async () => {

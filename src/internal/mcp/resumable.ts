@@ -95,6 +95,8 @@ export class ResumableCall {
    * (closed); the client leaving (`signal`, or cancelling the stream) leaves the call to wait for it.
    */
   open(after: number, signal: AbortSignal | undefined): ReadableStream<Uint8Array> {
+    // Cancelled before its stream was handed out (its session ended meanwhile): nothing comes.
+    if (this.over) return new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
     this.leave();
     this.stopWaiting();
     const oldest = this.kept[0]?.n ?? this.read + 1;

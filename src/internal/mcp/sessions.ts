@@ -128,8 +128,8 @@ class Session {
     this.seen = now;
   }
 
-  /** Its POSTs not answered yet (their answer, JSON or a stream, not chosen). */
-  private asking = 0;
+  /** What cancels each of its POSTs not answered yet (their answer, JSON or a stream, not chosen). */
+  private readonly asking = new Set<() => void>();
   /** Its calls answered with an event stream, not over yet (read whole, or cancelled), by their number. */
   private readonly calls = new Map<number, ResumableCall>();
   /** The number of its latest such call. */
@@ -141,7 +141,7 @@ class Session {
 
   /** A stream is open, or a call is under way: the session is in use, however long since its last request. */
   get streaming(): boolean {
-    return this.live !== undefined || this.asking > 0 || this.calls.size > 0;
+    return this.live !== undefined || this.asking.size > 0 || this.calls.size > 0;
   }
 
   /**
@@ -177,7 +177,9 @@ class Session {
     const { signal } = incoming;
     if (signal.aborted) cancel();
     else signal.addEventListener("abort", cancel, { once: true });
-    this.asking += 1;
+    this.asking.add(cancel);
+    // Ended while its body was read: answered as cancelled.
+    if (this.ended) cancel();
     let response: Response;
     try {
       response = await answerIncoming(service, {
@@ -186,7 +188,7 @@ class Session {
         signal: controller.signal,
       });
     } finally {
-      this.asking -= 1;
+      this.asking.delete(cancel);
       signal.removeEventListener("abort", cancel);
     }
     const { body } = response;
@@ -292,10 +294,11 @@ class Session {
     return stream;
   }
 
-  /** The session ends: its stream closed, its calls cancelled. */
+  /** The session ends: its stream closed, its calls cancelled (those not answered yet too). */
   end(): void {
     this.ended = true;
     this.close();
+    for (const cancel of this.asking) cancel();
     for (const call of this.calls.values()) call.stop();
   }
 
