@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { promisify } from "node:util";
 import { mcpHandler, mcpServer, mcpSessions, tool } from "../src/mcp";
 import { usingFixture } from "./helpers/processes";
+import { onEvents, postHeaders, type SseEvent } from "./helpers/mcp-http";
 import * as E from "fp-ts/Either";
 import * as t from "io-ts";
 
@@ -22,11 +23,7 @@ const BOTH = "application/json, text/event-stream";
 
 const fixture = usingFixture("tests/fixtures/mcp-resume-server.mjs");
 
-/** One server-sent event: its id, and its data. */
-interface Event {
-  readonly id: string | undefined;
-  readonly data: string;
-}
+type Event = SseEvent;
 
 /** An event stream, read event by event; `drop` ends its connection without a word. */
 interface Stream {
@@ -46,24 +43,10 @@ const eventsOf = (req: ClientRequest, response: IncomingMessage): Stream => {
     if (taker !== undefined) taker(event);
     else events.push(event);
   };
-  let buffered = "";
   let all = "";
-  response.setEncoding("utf8");
+  onEvents(response, put);
+  response.on("data", (chunk: string) => (all += chunk));
   const text = new Promise<string>((settle) => response.on("end", () => settle(all)));
-  response.on("data", (chunk: string) => {
-    all += chunk;
-    buffered += chunk;
-    for (let end = buffered.indexOf("\n\n"); end !== -1; end = buffered.indexOf("\n\n")) {
-      const lines = buffered.slice(0, end).split("\n");
-      buffered = buffered.slice(end + 2);
-      const field = (name: string): string | undefined =>
-        lines
-          .find((line) => line.startsWith(`${name}:`))
-          ?.slice(name.length + 1)
-          .trimStart();
-      put({ id: field("id"), data: field("data") ?? "" });
-    }
-  });
   response.on("end", () => put("end"));
   response.on("close", () => put("end"));
   return {
@@ -90,16 +73,7 @@ const exchange = (method: string, path: string, headers: Record<string, string>,
 const whole = (stream: Stream): Promise<string> => stream.text;
 
 const post = (path: string, body: unknown, session?: string): Promise<Stream> =>
-  exchange(
-    "POST",
-    path,
-    {
-      "Content-Type": "application/json",
-      Accept: BOTH,
-      ...(session === undefined ? {} : { "Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-11-25" }),
-    },
-    body,
-  );
+  exchange("POST", path, postHeaders(session), body);
 
 const resume = (path: string, session: string, lastEventId: string): Promise<Stream> =>
   exchange("GET", path, { Accept: "text/event-stream", "Mcp-Session-Id": session, "Last-Event-ID": lastEventId });
