@@ -134,8 +134,8 @@ class Session {
   private readonly calls = new Map<number, ResumableCall>();
   /** The number of its latest such call. */
   private numbered = 0;
-  /** What cancels each call under way, by its request's id (`JSON.stringify`'d: `1` and `"1"` are two). */
-  private readonly cancels = new Map<string, () => void>();
+  /** Each call under way: its body (to find its request's id when a cancel comes), and what cancels it. */
+  private readonly under = new Set<{ readonly body: Uint8Array | undefined; readonly cancel: () => void }>();
   /** Ended (DELETE, idle, pushed out): a call answered after is cancelled at once. */
   private ended = false;
 
@@ -157,21 +157,15 @@ class Session {
   async during(request: Request, service: Service): Promise<Response> {
     const incoming = incomingOf(request);
     const read = await incoming.read(service.limit);
-    const messages = read instanceof Uint8Array ? messagesOf(read) : [];
-    for (const message of messages) {
-      const params = message["params"];
-      if (message["method"] === "notifications/cancelled" && isRecord(params)) {
-        this.cancels.get(JSON.stringify(params["requestId"]))?.();
-      }
-    }
-    // Only a POST of one request is cancelled by its id: a batch's other requests are not the cancel's.
-    const asked = messages.filter((message) => typeof message["method"] === "string" && "id" in message);
-    const key = asked.length === 1 ? JSON.stringify(asked[0]?.["id"]) : undefined;
+    const sent = read instanceof Uint8Array ? read : undefined;
+    // A cancel is rare: only a body that names one is parsed here (then those of the calls under way).
+    if (sent !== undefined && textOf(sent).includes("notifications/cancelled")) this.cancelNamed(sent);
     const controller = new AbortController();
     const cancel = (): void => controller.abort();
-    if (key !== undefined) this.cancels.set(key, cancel);
+    const under = { body: sent, cancel };
+    this.under.add(under);
     const letGo = (): void => {
-      if (key !== undefined && this.cancels.get(key) === cancel) this.cancels.delete(key);
+      this.under.delete(under);
       this.seen = Date.now();
     };
     const { signal } = incoming;
@@ -212,6 +206,20 @@ class Session {
     this.calls.set(number, call);
     if (this.ended) call.stop();
     return new Response(call.open(0, request.signal), { status: response.status, headers: response.headers });
+  }
+
+  /**
+   * The calls named by the `notifications/cancelled` in `body` are cancelled: those of one request
+   * whose id is the cancel's `requestId` (`1` and `"1"` are two). A batch's requests are not
+   * cancelled by one of their ids: the others are not the cancel's.
+   */
+  private cancelNamed(body: Uint8Array): void {
+    for (const message of messagesOf(body)) {
+      const params = message["params"];
+      if (message["method"] !== "notifications/cancelled" || !isRecord(params)) continue;
+      const named = JSON.stringify(params["requestId"]);
+      for (const call of this.under) if (call.body !== undefined && requestIdOf(call.body) === named) call.cancel();
+    }
   }
 
   /**
@@ -483,11 +491,15 @@ const over = (cors: Readonly<Record<string, string>>): Response =>
     cors,
   );
 
+/** Made on first use: a module-level `new` would keep this module in bundles that never use it. */
+let decoder: InstanceType<typeof TextDecoder> | undefined;
+const textOf = (bytes: Uint8Array): string => (decoder ??= new TextDecoder()).decode(bytes);
+
 /** The messages of a body (one, or a batch), `undefined` for one that is no JSON. */
 const parsedOf = (bytes: Uint8Array): unknown[] | undefined => {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(new TextDecoder().decode(bytes));
+    parsed = JSON.parse(textOf(bytes));
   } catch {
     return undefined;
   }
@@ -496,6 +508,12 @@ const parsedOf = (bytes: Uint8Array): unknown[] | undefined => {
 
 /** The objects among a body's messages. */
 const messagesOf = (bytes: Uint8Array): Array<Record<string, unknown>> => (parsedOf(bytes) ?? []).filter(isRecord);
+
+/** The id of the one request in a body (`JSON.stringify`'d), `undefined` for none or several. */
+const requestIdOf = (bytes: Uint8Array): string | undefined => {
+  const asked = messagesOf(bytes).filter((message) => typeof message["method"] === "string" && "id" in message);
+  return asked.length === 1 ? JSON.stringify(asked[0]?.["id"]) : undefined;
+};
 
 /** What a POST without a session's header is: the handshake, a request of the stateless era, or neither. */
 const kindOf = (bytes: Uint8Array): "initialize" | "stateless" | "other" => {
