@@ -12,6 +12,7 @@ import { request, type IncomingMessage } from "node:http";
 import { join } from "node:path";
 import { mcpHandler, mcpServer, mcpSessions } from "../src/mcp";
 import { usingFixture } from "./helpers/processes";
+import { onEvents, postHeaders, type SseEvent } from "./helpers/mcp-http";
 
 const ROOT = join(__dirname, "..");
 const SERVER = "tests/fixtures/mcp-sessions-server.mjs";
@@ -46,16 +47,7 @@ const call = (id: number, method: string, params: Record<string, unknown> = {}):
 });
 
 const post = (path: string, body: unknown, session?: string): Promise<Answer> =>
-  send(
-    "POST",
-    path,
-    {
-      "Content-Type": "application/json",
-      Accept: BOTH,
-      ...(session === undefined ? {} : { "Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-11-25" }),
-    },
-    body,
-  );
+  send("POST", path, postHeaders(session), body);
 
 const INITIALIZE = call(1, "initialize", {
   protocolVersion: "2025-11-25",
@@ -78,11 +70,7 @@ const announce = async (session: string, text: string): Promise<void> => {
   expect(answer.body).toContain("announced");
 };
 
-/** One server-sent event: its id, and its data (`""` for a primer). */
-interface Event {
-  readonly id: string | undefined;
-  readonly data: string;
-}
+type Event = SseEvent;
 
 /** A session's GET stream, read event by event; `drop` ends its connection without a word. */
 interface Stream {
@@ -110,23 +98,10 @@ const openStream = (session: string, lastEventId?: string, path = "/mcp"): Promi
       if (response.statusCode !== 200) return fail(new Error(`the GET stream: ${String(response.statusCode)}`));
       const events: Event[] = [];
       const waiting: Array<(event: Event) => void> = [];
-      let buffered = "";
-      response.setEncoding("utf8");
-      response.on("data", (chunk: string) => {
-        buffered += chunk;
-        for (let end = buffered.indexOf("\n\n"); end !== -1; end = buffered.indexOf("\n\n")) {
-          const lines = buffered.slice(0, end).split("\n");
-          buffered = buffered.slice(end + 2);
-          const field = (name: string): string | undefined =>
-            lines
-              .find((line) => line.startsWith(`${name}:`))
-              ?.slice(name.length + 1)
-              .trimStart();
-          const event = { id: field("id"), data: field("data") ?? "" };
-          const taker = waiting.shift();
-          if (taker !== undefined) taker(event);
-          else events.push(event);
-        }
+      onEvents(response, (event) => {
+        const taker = waiting.shift();
+        if (taker !== undefined) taker(event);
+        else events.push(event);
       });
       settle({
         response,

@@ -316,6 +316,17 @@ const SERVICES = new WeakMap<FetchHandler, Service>();
 /** The service a fetch handler of this package answers with; `undefined` for any other function. */
 export const serviceBehind = (handler: FetchHandler): Service | undefined => SERVICES.get(handler);
 
+/** The answer when this module failed to make one: only a bug of it gets here, logged as one. */
+const bugAnswer = (service: Service, thrown: unknown): Response =>
+  responseOf(serverError(service.who, `could not answer: ${messageOf(thrown)}`, NO_HEADERS));
+
+/**
+ * A request read already, answered as {@link handlerOf}'s handler answers it, never a rejection:
+ * rpcserver/mcp's sessions hand a POST on with its body read and a signal of their own.
+ */
+export const answerIncoming = (service: Service, incoming: Incoming): Promise<Response> =>
+  answerExchange(service, incoming).then(responseOf, (thrown: unknown) => bugAnswer(service, thrown));
+
 /** The fetch handler of a service (`fetchHandler`'s, or one that takes some bodies itself: rpcserver/mcp's). */
 export const handlerOf = (service: Service): FetchHandler => {
   const handle = async (request: Request): Promise<Response> =>
@@ -325,10 +336,7 @@ export const handlerOf = (service: Service): FetchHandler => {
         : serverError(service.who, NOT_A_REQUEST, NO_HEADERS),
     );
   // Only a bug of this module gets here: logged as one, and never a rejection.
-  const handler: FetchHandler = (request) =>
-    handle(request).catch((thrown: unknown) =>
-      responseOf(serverError(service.who, `could not answer: ${messageOf(thrown)}`, NO_HEADERS)),
-    );
+  const handler: FetchHandler = (request) => handle(request).catch((thrown: unknown) => bugAnswer(service, thrown));
   SERVICES.set(handler, service);
   return handler;
 };

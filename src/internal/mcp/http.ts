@@ -29,7 +29,7 @@ export type McpHandlerOptions = FetchServerOptions & {
   readonly maxBatchSize?: number;
   /**
    * Sessions of the 2025-11-25 era (`Mcp-Session-Id`, DELETE, a GET stream of the server's own,
-   * `Last-Event-ID` replay): `true`, or `mcpSessions({ max, idleMs, replay })` to bound them and
+   * `Last-Event-ID` replay of it and of a POST's stream): `true`, or `mcpSessions({ max, idleMs, replay })` to bound them and
    * keep a handle to `notify` through. They live in this process: a client must come back to it
    * (sticky routing). Default off: stateless, any process serves any request.
    */
@@ -149,11 +149,12 @@ export function mcpHandler(mcp: McpServer, options: McpHandlerOptions = {}): Fet
   // A 2026-07-28 request's envelope and headers checked before dispatch, each failure its HTTP status.
   const methods = mcp.methods as Readonly<Record<string, unknown>>;
   const era = { has: (method: string) => Object.hasOwn(methods, method), tool: mcp.tool };
-  const stateless = handlerOf({
+  const answering = {
     ...service,
     takes,
-    refuses: (body, header) => screen(body, header, era),
+    refuses: (body: Uint8Array, header: (name: string) => string | undefined) => screen(body, header, era),
     ...(service.relay !== undefined ? { relays: (body: Uint8Array) => !atFront(body) } : {}),
-  });
-  return table === undefined ? stateless : sessionHandler(table, service, stateless);
+  };
+  const stateless = handlerOf(answering);
+  return table === undefined ? stateless : sessionHandler(table, answering, stateless);
 }

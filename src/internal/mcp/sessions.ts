@@ -4,6 +4,9 @@
  * without, 404 for one unknown or ended), DELETE ends it, and a GET opens the session's own event
  * stream, for what the server sends outside any request ({@link McpSessions.notify}). Its events
  * carry ids, and a GET with `Last-Event-ID` replays what followed that event from a bounded buffer.
+ * A POST's event stream is resumable too (./resumable): its client leaving does not cancel the call,
+ * a GET with the `Last-Event-ID` of one of its events takes it up, and a `notifications/cancelled`
+ * naming the call cancels it.
  *
  * Off by default: without sessions any process serves any request, so N processes behind any
  * balancer serve one client. With them, a session lives in the memory of the process that began it:
@@ -13,27 +16,31 @@
  * `modernMessage`).
  *
  * No timers: a session idle too long ends when next looked at (its request, a new session, a
- * `notify`), so nothing here keeps a process alive. No `node:` module.
+ * `notify`), so nothing here keeps a process alive. (A call whose client left waits `resumeMs` for
+ * it on a timer of its own, unref'd: ./resumable.) No `node:` module.
  *
  * @module
  */
 import { isRecord } from "../core/guards";
+import { fitsOneTimer } from "../core/timer";
 import { acceptsEvents } from "../http/accept";
 import { eventOf } from "../http/event-stream-writer";
-import { incomingOf, type FetchHandler } from "../http/fetch-handler";
+import { answerIncoming, incomingOf, type FetchHandler } from "../http/fetch-handler";
 import type { Service } from "../http/exchange";
 import { Client, notificationOf, type McpChange } from "./changes";
 import { modernMessage, modernVersion } from "./era";
 import { SESSION_HEADER, type JsonObject } from "./protocol";
+import { callEventOf, encode, lostEvent, ResumableCall } from "./resumable";
 
 /**
  * The bounds of `mcpHandler`'s sessions: how many at once, how long one lives idle, and how many of
- * its stream's events each keeps for a `Last-Event-ID` replay. Memory is bounded by `max` ×
- * `replay` events (each as long as its message).
+ * its stream's events each keeps for a `Last-Event-ID` replay, and how long a call whose stream
+ * dropped waits for its client. Memory is bounded by `max` × `replay` events (each as long as its
+ * message), and 2 × `replay` more for each call under way with an event stream.
  *
  * @example
  * import type { McpSessionsOptions } from "rpcserver/mcp";
- * const bounds: McpSessionsOptions = { max: 100, idleMs: 10 * 60_000, replay: 50 };
+ * const bounds: McpSessionsOptions = { max: 100, idleMs: 10 * 60_000, replay: 50, resumeMs: 30_000 };
  *
  * @since 5.0.10
  * @category mcp
@@ -50,9 +57,16 @@ export interface McpSessionsOptions {
    * How many of its stream's latest events a session keeps, for a client that comes back with
    * `Last-Event-ID`; also how far behind a reader of the stream may fall before the stream is
    * closed on it (it comes back with `Last-Event-ID`, and loses nothing unless `replay` more came
-   * meanwhile). Default 100.
+   * meanwhile). Each call answered with an event stream keeps as many of its own, and with no
+   * reader runs on until as many wait unread. Default 100.
    */
   readonly replay?: number;
+  /**
+   * How long a call whose event stream dropped waits for its client to come back (a GET with
+   * `Last-Event-ID`) before it is cancelled, in milliseconds. Meanwhile it runs on until `replay`
+   * of its events wait unread, then waits at its next one. Default 1 minute.
+   */
+  readonly resumeMs?: number;
   /**
    * Makes a session's id: it must be unguessable (a session's id is all a request shows of it) and
    * of visible ASCII. Default `globalThis.crypto.randomUUID()`; Node 18 has no `globalThis.crypto`
@@ -82,24 +96,13 @@ export interface McpSessions {
 const DEFAULT_MAX = 1000;
 const DEFAULT_IDLE_MS = 30 * 60_000;
 const DEFAULT_REPLAY = 100;
-
-/** Made on first use: a module-level `new` would keep this module in bundles that never use it. */
-let encoder: InstanceType<typeof TextEncoder> | undefined;
-const encode = (text: string): Uint8Array => (encoder ??= new TextEncoder()).encode(text);
+const DEFAULT_RESUME_MS = 60_000;
 
 /** One event kept for replay: its id, and its bytes as written. */
 interface Kept {
   readonly id: number;
   readonly bytes: Uint8Array;
 }
-
-/**
- * The notification that opens a resumed stream which cannot give the client all it missed: its
- * `Last-Event-ID` is older than the oldest event kept (`reason: "evicted"`), or no id of this
- * stream's (`"unknown"`). Its params say through which id events may be lost; the client must re-sync
- * (list again, read again what it holds) rather than trust the replay that follows to be whole.
- */
-const EVENTS_LOST = "notifications/rpcserver/events_lost";
 
 /**
  * One session: when it was last used, its stream's events (the latest `replay` of them kept), and
@@ -119,64 +122,116 @@ class Session {
   constructor(
     readonly id: string,
     private readonly replay: number,
+    private readonly resumeMs: number,
     now: number,
   ) {
     this.seen = now;
   }
 
-  /** Its calls under way (a POST not yet answered whole). */
-  private calls = 0;
+  /** What cancels each of its POSTs not answered yet (their answer, JSON or a stream, not chosen). */
+  private readonly asking = new Set<() => void>();
+  /** Its calls answered with an event stream, not over yet (read whole, or cancelled), by their number. */
+  private readonly calls = new Map<number, ResumableCall>();
+  /** The number of its latest such call. */
+  private numbered = 0;
+  /** Each call under way: its body (to find its request's id when a cancel comes), and what cancels it. */
+  private readonly under = new Set<{ readonly body: Uint8Array | undefined; readonly cancel: () => void }>();
+  /** Ended (DELETE, idle, pushed out): a call answered after is cancelled at once. */
+  private ended = false;
 
   /** A stream is open, or a call is under way: the session is in use, however long since its last request. */
   get streaming(): boolean {
-    return this.live !== undefined || this.calls > 0;
+    return this.live !== undefined || this.asking.size > 0 || this.calls.size > 0;
   }
 
   /**
-   * `answer`, the session in use until it is whole: a call waiting for its client (an elicitation
-   * a user takes long over) keeps its session, as an open stream does; its end counts as a use.
+   * A POST of the session's, answered as `service` answers it but with a signal of the session's:
+   * the client leaving cancels the call only until its answer is chosen (with no event yet, it has
+   * no id to come back with). Answered with an event stream, the call is resumable
+   * ({@link ResumableCall}): it goes on when its client leaves, until the session ends, a
+   * `notifications/cancelled` names it, or no reader comes back within `resumeMs`. A
+   * `notifications/cancelled` in the body cancels the call it names. The session is in use until
+   * the call is over: a call waiting for its client (an elicitation a user takes long over) keeps
+   * its session, as an open stream does. The body is read here once, and handed on read.
    */
-  async during(answer: Promise<Response>): Promise<Response> {
-    this.calls += 1;
-    let over = false;
-    const done = (): void => {
-      if (over) return;
-      over = true;
-      this.calls -= 1;
+  async during(request: Request, service: Service): Promise<Response> {
+    const incoming = incomingOf(request);
+    const read = await incoming.read(service.limit);
+    const sent = read instanceof Uint8Array ? read : undefined;
+    // A cancel is rare: only a body that names one is parsed here (then those of the calls under way).
+    if (sent !== undefined && textOf(sent).includes("notifications/cancelled")) this.cancelNamed(sent);
+    const controller = new AbortController();
+    const cancel = (): void => controller.abort();
+    const under = { body: sent, cancel };
+    this.under.add(under);
+    const letGo = (): void => {
+      this.under.delete(under);
       this.seen = Date.now();
     };
+    const { signal } = incoming;
+    if (signal.aborted) cancel();
+    else signal.addEventListener("abort", cancel, { once: true });
+    this.asking.add(cancel);
+    // Ended while its body was read: answered as cancelled.
+    if (this.ended) cancel();
     let response: Response;
     try {
-      response = await answer;
-    } catch (thrown) {
-      done();
-      throw thrown;
+      response = await answerIncoming(service, {
+        ...incoming,
+        read: () => Promise.resolve(read),
+        signal: controller.signal,
+      });
+    } finally {
+      this.asking.delete(cancel);
+      signal.removeEventListener("abort", cancel);
     }
     const { body } = response;
     if (body === null || response.headers.get("content-type") !== "text/event-stream") {
-      done();
+      letGo();
       return response;
     }
-    const reader = (body as ReadableStream<Uint8Array>).getReader();
-    const followed = new ReadableStream<Uint8Array>({
-      pull: async (controller) => {
-        let step: Awaited<ReturnType<typeof reader.read>>;
-        try {
-          step = await reader.read();
-        } catch (broken) {
-          done();
-          throw broken;
-        }
-        if (step.done !== true) return controller.enqueue(step.value);
-        done();
-        controller.close();
+    this.numbered += 1;
+    const number = this.numbered;
+    const call = new ResumableCall(
+      (body as ReadableStream<Uint8Array>).getReader(),
+      number,
+      this.replay,
+      this.resumeMs,
+      cancel,
+      () => {
+        this.calls.delete(number);
+        letGo();
       },
-      cancel: (reason) => {
-        done();
-        return reader.cancel(reason);
-      },
-    });
-    return new Response(followed, { status: response.status, headers: response.headers });
+    );
+    this.calls.set(number, call);
+    if (this.ended) call.stop();
+    return new Response(call.open(0, request.signal), { status: response.status, headers: response.headers });
+  }
+
+  /**
+   * The calls named by the `notifications/cancelled` in `body` are cancelled: those of one request
+   * whose id is the cancel's `requestId` (`1` and `"1"` are two). A batch's requests are not
+   * cancelled by one of their ids: the others are not the cancel's.
+   */
+  private cancelNamed(body: Uint8Array): void {
+    for (const message of messagesOf(body)) {
+      const params = message["params"];
+      if (message["method"] !== "notifications/cancelled" || !isRecord(params)) continue;
+      const named = JSON.stringify(params["requestId"]);
+      for (const call of this.under) if (call.body !== undefined && requestIdOf(call.body) === named) call.cancel();
+    }
+  }
+
+  /**
+   * The stream of the call whose event `lastEventId` names, from the event after it: `undefined`
+   * for an id of no call's form (the session's GET stream's, or none), `null` for one of no call
+   * held (over, cancelled, given up, or never begun) or past its latest event.
+   */
+  resume(lastEventId: string, signal: AbortSignal): ReadableStream<Uint8Array> | null | undefined {
+    const named = callEventOf(lastEventId.trim());
+    if (named === undefined) return undefined;
+    const call = this.calls.get(named.call);
+    return call === undefined || !call.holds(named.event) ? null : call.open(named.event, signal);
   }
 
   /** A message on the session's stream: kept, and written if a stream is open and its reader keeps up. */
@@ -197,7 +252,7 @@ class Session {
    * session's), then an event of an id and no data (so the client has an id to come back with, and
    * the head is sent at once), then each new one. When `after` cannot be resumed whole (older than
    * the oldest event kept, or no id of this stream's, with events sent before), an `EVENTS_LOST`
-   * notification comes first, so that the client knows to re-sync. It ends when the client leaves
+   * notification (./resumable) comes first, so that the client knows to re-sync. It ends when the client leaves
    * (`signal`), a newer stream opens, or the session ends.
    */
   open(after: string | undefined, signal: AbortSignal): ReadableStream<Uint8Array> {
@@ -228,7 +283,7 @@ class Session {
           this.live = controller;
           // No id: the notice is no place to resume from.
           if (lost !== undefined) {
-            controller.enqueue(encode(eventOf(JSON.stringify({ jsonrpc: "2.0", method: EVENTS_LOST, params: lost }))));
+            controller.enqueue(lostEvent(lost));
           }
           if (from !== undefined) for (const event of this.kept) if (event.id > from) controller.enqueue(event.bytes);
           this.seq += 1;
@@ -245,6 +300,14 @@ class Session {
     if (signal.aborted) leave();
     else signal.addEventListener("abort", leave, { once: true });
     return stream;
+  }
+
+  /** The session ends: its stream closed, its calls cancelled (those not answered yet too). */
+  end(): void {
+    this.ended = true;
+    this.close();
+    for (const cancel of this.asking) cancel();
+    for (const call of this.calls.values()) call.stop();
   }
 
   /**
@@ -271,12 +334,16 @@ export class Table implements McpSessions {
   private readonly max: number;
   private readonly idleMs: number;
   private readonly replay: number;
+  private readonly resumeMs: number;
   private readonly id: () => string;
 
   constructor(options: McpSessionsOptions) {
     this.max = bound(options.max, DEFAULT_MAX, "max");
     this.idleMs = bound(options.idleMs, DEFAULT_IDLE_MS, "idleMs");
     this.replay = bound(options.replay, DEFAULT_REPLAY, "replay");
+    this.resumeMs = bound(options.resumeMs, DEFAULT_RESUME_MS, "resumeMs");
+    // A longer delay than one timer holds would fire at once.
+    if (!fitsOneTimer(this.resumeMs)) throw new TypeError("mcpSessions: resumeMs must be at most 2^31 - 1");
     this.id = options.id ?? randomUuid();
   }
 
@@ -315,7 +382,7 @@ export class Table implements McpSessions {
       if (this.all.size < this.max) break;
       this.end(oldest);
     }
-    const session = new Session(this.id(), this.replay, now);
+    const session = new Session(this.id(), this.replay, this.resumeMs, now);
     this.all.set(session.id, session);
     return session;
   }
@@ -340,7 +407,7 @@ export class Table implements McpSessions {
     const session = this.all.get(id);
     if (session === undefined) return false;
     this.all.delete(id);
-    session.close();
+    session.end();
     return true;
   }
 
@@ -411,19 +478,50 @@ const refused = (status: 400 | 404, code: number, message: string, cors: Readonl
 const missing = (cors: Readonly<Record<string, string>>): Response =>
   refused(400, -32000, "Bad Request: Mcp-Session-Id header is required", cors);
 const unknown = (cors: Readonly<Record<string, string>>): Response => refused(404, -32001, "Session not found", cors);
+/**
+ * A `Last-Event-ID` of a call's stream that is no longer held: 400, as the SDK's server answers an
+ * id it cannot resume. Not a stream that says so and ends: a client (the SDK's) would come back
+ * again, without an id, and its GET would close the session's own stream.
+ */
+const over = (cors: Readonly<Record<string, string>>): Response =>
+  refused(
+    400,
+    -32000,
+    "Bad Request: the stream of that Last-Event-ID is over (its call answered, cancelled or given up)",
+    cors,
+  );
+
+/** Made on first use: a module-level `new` would keep this module in bundles that never use it. */
+let decoder: InstanceType<typeof TextDecoder> | undefined;
+const textOf = (bytes: Uint8Array): string => (decoder ??= new TextDecoder()).decode(bytes);
+
+/** The messages of a body (one, or a batch), `undefined` for one that is no JSON. */
+const parsedOf = (bytes: Uint8Array): unknown[] | undefined => {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(textOf(bytes));
+  } catch {
+    return undefined;
+  }
+  return Array.isArray(parsed) ? (parsed as unknown[]) : [parsed];
+};
+
+/** The objects among a body's messages. */
+const messagesOf = (bytes: Uint8Array): Array<Record<string, unknown>> => (parsedOf(bytes) ?? []).filter(isRecord);
+
+/** The id of the one request in a body (`JSON.stringify`'d), `undefined` for none or several. */
+const requestIdOf = (bytes: Uint8Array): string | undefined => {
+  const asked = messagesOf(bytes).filter((message) => typeof message["method"] === "string" && "id" in message);
+  return asked.length === 1 ? JSON.stringify(asked[0]?.["id"]) : undefined;
+};
 
 /**
  * What a POST without a session's header is: the handshake (with the capabilities the client
  * declares in it), a request of the stateless era, or neither.
  */
 const kindOf = (bytes: Uint8Array): JsonObject | "stateless" | "other" => {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(new TextDecoder().decode(bytes));
-  } catch {
-    return "other";
-  }
-  const all: unknown[] = Array.isArray(parsed) ? parsed : [parsed];
+  const all = parsedOf(bytes);
+  if (all === undefined) return "other";
   const handshake = all.find((one) => isRecord(one) && one["method"] === "initialize") as JsonObject | undefined;
   if (handshake !== undefined) {
     const { params } = handshake;
@@ -436,7 +534,9 @@ const kindOf = (bytes: Uint8Array): JsonObject | "stateless" | "other" => {
  * The fetch handler of `inner` (the stateless `mcpHandler`) with `sessions`: the guard of `service`
  * first, as `inner` has it (a request it refuses goes to `inner`, which answers 403), then the
  * session's checks, then `inner` for a POST. A POST without the header is read here (a copy of its
- * body: it is `initialize`, or of the stateless era, or refused 400); one with it costs a lookup.
+ * body: it is `initialize`, or of the stateless era, or refused 400); one with it costs a lookup,
+ * and is read here and answered by `service` (the one `inner` answers with) with a signal of its
+ * session's ({@link Session.during}).
  */
 export const sessionHandler = (sessions: McpSessions, service: Service, inner: FetchHandler): FetchHandler => {
   const table = sessions as Table;
@@ -456,7 +556,7 @@ export const sessionHandler = (sessions: McpSessions, service: Service, inner: F
     if (method === "POST") {
       if (id !== null) {
         const session = table.use(id);
-        return session === undefined ? unknown(cors) : session.during(inner(request));
+        return session === undefined ? unknown(cors) : session.during(request, service);
       }
       const body = await incomingOf(request.clone()).read(limit);
       // Too large, read before, broken: `inner` answers it as it answers any such body.
@@ -479,7 +579,9 @@ export const sessionHandler = (sessions: McpSessions, service: Service, inner: F
       const session = table.use(id);
       if (session === undefined) return unknown(cors);
       const after = request.headers.get("last-event-id") ?? undefined;
-      return new Response(session.open(after, request.signal), {
+      const resumed = after === undefined ? undefined : session.resume(after, request.signal);
+      if (resumed === null) return over(cors);
+      return new Response(resumed ?? session.open(after, request.signal), {
         status: 200,
         headers: { ...cors, "Content-Type": "text/event-stream", "Cache-Control": "no-cache", "Mcp-Session-Id": id },
       });
