@@ -7,7 +7,7 @@
  */
 import * as E from "fp-ts/Either";
 import { connect } from "../src/connection";
-import { mcpHandler, mcpServer, tool, type McpServer } from "../src/mcp";
+import { mcpHandler, mcpServer, mcpSessions, tool, type McpServer } from "../src/mcp";
 import { pair, settle } from "./helpers/channels";
 
 const META = {
@@ -232,5 +232,72 @@ describe("a listen over HTTP whose reader does not read", () => {
     expect(events.length).toBeLessThanOrEqual(256 + 4);
     expect(last.id).toBe("slow");
     expect(last.result).toEqual(expect.objectContaining({ resultType: "complete" }));
+  });
+});
+
+describe("sessions under a flood of initialize", () => {
+  const initialize = (id: number, protocolVersion = "2025-11-25") => ({
+    jsonrpc: "2.0",
+    id,
+    method: "initialize",
+    params: { protocolVersion, capabilities: {}, clientInfo: { name: "c", version: "1" } },
+  });
+  const post = (body: unknown, session?: string) =>
+    new Request("http://localhost/mcp", {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        ...(session !== undefined ? { "Mcp-Session-Id": session } : {}),
+      },
+      body: JSON.stringify(body),
+    });
+  const getStream = (session: string) =>
+    new Request("http://localhost/mcp", { headers: { Accept: "text/event-stream", "Mcp-Session-Id": session } });
+  let ids = 0;
+  const id = (): string => `session-${(ids += 1)}`;
+
+  test("past max, a session in use (its stream open) is not pushed out: a new one is refused 503 instead", async () => {
+    const handler = mcpHandler(serverOf(), { sessions: mcpSessions({ max: 2, id }) });
+    const begin = async () => (await handler(post(initialize(1)))).headers.get("mcp-session-id");
+    const [first, second] = [await begin(), await begin()];
+    const streams = [await handler(getStream(first ?? "")), await handler(getStream(second ?? ""))];
+    const flood = await handler(post(initialize(1)));
+    expect(flood.status).toBe(503);
+    expect(flood.headers.get("mcp-session-id")).toBeNull();
+    expect((await handler(post({ jsonrpc: "2.0", id: 2, method: "ping" }, first ?? ""))).status).toBe(200);
+    // One stream closed: its session is idle now, and the least recently used of the idle ones goes.
+    await streams[0]?.body?.cancel();
+    const next = await handler(post(initialize(1)));
+    expect(next.headers.get("mcp-session-id")).not.toBeNull();
+    expect((await handler(post({ jsonrpc: "2.0", id: 2, method: "ping" }, second ?? ""))).status).toBe(200);
+    await streams[1]?.body?.cancel();
+  });
+
+  test("a batch whose initialize fails (its ping answered) begins no session", async () => {
+    const handler = mcpHandler(serverOf(), { sessions: mcpSessions({ id }) });
+    const answer = await handler(
+      post([
+        { jsonrpc: "2.0", id: 1, method: "initialize", params: {} },
+        { jsonrpc: "2.0", id: 2, method: "ping" },
+      ]),
+    );
+    expect(answer.headers.get("mcp-session-id")).toBeNull();
+  });
+
+  test("a session's first GET, without Last-Event-ID, hears what was sent since initialize", async () => {
+    const mcp = serverOf();
+    const handler = mcpHandler(mcp, { sessions: mcpSessions({ id }) });
+    const session = (await handler(post(initialize(1)))).headers.get("mcp-session-id") ?? "";
+    mcp.change({ tools: { echo } });
+    const reader = (await handler(getStream(session))).body?.getReader();
+    let text = "";
+    while (!text.includes("list_changed")) {
+      const step = await reader?.read();
+      if (step === undefined || step.done === true) break;
+      text += new TextDecoder().decode(step.value);
+    }
+    expect(text).toContain('"method":"notifications/tools/list_changed"');
+    await reader?.cancel();
   });
 });

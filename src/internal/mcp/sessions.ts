@@ -46,7 +46,7 @@ import { callEventOf, encode, lostEvent, ResumableCall } from "./resumable";
  * @category mcp
  */
 export interface McpSessionsOptions {
-  /** The most sessions held at once: a new one past it ends the one idle the longest. Default 1000. */
+  /** The most sessions held at once: a new one past it ends the one idle the longest, or, all in use, is refused (503). Default 1000. */
   readonly max?: number;
   /**
    * How long a session lives with no request and no open stream, in milliseconds: then its id is
@@ -117,6 +117,8 @@ class Session {
   private readonly kept: Kept[] = [];
   /** The id of the latest event no longer kept (0: none dropped yet). */
   private dropped = 0;
+  /** A stream was opened on it: before the first, whatever it kept is for that stream, asked for or not. */
+  private opened = false;
   private live: ReadableStreamDefaultController<Uint8Array> | undefined;
 
   constructor(
@@ -257,7 +259,10 @@ class Session {
    */
   open(after: string | undefined, signal: AbortSignal): ReadableStream<Uint8Array> {
     this.close();
-    const asked = after?.trim() || undefined;
+    // The first stream of a session, opened without an id (its client can have none yet), gets all
+    // that was sent since `initialize`: what came between is not lost to it.
+    const asked = after?.trim() || (this.opened ? undefined : "0");
+    this.opened = true;
     // An id of this stream's is a whole number (no sign, no exponent) it has issued; any other replays nothing.
     const from =
       asked !== undefined && /^\d{1,15}$/.test(asked) && Number(asked) <= this.seq ? Number(asked) : undefined;
@@ -375,12 +380,19 @@ export class Table implements McpSessions {
   };
 
   /** A new session: those idle too long end first, and past `max`, the least recently used. */
-  begin(): Session {
+  begin(): Session | undefined {
     const now = Date.now();
     this.sweep(now);
-    for (const oldest of this.all.keys()) {
-      if (this.all.size < this.max) break;
-      this.end(oldest);
+    if (this.all.size >= this.max) {
+      // The least recently used of those not in use: none of a client listening or waiting on a call.
+      let idlest: Session | undefined;
+      for (const session of this.all.values()) {
+        if (session.streaming) continue;
+        idlest = session;
+        break;
+      }
+      if (idlest === undefined) return undefined;
+      this.end(idlest.id);
     }
     const session = new Session(this.id(), this.replay, this.resumeMs, now);
     this.all.set(session.id, session);
@@ -469,7 +481,12 @@ const bound = (given: number | undefined, fallback: number, name: string): numbe
 export const mcpSessions = (options: McpSessionsOptions = {}): McpSessions => new Table(options);
 
 /** A JSON-RPC error answered with an HTTP status, id `null`, as MCP's SDKs answer session errors. */
-const refused = (status: 400 | 404, code: number, message: string, cors: Readonly<Record<string, string>>): Response =>
+const refused = (
+  status: 400 | 404 | 503,
+  code: number,
+  message: string,
+  cors: Readonly<Record<string, string>>,
+): Response =>
   new Response(JSON.stringify({ jsonrpc: "2.0", error: { code, message }, id: null }), {
     status,
     headers: { ...cors, "Content-Type": "application/json" },
@@ -605,6 +622,23 @@ const withSessionMethods = (answer: Response): Response => {
  * `result`: the handshake answers JSON, having no values to stream); the session's client is asked
  * only what its `capabilities` declare.
  */
+/** Does an answer (one, or a batch's) hold `initialize`'s result: a protocol version and the server's identity? */
+const handshaken = (text: string): boolean => {
+  if (!text.includes('"protocolVersion"')) return false;
+  try {
+    const parsed: unknown = JSON.parse(text);
+    return (Array.isArray(parsed) ? (parsed as unknown[]) : [parsed]).some(
+      (one) =>
+        isRecord(one) &&
+        isRecord(one["result"]) &&
+        typeof one["result"]["protocolVersion"] === "string" &&
+        isRecord(one["result"]["serverInfo"]),
+    );
+  } catch {
+    return false;
+  }
+};
+
 const begun = async (
   table: Table,
   answer: Response,
@@ -614,8 +648,11 @@ const begun = async (
   if (answer.status !== 200 || answer.headers.get("content-type") !== "application/json") return answer;
   const text = await answer.text();
   const headers = new Headers(answer.headers);
-  if (text.includes('"result"')) {
+  if (handshaken(text)) {
     const session = table.begin();
+    if (session === undefined) {
+      return refused(503, -32000, "Service Unavailable: every session is in use; try again later", cors);
+    }
     session.client.capabilities = capabilities;
     headers.set("Mcp-Session-Id", session.id);
     if (cors["Access-Control-Allow-Origin"] !== undefined)
