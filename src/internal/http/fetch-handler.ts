@@ -112,7 +112,7 @@ export type TableOptionsArg<C, X, S> = [C] extends [NoContext]
 export type FetchHandler = (request: Request) => Promise<Response>;
 
 /** Phantom, never present at run time: the mark of a fetch handler that keeps sessions of its own. */
-declare const KEEPS_SESSIONS: unique symbol;
+declare const SERVE_IT_WITH_A_FETCH_ADAPTER: unique symbol;
 
 /**
  * A fetch handler that keeps sessions in this process around the one HTTP path (`mcpHandler` of
@@ -127,14 +127,14 @@ declare const KEEPS_SESSIONS: unique symbol;
  * @since 5.0.10
  * @category fetch
  */
-export type SessionFetchHandler = FetchHandler & { readonly [KEEPS_SESSIONS]: true };
+export type SessionFetchHandler = FetchHandler & { readonly [SERVE_IT_WITH_A_FETCH_ADAPTER]: true };
 
 /**
  * What `nodeHandler` takes of fetch handlers: any but one that keeps sessions ({@link SessionFetchHandler}),
  * which the compiler refuses here. A function this package did not make still compiles, and is a
  * TypeError when given.
  */
-export type NativeFetchHandler = FetchHandler & { readonly [KEEPS_SESSIONS]?: never };
+export type NativeFetchHandler = FetchHandler & { readonly [SERVE_IT_WITH_A_FETCH_ADAPTER]?: never };
 
 /** Nothing to do: what a cancel of a body already gone rejects with is of no use. */
 const ignore = (): void => undefined;

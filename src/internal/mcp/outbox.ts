@@ -131,7 +131,12 @@ export const guardedOutbox = (base: Outbox, refusal: (method: string) => string 
 export const noOutbox: Outbox = {
   send: () => undefined,
   sent: () => undefined,
-  ask: () => () => Promise.resolve(E.left(new Error("the client cannot be asked here"))),
+  ask: () => () =>
+    Promise.resolve(
+      E.left(
+        new Error("the client cannot be asked here: no stream carries a request to it (a prompt over HTTP, 2025 era)"),
+      ),
+    ),
 };
 
 /**
