@@ -10,6 +10,10 @@ import { connect } from "../src/connection";
 import { mcpHandler, mcpServer, mcpSessions, tool, type McpServer } from "../src/mcp";
 import { pair, settle } from "./helpers/channels";
 
+/** Sessions' ids, made here: Node 18 has no `globalThis.crypto.randomUUID` without its flag. */
+let ids = 0;
+const id = (): string => `session-${(ids += 1)}`;
+
 const META = {
   "io.modelcontextprotocol/protocolVersion": "2026-07-28",
   "io.modelcontextprotocol/clientCapabilities": {},
@@ -142,7 +146,7 @@ describe("logging/setLevel with sessions", () => {
   const call = { jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "chatty", arguments: {} } };
 
   test("a batch of initialize and setLevel (no session yet) does not set every other session's level", async () => {
-    const handler = mcpHandler(serverOf(), { sessions: true });
+    const handler = mcpHandler(serverOf(), { sessions: mcpSessions({ id }) });
     const started = await handler(post(init(1)));
     const victim = started.headers.get("mcp-session-id");
     await started.text();
@@ -254,8 +258,6 @@ describe("sessions under a flood of initialize", () => {
     });
   const getStream = (session: string) =>
     new Request("http://localhost/mcp", { headers: { Accept: "text/event-stream", "Mcp-Session-Id": session } });
-  let ids = 0;
-  const id = (): string => `session-${(ids += 1)}`;
 
   test("past max, a session in use (its stream open) is not pushed out: a new one is refused 503 instead", async () => {
     const handler = mcpHandler(serverOf(), { sessions: mcpSessions({ max: 2, id }) });
