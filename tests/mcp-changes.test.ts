@@ -9,85 +9,11 @@
 import { randomUUID } from "node:crypto";
 import * as E from "fp-ts/Either";
 import { connect } from "../src/connection";
-import { mcpHandler, mcpServer, mcpSessions, text, tool, type McpServer, type Resource } from "../src/mcp";
+import { mcpHandler, mcpSessions, text, tool } from "../src/mcp";
 import { pair, settle } from "./helpers/channels";
+import { echo, messagesOf, modern, note, post2025, serverOf, SUBSCRIPTION } from "./helpers/mcp-changing";
 
-const META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-  "io.modelcontextprotocol/clientInfo": { name: "test", version: "1" },
-};
-const SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId";
 const SERVER_INFO = { "io.modelcontextprotocol/serverInfo": { name: "changing", version: "1.0.0" } };
-
-const note = (uri: string): Resource => ({ name: uri, read: () => E.right({ uri, text: `the note ${uri}` }) });
-const echo = tool({ description: "Says hi", run: () => E.right("hi") });
-const chatty = tool({
-  description: "Logs at info and at error",
-  run: (_args, ctx) => {
-    ctx.log("info", "an info line");
-    ctx.log("error", "an error line");
-    return E.right("logged");
-  },
-});
-
-const serverOf = (): McpServer =>
-  mcpServer({
-    name: "changing",
-    version: "1.0.0",
-    tools: { echo, chatty },
-    resources: { "note://a": note("note://a"), "note://b": note("note://b") },
-  });
-
-/** A 2026 era POST of `method` (its headers as the era asks). */
-const modern = (method: string, params: Record<string, unknown>, id: number | string = 1, signal?: AbortSignal) =>
-  new Request("http://localhost/mcp", {
-    method: "POST",
-    headers: {
-      "Content-Type": "application/json",
-      Accept: "application/json, text/event-stream",
-      "MCP-Protocol-Version": "2026-07-28",
-      "Mcp-Method": method,
-      ...(typeof (params["name"] ?? params["uri"]) === "string"
-        ? { "Mcp-Name": String(params["name"] ?? params["uri"]) }
-        : {}),
-    },
-    body: JSON.stringify({ jsonrpc: "2.0", id, method, params: { _meta: META, ...params } }),
-    ...(signal !== undefined ? { signal } : {}),
-  });
-
-/** Reads an event stream's messages as they come: `next(n)` waits for n more (or the end). */
-const messagesOf = (response: Response) => {
-  const reader = (response.body as ReadableStream<Uint8Array>).getReader();
-  const decoder = new TextDecoder();
-  let buffer = "";
-  let done = false;
-  const got: unknown[] = [];
-  const next = async (count: number): Promise<unknown[]> => {
-    const from = got.length;
-    while (got.length < from + count && !done) {
-      const step = await reader.read();
-      if (step.done === true) {
-        done = true;
-        break;
-      }
-      buffer += decoder.decode(step.value, { stream: true });
-      let end: number;
-      while ((end = buffer.indexOf("\n\n")) >= 0) {
-        const event = buffer.slice(0, end);
-        buffer = buffer.slice(end + 2);
-        const data = event
-          .split("\n")
-          .filter((line) => line.startsWith("data:"))
-          .map((line) => line.slice(5).trim())
-          .join("\n");
-        if (data !== "") got.push(JSON.parse(data));
-      }
-    }
-    return got.slice(from);
-  };
-  return { next, cancel: () => reader.cancel(), ended: () => done };
-};
 
 describe("subscriptions/listen (2026-07-28)", () => {
   test("its acknowledgement first (what it will hear of), then each change it asked for, stamped with its id", async () => {
@@ -274,16 +200,7 @@ describe("McpServer.change", () => {
 describe("2025-11-25 sessions: each session's subscriptions and log level", () => {
   const initialize =
     '{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"c","version":"1"}}}';
-  const post = (body: string, session?: string) =>
-    new Request("http://localhost/mcp", {
-      method: "POST",
-      headers: {
-        "Content-Type": "application/json",
-        Accept: "application/json, text/event-stream",
-        ...(session !== undefined ? { "Mcp-Session-Id": session } : {}),
-      },
-      body,
-    });
+  const post = post2025;
 
   test("a resource's update reaches only the sessions subscribed to it; a list's change reaches every one", async () => {
     const mcp = serverOf();

@@ -9,32 +9,11 @@ import * as E from "fp-ts/Either";
 import { connect } from "../src/connection";
 import { mcpHandler, mcpServer, mcpSessions, tool, type McpServer } from "../src/mcp";
 import { pair, settle } from "./helpers/channels";
+import { echo, META, modern, post2025, serverOf, SUBSCRIPTION } from "./helpers/mcp-changing";
 
 /** Sessions' ids, made here: Node 18 has no `globalThis.crypto.randomUUID` without its flag. */
 let ids = 0;
 const id = (): string => `session-${(ids += 1)}`;
-
-const META = {
-  "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-  "io.modelcontextprotocol/clientCapabilities": {},
-  "io.modelcontextprotocol/clientInfo": { name: "hostile", version: "1" },
-};
-const SUBSCRIPTION = "io.modelcontextprotocol/subscriptionId";
-const echo = tool({ description: "Says hi", run: () => E.right("hi") });
-const chatty = tool({
-  description: "Logs at info",
-  run: (_args, ctx) => {
-    ctx.log("info", "an info line");
-    return E.right("logged");
-  },
-});
-const serverOf = (): McpServer =>
-  mcpServer({
-    name: "hostile",
-    version: "1.0.0",
-    tools: { echo, chatty },
-    resources: { "note://a": { name: "a", read: (uri) => E.right({ uri, text: "a" }) } },
-  });
 
 const listen = (id: unknown, notifications: Record<string, unknown> = { toolsListChanged: true }) => ({
   jsonrpc: "2.0",
@@ -132,17 +111,7 @@ describe("logging/setLevel with sessions", () => {
     method: "initialize",
     params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } },
   });
-  const post = (body: unknown, session?: string | null) =>
-    new Request("http://localhost/mcp", {
-      method: "POST",
-      headers: {
-        "Content-Type": "application/json",
-        Accept: "application/json, text/event-stream",
-        "MCP-Protocol-Version": "2025-11-25",
-        ...(typeof session === "string" ? { "Mcp-Session-Id": session } : {}),
-      },
-      body: JSON.stringify(body),
-    });
+  const post = post2025;
   const call = { jsonrpc: "2.0", id: 9, method: "tools/call", params: { name: "chatty", arguments: {} } };
 
   test("a batch of initialize and setLevel (no session yet) does not set every other session's level", async () => {
@@ -170,21 +139,10 @@ describe("a 2026 era call's log level", () => {
     },
   });
   const modernCall = (logLevel: string) =>
-    new Request("http://localhost/mcp", {
-      method: "POST",
-      headers: {
-        "Content-Type": "application/json",
-        Accept: "application/json, text/event-stream",
-        "MCP-Protocol-Version": "2026-07-28",
-        "Mcp-Method": "tools/call",
-        "Mcp-Name": "levels",
-      },
-      body: JSON.stringify({
-        jsonrpc: "2.0",
-        id: 1,
-        method: "tools/call",
-        params: { _meta: { ...META, "io.modelcontextprotocol/logLevel": logLevel }, name: "levels", arguments: {} },
-      }),
+    modern("tools/call", {
+      _meta: { ...META, "io.modelcontextprotocol/logLevel": logLevel },
+      name: "levels",
+      arguments: {},
     });
   const linesOf = async (response: Response) =>
     Array.from((await response.text()).matchAll(/"data":"a (\w+) line"/g), (match) => match[1]);
@@ -213,16 +171,7 @@ describe("a listen over HTTP whose reader does not read", () => {
   test("ends once 256 notifications wait unread: what it holds is bounded, and the changes after reach it no more", async () => {
     const mcp = serverOf();
     const response = await mcpHandler(mcp)(
-      new Request("http://localhost/mcp", {
-        method: "POST",
-        headers: {
-          "Content-Type": "application/json",
-          Accept: "application/json, text/event-stream",
-          "MCP-Protocol-Version": "2026-07-28",
-          "Mcp-Method": "subscriptions/listen",
-        },
-        body: JSON.stringify(listen("slow")),
-      }),
+      modern("subscriptions/listen", { notifications: { toolsListChanged: true } }, "slow"),
     );
     for (let change = 0; change < 5000; change += 1) mcp.change({ tools: { echo } });
     const events = (await response.text()).split("\n\n").filter((event) => event.includes("data:"));
@@ -246,16 +195,7 @@ describe("sessions under a flood of initialize", () => {
     method: "initialize",
     params: { protocolVersion, capabilities: {}, clientInfo: { name: "c", version: "1" } },
   });
-  const post = (body: unknown, session?: string) =>
-    new Request("http://localhost/mcp", {
-      method: "POST",
-      headers: {
-        "Content-Type": "application/json",
-        Accept: "application/json, text/event-stream",
-        ...(session !== undefined ? { "Mcp-Session-Id": session } : {}),
-      },
-      body: JSON.stringify(body),
-    });
+  const post = post2025;
   const getStream = (session: string) =>
     new Request("http://localhost/mcp", { headers: { Accept: "text/event-stream", "Mcp-Session-Id": session } });
 
