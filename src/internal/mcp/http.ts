@@ -13,7 +13,7 @@ import { isRecord } from "../core/guards";
 import { handlerOf, type FetchHandler, type SessionFetchHandler } from "../http/fetch-handler";
 import { serviceOf, type FetchServerOptions } from "../http/handler-service";
 import { screen } from "./era";
-import { SESSION_HEADER } from "./protocol";
+import { messagesIn, SESSION_HEADER, textOf } from "./protocol";
 import type { McpServer } from "./server";
 import { mcpSessions, sessionHandler, type McpSessions, type Table } from "./sessions";
 
@@ -49,8 +49,6 @@ lives with the client's connection: `subscriptions/listen` and `resources/subscr
   readonly relay?: Relay;
 };
 
-const decoder = new TextDecoder();
-
 /**
  * The methods a front answers itself behind a relay: a stream of the server's changes and the
  * subscriptions to them live where the client's connection does (its POST's stream, its
@@ -58,16 +56,13 @@ const decoder = new TextDecoder();
  */
 const AT_FRONT: ReadonlySet<string> = new Set(["subscriptions/listen", "resources/subscribe", "resources/unsubscribe"]);
 
-/** Is the body one request of a method the front answers itself? Read only when it names one. */
+/** Is the body one request (alone, or a batch of one) of a method the front answers itself? Read only when it names one. */
 const atFront = (bytes: Uint8Array): boolean => {
-  const text = decoder.decode(bytes);
+  const text = textOf(bytes);
   if (!text.includes("subscri")) return false;
-  try {
-    const parsed: unknown = JSON.parse(text);
-    return isRecord(parsed) && typeof parsed["method"] === "string" && AT_FRONT.has(parsed["method"]);
-  } catch {
-    return false;
-  }
+  const all = messagesIn(text);
+  const one = all?.length === 1 ? all[0] : undefined;
+  return isRecord(one) && typeof one["method"] === "string" && AT_FRONT.has(one["method"]);
 };
 
 /** The largest batch, and the most answers one POST may carry, unless `maxBatchSize` says. */
@@ -80,18 +75,14 @@ const DEFAULT_MAX_BATCH = 100;
  * so, in an elicitation's answer), so each message is looked at whole.
  */
 const answersIn = (bytes: Uint8Array): unknown[] | undefined => {
-  const text = decoder.decode(bytes);
+  const text = textOf(bytes);
   if (!text.includes('"result"') && !text.includes('"error"')) return undefined;
-  try {
-    const parsed: unknown = JSON.parse(text);
-    const all = Array.isArray(parsed) ? (parsed as unknown[]) : [parsed];
-    return all.length > 0 &&
-      all.every((one) => isRecord(one) && !("method" in one) && ("result" in one || "error" in one))
-      ? all
-      : undefined;
-  } catch {
-    return undefined;
-  }
+  const all = messagesIn(text);
+  return all !== undefined &&
+    all.length > 0 &&
+    all.every((one) => isRecord(one) && !("method" in one) && ("result" in one || "error" in one))
+    ? all
+    : undefined;
 };
 
 /**

@@ -131,3 +131,23 @@ export const SESSION_HEADER = "mcp-session-id";
 
 /** MCP's error codes beyond JSON-RPC's own. */
 export const RESOURCE_NOT_FOUND = -32002;
+
+/** Made on first use: a module-level `new` would keep this module in bundles that never use it. */
+let decoder: InstanceType<typeof TextDecoder> | undefined;
+
+/** A body's text (UTF-8). */
+export const textOf = (bytes: Uint8Array): string => (decoder ??= new TextDecoder()).decode(bytes);
+
+/**
+ * The messages of a body's text: one, or a batch's; `undefined` for text that is no JSON. What the
+ * HTTP side looks into before dispatch (the client's answers, a handshake, a cancel) reads it so.
+ */
+export const messagesIn = (text: string): unknown[] | undefined => {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  return Array.isArray(parsed) ? (parsed as unknown[]) : [parsed];
+};

@@ -29,7 +29,7 @@ import { answerIncoming, incomingOf, type FetchHandler } from "../http/fetch-han
 import type { Service } from "../http/exchange";
 import { Client, notificationOf, type McpChange } from "./changes";
 import { modernMessage, modernVersion } from "./era";
-import { SESSION_HEADER, type JsonObject } from "./protocol";
+import { messagesIn, SESSION_HEADER, textOf, type JsonObject } from "./protocol";
 import { callEventOf, encode, lostEvent, ResumableCall } from "./resumable";
 
 /**
@@ -508,23 +508,9 @@ const over = (cors: Readonly<Record<string, string>>): Response =>
     cors,
   );
 
-/** Made on first use: a module-level `new` would keep this module in bundles that never use it. */
-let decoder: InstanceType<typeof TextDecoder> | undefined;
-const textOf = (bytes: Uint8Array): string => (decoder ??= new TextDecoder()).decode(bytes);
-
-/** The messages of a body (one, or a batch), `undefined` for one that is no JSON. */
-const parsedOf = (bytes: Uint8Array): unknown[] | undefined => {
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(textOf(bytes));
-  } catch {
-    return undefined;
-  }
-  return Array.isArray(parsed) ? (parsed as unknown[]) : [parsed];
-};
-
 /** The objects among a body's messages. */
-const messagesOf = (bytes: Uint8Array): Array<Record<string, unknown>> => (parsedOf(bytes) ?? []).filter(isRecord);
+const messagesOf = (bytes: Uint8Array): Array<Record<string, unknown>> =>
+  (messagesIn(textOf(bytes)) ?? []).filter(isRecord);
 
 /** The id of the one request in a body (`JSON.stringify`'d), `undefined` for none or several. */
 const requestIdOf = (bytes: Uint8Array): string | undefined => {
@@ -537,7 +523,7 @@ const requestIdOf = (bytes: Uint8Array): string | undefined => {
  * declares in it), a request of the stateless era, or neither.
  */
 const kindOf = (bytes: Uint8Array): JsonObject | "stateless" | "other" => {
-  const all = parsedOf(bytes);
+  const all = messagesIn(textOf(bytes));
   if (all === undefined) return "other";
   const handshake = all.find((one) => isRecord(one) && one["method"] === "initialize") as JsonObject | undefined;
   if (handshake !== undefined) {
@@ -625,18 +611,13 @@ const withSessionMethods = (answer: Response): Response => {
 /** Does an answer (one, or a batch's) hold `initialize`'s result: a protocol version and the server's identity? */
 const handshaken = (text: string): boolean => {
   if (!text.includes('"protocolVersion"')) return false;
-  try {
-    const parsed: unknown = JSON.parse(text);
-    return (Array.isArray(parsed) ? (parsed as unknown[]) : [parsed]).some(
-      (one) =>
-        isRecord(one) &&
-        isRecord(one["result"]) &&
-        typeof one["result"]["protocolVersion"] === "string" &&
-        isRecord(one["result"]["serverInfo"]),
-    );
-  } catch {
-    return false;
-  }
+  return (messagesIn(text) ?? []).some(
+    (one) =>
+      isRecord(one) &&
+      isRecord(one["result"]) &&
+      typeof one["result"]["protocolVersion"] === "string" &&
+      isRecord(one["result"]["serverInfo"]),
+  );
 };
 
 const begun = async (
