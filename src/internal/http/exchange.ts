@@ -140,6 +140,12 @@ const replyOf = (answered: HttpStreamAnswer, cors: HeaderValues): Reply => ({
 export const answerExchange = async (service: Service, incoming: Incoming): Promise<Reply> => {
   const { who, gate, limit } = service;
   const routed = route(gate, incoming.method, incoming.target, incoming.header);
+  if (routed instanceof Promise) {
+    incoming.discard();
+    return routed.catch((thrown) =>
+      serverError(who, `the inspector page could not be loaded: ${messageOf(thrown)}`, NO_HEADERS),
+    );
+  }
   if (!routed.dispatch) {
     incoming.discard();
     return routed;

@@ -139,7 +139,11 @@ export const serviceOf = (who: string, methodsOrApp: unknown, given: unknown): S
   const gate: Gate = {
     guard,
     cors: cors.on,
-    page: inspector === false ? undefined : (url) => servedPage(title, url.split("?", 1)[0]),
+    // Loaded on the page's first GET: see InspectorModule.
+    page:
+      inspector === false
+        ? undefined
+        : (url) => import("../inspector/page").then((page) => servedPage(page, title, url.split("?", 1)[0])),
     pagePath: () => true,
   };
   const same: Made = { options: app === undefined ? rest : { ...rest, ...app.options() } };

@@ -8,16 +8,23 @@
  * @module
  */
 import { accepts } from "./accept";
-import { INSPECTOR_HEADERS, inspectorPage } from "../inspector/page";
 
 /** The one path the page is served at: the server's root, the URL its listening line prints. */
 const PAGE_PATH = "/";
 
 /**
- * The page's headers: the inspector's own, and `Vary: Accept`, since the same URL answers a
- * browser with the page and anything else with JSON-RPC or 405.
+ * The inspector part's page and headers: imported statically by the development server, which
+ * serves the page from its start, and with `import()` by a fetch handler on a browser's first GET
+ * of it, so that the page (about 54 kB) is a chunk of its own that an app bundling `rpcserver/fetch`
+ * or `rpcserver/mcp` for a browser or a Worker loads only when the page is asked for.
  */
-export const PAGE_HEADERS: Readonly<Record<string, string>> = { ...INSPECTOR_HEADERS, Vary: "Accept" };
+export type InspectorModule = Pick<typeof import("../inspector/page"), "inspectorPage" | "INSPECTOR_HEADERS">;
+
+/** The page served: its headers and its HTML. */
+export interface ServedPage {
+  readonly headers: Readonly<Record<string, string>>;
+  readonly body: string;
+}
 
 /**
  * Does `Accept` name `text/html` itself, with a quality above 0? Browsers send it when they
@@ -52,7 +59,10 @@ export const varyingByAccept = <H extends Readonly<Record<string, string | numbe
 /**
  * The page of a server whose `rpc.discover` title is `title` (`serve` checks it is a string),
  * calling `url`, where it is served: the development server's root, or the path a fetch handler
- * is mounted on.
+ * is mounted on. Its headers are the inspector's own and `Vary: Accept`, since the same URL answers
+ * a browser with the page and anything else with JSON-RPC or 405.
  */
-export const servedPage = (title: unknown, url: string = PAGE_PATH): string =>
-  inspectorPage({ url, ...(typeof title === "string" ? { title: `${title} (inspector)` } : {}) });
+export const servedPage = (inspector: InspectorModule, title: unknown, url: string = PAGE_PATH): ServedPage => ({
+  headers: { ...inspector.INSPECTOR_HEADERS, Vary: "Accept" },
+  body: inspector.inspectorPage({ url, ...(typeof title === "string" ? { title: `${title} (inspector)` } : {}) }),
+});

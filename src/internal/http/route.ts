@@ -10,7 +10,7 @@
 import { ERROR_INVALID_REQUEST, ERROR_SERVER_ERROR } from "../core/codes";
 import { log } from "../core/logger";
 import type { GuardedHeaders, Refusal } from "./browser-guard";
-import { acceptsHtml, PAGE_HEADERS, varyingByAccept } from "./inspector-route";
+import { acceptsHtml, varyingByAccept, type ServedPage } from "./inspector-route";
 
 /** Logging must never stop a server, so a logger that throws is ignored. */
 export const say = (level: "error" | "warn" | "info", message: string): void => {
@@ -64,8 +64,11 @@ export interface Gate {
   /** The development server sets it again once listening: the address bound (`localhost` may be 127.0.0.1 or ::1) decides. */
   guard: (headers: GuardedHeaders) => Refusal | undefined;
   readonly cors: boolean;
-  /** The inspector page's HTML for a browser's GET of `url` (a path and query); `undefined` when it is off. */
-  readonly page: ((url: string) => string) | undefined;
+  /**
+   * The inspector page for a browser's GET of `url` (a path and query), or a Promise of it (a fetch
+   * handler loads the page on its first GET); `undefined` when it is off.
+   */
+  readonly page: ((url: string) => ServedPage | Promise<ServedPage>) | undefined;
   /** Is `url` (a path and query) where the page is served? */
   readonly pagePath: (url: string) => boolean;
 }
@@ -107,6 +110,15 @@ const encoded = (coding: string, cors: HeaderValues): HeadAnswer => ({
   said: "415 (encoded body)",
 });
 
+/** The inspector page, as a browser's GET of it is answered. */
+const pageAnswer = ({ headers, body }: ServedPage): HeadAnswer => ({
+  dispatch: false,
+  status: 200,
+  headers,
+  body,
+  said: "200 (inspector page)",
+});
+
 /** A preflight from an allowed origin: 204 with what the page may send. */
 const preflight = (cors: HeaderValues, header: (name: string) => string | undefined): HeadAnswer => {
   const asked = header("access-control-request-headers");
@@ -131,16 +143,16 @@ const preflight = (cors: HeaderValues, header: (name: string) => string | undefi
  * How a request is answered, by its method, its URL (path and query: `url` gives it, asked only
  * when a request other than a POST is answered, since a fetch handler parses a URL to tell it) and
  * its headers (`header` gives a lower-case name's value, `undefined` when absent): checked by the
- * guard first (403), then
- * a POST is to be dispatched (unless its body is encoded: 415); a browser's GET of the page's path gets the page, a preflight from an
- * allowed origin its 204, and anything else 405 with `Allow: POST`.
+ * guard first (403), then a POST is to be dispatched (unless its body is encoded: 415); a browser's
+ * GET of the page's path gets the page (a Promise of it while a fetch handler loads the page), a
+ * preflight from an allowed origin its 204, and anything else 405 with `Allow: POST`.
  */
 export const route = (
   gate: Gate,
   method: string | undefined,
   url: () => string,
   header: (name: string) => string | undefined,
-): HeadAnswer | ToDispatch => {
+): HeadAnswer | Promise<HeadAnswer> | ToDispatch => {
   const origin = header("origin");
   const refusal = gate.guard({ host: header("host"), origin });
   if (refusal !== undefined) {
@@ -154,13 +166,8 @@ export const route = (
   }
   const onPagePath = gate.page !== undefined && method === "GET" && gate.pagePath(url());
   if (onPagePath && gate.page !== undefined && acceptsHtml(header("accept"))) {
-    return {
-      dispatch: false,
-      status: 200,
-      headers: PAGE_HEADERS,
-      body: gate.page(url()),
-      said: "200 (inspector page)",
-    };
+    const page = gate.page(url());
+    return page instanceof Promise ? page.then(pageAnswer) : pageAnswer(page);
   }
   if (method === "OPTIONS" && cors !== NO_HEADERS && header("access-control-request-method") !== undefined) {
     return preflight(cors, header);

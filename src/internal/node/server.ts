@@ -57,6 +57,7 @@ import { DEFAULT_INFO } from "../documents/openrpc";
 import { browserGuard, hostnameOf, isAddress, type BrowserGuardOptions } from "../http/browser-guard";
 import { discoverable } from "../http/discovery";
 import { isPagePath, servedPage } from "../http/inspector-route";
+import * as inspectorModule from "../inspector/page";
 import type { Made, Service } from "../http/exchange";
 import { checkServedOptions, corsOption, say, type Gate } from "../http/route";
 import { nodeExchange } from "./node-exchange";
@@ -200,7 +201,7 @@ export const serve = async <C = NoContext>(
   });
   // Bad lists are the caller's TypeError now; the guard is made again once the address is known.
   const title = openrpc === false ? undefined : (openrpc?.title ?? DEFAULT_INFO.title);
-  const page = options.inspector === false ? undefined : servedPage(title);
+  const page = options.inspector === false ? undefined : servedPage(inspectorModule, title);
   const gate: Gate = {
     guard: browserGuard(guarding(name)),
     cors: cors.on,
