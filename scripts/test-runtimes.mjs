@@ -1,5 +1,5 @@
-// The runtime matrix: the jest suite on Node.js 18, 22, 24 and 26 (the suite's own run covers the
-// Node that runs npm; the compile-only files, ONCE below, run there only), and the built package's conformance cases
+// The runtime matrix: the jest suite on Node.js 18, 22, 24 and 26, each in two parts (the suite's own
+// run covers the Node that runs npm; the compile-only files, ONCE below, run there only), and the built package's conformance cases
 // (tests/runtime: the dispatch core, and the client over `local` and over `http`) on those Nodes, Bun, Deno and
 // headless Chromium; rpcserver/fetch's handler, called with the runtime's own Request, on those Nodes, Bun and
 // Deno, and served by Bun.serve, Deno.serve and Cloudflare's workerd (tests/runtime/fetch-served.mjs).
@@ -105,10 +105,22 @@ const TIME = "/usr/bin/time";
 const measured = existsSync(TIME);
 const work = mkdtempSync(join(tmpdir(), "rpcserver-runtimes-"));
 const nodes = [18, 22, 24, 26];
+/**
+ * Each Node's suite in this many runs (jest's `--shard`): four suites of 270 to 450 s on three lanes
+ * put two whole suites one after the other on one lane, which then ran on alone for a minute and
+ * more after the others had ended (12:13 to 14:25 from a clean clone); halves fill the lanes evenly.
+ */
+const SHARDS = 2;
 // The longest first (the jest suites, the types matrix, the browser bundles): the last to start are
 // the shortest, so that the lanes end close together.
 const runs = [
-  ...nodes.map((v) => [`node ${v}: jest suite, less the ONCE files`, `${bin}/node${v}/bin/node`, jest]),
+  ...nodes.flatMap((v) =>
+    Array.from({ length: SHARDS }, (_, i) => [
+      `node ${v}: jest suite, less the ONCE files, part ${i + 1} of ${SHARDS}`,
+      `${bin}/node${v}/bin/node`,
+      [...jest, `--shard=${i + 1}/${SHARDS}`],
+    ]),
+  ),
   [
     "typescript: types matrix (5/6/7 x @types/node 20/22/24/newest)",
     process.execPath,
