@@ -156,6 +156,40 @@ describe("with Node's Request objects", () => {
     expect(put.status).toBe(405);
   });
 
+  test("the inspector page is loaded on its first GET; a page that cannot load is a 500 and a log line, never a rejection", async () => {
+    // The page's module fails to load (a bundle whose chunk is gone): a fetchHandler of sources loaded afresh.
+    const lines: unknown[] = [];
+    let broken: typeof fetchHandler | undefined;
+    jest.isolateModules(() => {
+      jest.doMock("../src/internal/inspector/page", () => {
+        throw new Error("the chunk is gone");
+      });
+      ({ fetchHandler: broken } = jest.requireActual<typeof import("../src/fetch")>("../src/fetch"));
+    });
+    // The logger lives on globalThis: the one the isolated sources log to.
+    const previous = setLogger({
+      error: (line) => void lines.push(line),
+      warn: () => undefined,
+      info: () => undefined,
+    });
+    try {
+      const handle = broken!(methods);
+      const page = await handle(new Request("http://localhost/rpc", { headers: { Accept: "text/html" } }));
+      expect([page.status, page.headers.get("content-type"), await page.text()]).toEqual([
+        500,
+        "text/plain; charset=utf-8",
+        "rpcserver: the inspector page could not be loaded\n",
+      ]);
+      expect(lines).toEqual([expect.stringContaining("the inspector page could not be loaded: the chunk is gone")]);
+      // The same handler still answers a POST.
+      const post = await handle(new Request("http://localhost/rpc", { method: "POST", body: call("add", [1, 2]) }));
+      expect(await post.json()).toEqual({ jsonrpc: "2.0", result: 3, id: 1 });
+    } finally {
+      setLogger(previous);
+      jest.dontMock("../src/internal/inspector/page");
+    }
+  });
+
   test("DNS rebinding and foreign pages are refused with 403, as the development server refuses them", async () => {
     const rebound = await handler(
       new Request("http://evil.example/rpc", { method: "POST", body: call("add", [1, 2]) }),

@@ -136,15 +136,21 @@ const replyOf = (answered: HttpStreamAnswer, cors: HeaderValues): Reply => ({
   said: answered.body instanceof ReadableStream ? "200 (event stream)" : String(answered.status),
 });
 
+/** A browser's GET of the inspector page when the page's module fails to load (a bundle's chunk gone). */
+const PAGE_FAILED = "rpcserver: the inspector page could not be loaded\n";
+/** A plain text's headers: the answers here that are no JSON-RPC (a body that could not be read, a page that did not load). */
+const TEXT_HEADERS: HeaderValues = { "Content-Type": "text/plain; charset=utf-8" };
+
 /** Answers one request: by its head, or its body dispatched. Never rejects for a client's request. */
 export const answerExchange = async (service: Service, incoming: Incoming): Promise<Reply> => {
   const { who, gate, limit } = service;
   const routed = route(gate, incoming.method, incoming.target, incoming.header);
   if (routed instanceof Promise) {
     incoming.discard();
-    return routed.catch((thrown) =>
-      serverError(who, `the inspector page could not be loaded: ${messageOf(thrown)}`, NO_HEADERS),
-    );
+    return routed.catch((thrown): Reply => {
+      say("error", `rpcserver: ${who}: the inspector page could not be loaded: ${messageOf(thrown)}`);
+      return { status: 500, headers: TEXT_HEADERS, body: PAGE_FAILED, said: "500 (inspector page)" };
+    });
   }
   if (!routed.dispatch) {
     incoming.discard();
@@ -158,7 +164,7 @@ export const answerExchange = async (service: Service, incoming: Incoming): Prom
     say("info", `rpcserver: ${who}: ${incoming.method} ${incoming.target()}: not answered (${messageOf(read.broken)})`);
     return {
       status: 400,
-      headers: { "Content-Type": "text/plain; charset=utf-8" },
+      headers: TEXT_HEADERS,
       body: "rpcserver: the request could not be read\n",
       said: "400 (the request could not be read)",
     };
