@@ -184,6 +184,8 @@ export default tseslint.config(
         setImmediate: "readonly",
         AbortController: "readonly",
         MessageChannel: "readonly",
+        Request: "readonly",
+        Response: "readonly",
         setInterval: "readonly",
         clearInterval: "readonly",
       },

@@ -1,6 +1,6 @@
 // Browser bundles (issue 22): the app in tests/runtime/bundle-app, which imports every browser entry
 // of the PACKED package (rpcserver, rpcserver/client, rpcserver/connection, main, async_main,
-// response, result, codes, methods, sentinels, transport, pipeline, inspector) and a shared contract module, is
+// response, result, codes, methods, sentinels, transport, pipeline, inspector, fetch) and a shared contract module, is
 // bundled for the browser by esbuild, Vite 8 (Rolldown), Vite 7 (Rollup) and webpack, each run as a
 // user runs it the first time: its CLI, no configuration file, no externals, no plugin. Each bundle is
 // then loaded into headless Chromium and must run (esbuild's must also hold one fp-ts, not its
@@ -55,6 +55,7 @@ const expected = {
   piped: '{"jsonrpc":"2.0","result":"pong","id":1}',
   served: "serve: the development server runs on Node.js, Bun or Deno (it needs node:http), not in a browser",
   inspector: { doctype: true, url: true, policy: true },
+  fetched: { post: '{"jsonrpc":"2.0","result":"pong","id":1}', page: 200, doctype: true, url: true },
 };
 
 const run = (command, args, cwd) =>

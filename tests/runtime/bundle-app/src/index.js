@@ -18,6 +18,7 @@ import { NODATA } from "rpcserver/sentinels";
 import { toHttp } from "rpcserver/http";
 import { environment, pipeline, serialize, Sync } from "rpcserver/pipeline";
 import { inspectorPage, INSPECTOR_HEADERS } from "rpcserver/inspector";
+import { fetchHandler } from "rpcserver/fetch";
 import { api } from "./contract.js";
 
 const methods = implement(api, {
@@ -67,6 +68,20 @@ const run = async () => {
         doctype: page.startsWith("<!doctype html>"),
         url: page.includes('content="/rpc"'),
         policy: INSPECTOR_HEADERS["Content-Security-Policy"].includes("connect-src 'self'"),
+      };
+    })(),
+    // rpcserver/fetch's handler in the bundle: a POST, and a browser's GET of the inspector page,
+    // which the handler loads with import() (a chunk of its own where the bundler splits).
+    fetched: await (async () => {
+      const handle = fetchHandler({ ping });
+      const post = await handle(new Request("http://localhost/rpc", { method: "POST", body: request }));
+      const page = await handle(new Request("http://localhost/rpc", { headers: { Accept: "text/html" } }));
+      const html = await page.text();
+      return {
+        post: await post.text(),
+        page: page.status,
+        doctype: html.startsWith("<!doctype html>"),
+        url: html.includes('content="/rpc"'),
       };
     })(),
   };
