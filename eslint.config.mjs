@@ -184,8 +184,6 @@ export default tseslint.config(
         setImmediate: "readonly",
         AbortController: "readonly",
         MessageChannel: "readonly",
-        Request: "readonly",
-        Response: "readonly",
         setInterval: "readonly",
         clearInterval: "readonly",
       },

@@ -4,6 +4,7 @@
 // fp-ts's ES modules, as a bundled app does (`fp-ts/Either` resolves to them in a bundler; here the
 // file itself, which webpack requires of a `"type": "module"` package): the package's browser build
 // imports the same files, so the bundle holds one fp-ts (bundlers.mjs checks esbuild's).
+/* global Request */
 import * as E from "fp-ts/es6/Either.js";
 import { dispatch, implement, method, serve, Success } from "rpcserver";
 import { client, local } from "rpcserver/client";
