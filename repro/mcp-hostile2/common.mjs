@@ -3,6 +3,7 @@
 import { createServer } from "node:http";
 import net from "node:net";
 import * as E from "fp-ts/lib/Either.js";
+import { byteChannel, connect, newlineDelimited } from "../../dist/esm/connection.js";
 import { mcpHandler, mcpServer, tool } from "../../dist/esm/mcp.js";
 import { nodeGlue } from "../../examples/mcp/node-glue.mjs";
 
@@ -28,17 +29,52 @@ export const serve = async (mcp, options = {}) => {
   return { server, port: server.address().port, handler };
 };
 
+/** `mcp` served on TCP connections (newline-delimited, MCP's cancellation), as a stdio server is. */
+export const serveConnections = async (mcp) => {
+  const server = net.createServer((socket) => {
+    socket.on("error", () => {});
+    connect(byteChannel(socket, socket, newlineDelimited()), {
+      methods: mcp.methods,
+      stages: mcp.stages,
+      context: {},
+      cancellation: "mcp",
+    });
+  });
+  await new Promise((r) => server.listen(0, "127.0.0.1", r));
+  return server;
+};
+
+/** The headers of a 2026 era POST by fetch of `method`, with `extra`. */
+export const modernHeaders = (method, extra = {}) => ({
+  "Content-Type": "application/json",
+  Accept: "application/json, text/event-stream",
+  "MCP-Protocol-Version": "2026-07-28",
+  "Mcp-Method": method,
+  ...extra,
+});
+
+/** A 2025 era `initialize` POSTed to `url` (a sessions handler): the session id it began, or null. */
+export const initialize = async (url) => {
+  const r = await fetch(url, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
+    body: JSON.stringify({
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } },
+    }),
+  });
+  await r.text();
+  return r.headers.get("mcp-session-id");
+};
+
 /** The raw bytes of a 2026 era POST. */
 export const modernPost = (method, params, id = 1, extraHeaders = {}) => {
   const body = JSON.stringify({ jsonrpc: "2.0", id, method, params: { _meta: META, ...params } });
   const headers = {
     Host: "localhost",
-    "Content-Type": "application/json",
-    Accept: "application/json, text/event-stream",
-    "MCP-Protocol-Version": "2026-07-28",
-    "Mcp-Method": method,
-    "Content-Length": Buffer.byteLength(body),
-    ...extraHeaders,
+    ...modernHeaders(method, { "Content-Length": Buffer.byteLength(body), ...extraHeaders }),
   };
   return (
     `POST /mcp HTTP/1.1\r\n` +

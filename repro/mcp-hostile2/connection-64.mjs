@@ -2,21 +2,11 @@
 // while the listens stay open (the connection's bound on calls under way)?
 //   node repro/mcp-hostile2/connection-64.mjs [listens]
 import net from "node:net";
-import { byteChannel, connect, newlineDelimited } from "../../dist/esm/connection.js";
-import { makeMcp, META, sleep } from "./common.mjs";
+import { makeMcp, META, serveConnections, sleep } from "./common.mjs";
 
 const LISTENS = Number(process.argv[2] ?? 64);
 const mcp = makeMcp();
-const server = net.createServer((socket) => {
-  socket.on("error", () => {});
-  connect(byteChannel(socket, socket, newlineDelimited()), {
-    methods: mcp.methods,
-    stages: mcp.stages,
-    context: {},
-    cancellation: "mcp",
-  });
-});
-await new Promise((r) => server.listen(0, "127.0.0.1", r));
+const server = await serveConnections(mcp);
 const s = net.connect(server.address().port, "127.0.0.1");
 let got = "";
 s.on("data", (d) => (got += d));

@@ -1,24 +1,13 @@
 // A sessions GET stream resumed with odd Last-Event-IDs: which say events_lost, which replay what.
 //   node repro/mcp-hostile2/events-lost.mjs
-import { makeMcp, serve, sleep } from "./common.mjs";
+import { initialize, makeMcp, serve, sleep } from "./common.mjs";
 import { mcpSessions } from "../../dist/esm/mcp.js";
 
 const sessions = mcpSessions({ replay: 3 });
 const mcp = makeMcp();
 const { server, port } = await serve(mcp, { sessions });
 const url = `http://127.0.0.1:${port}/mcp`;
-const init = await fetch(url, {
-  method: "POST",
-  headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
-  body: JSON.stringify({
-    jsonrpc: "2.0",
-    id: 1,
-    method: "initialize",
-    params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } },
-  }),
-});
-const id = init.headers.get("mcp-session-id");
-await init.text();
+const id = await initialize(url);
 const get = async (lastEventId) => {
   const ac = new AbortController();
   const r = await fetch(url, {

@@ -3,7 +3,7 @@
 //   node repro/mcp-hostile2/modern-loglevel.mjs
 import * as E from "fp-ts/lib/Either.js";
 import { tool } from "../../dist/esm/mcp.js";
-import { makeMcp, serve, META } from "./common.mjs";
+import { makeMcp, modernHeaders, serve, META } from "./common.mjs";
 
 const levels = tool({
   description: "logs at debug, info and error",
@@ -17,13 +17,7 @@ const url = `http://127.0.0.1:${port}/mcp`;
 const modernCall = async (logLevel) => {
   const r = await fetch(url, {
     method: "POST",
-    headers: {
-      "Content-Type": "application/json",
-      Accept: "application/json, text/event-stream",
-      "MCP-Protocol-Version": "2026-07-28",
-      "Mcp-Method": "tools/call",
-      "Mcp-Name": "levels",
-    },
+    headers: modernHeaders("tools/call", { "Mcp-Name": "levels" }),
     body: JSON.stringify({
       jsonrpc: "2.0",
       id: 1,

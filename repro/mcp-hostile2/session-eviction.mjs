@@ -2,25 +2,12 @@
 // used session to make room, even one with its GET stream open or a call under way.
 //   node repro/mcp-hostile2/session-eviction.mjs [max]
 import { mcpSessions } from "../../dist/esm/mcp.js";
-import { makeMcp, serve, sleep } from "./common.mjs";
+import { initialize, makeMcp, serve, sleep } from "./common.mjs";
 
 const MAX = Number(process.argv[2] ?? 1000);
 const { server, port } = await serve(makeMcp(), { sessions: mcpSessions({ max: MAX }) });
 const url = `http://127.0.0.1:${port}/mcp`;
-const init = async () => {
-  const r = await fetch(url, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } },
-    }),
-  });
-  await r.text();
-  return r.headers.get("mcp-session-id");
-};
+const init = () => initialize(url);
 const victim = await init();
 const stream = await fetch(url, { headers: { Accept: "text/event-stream", "Mcp-Session-Id": victim } });
 const reader = stream.body.getReader();

@@ -3,20 +3,10 @@
 // Then over HTTP: a listen inside a batch POST.
 //   node repro/mcp-hostile2/slots-on-close.mjs
 import net from "node:net";
-import { byteChannel, connect, newlineDelimited } from "../../dist/esm/connection.js";
-import { makeMcp, META, sleep, serve } from "./common.mjs";
+import { makeMcp, META, modernHeaders, serve, serveConnections, sleep } from "./common.mjs";
 
 const mcp = makeMcp();
-const server = net.createServer((socket) => {
-  socket.on("error", () => {});
-  connect(byteChannel(socket, socket, newlineDelimited()), {
-    methods: mcp.methods,
-    stages: mcp.stages,
-    context: {},
-    cancellation: "mcp",
-  });
-});
-await new Promise((r) => server.listen(0, "127.0.0.1", r));
+const server = await serveConnections(mcp);
 const client = () => {
   const s = net.connect(server.address().port, "127.0.0.1");
   s.on("error", () => {});
@@ -69,12 +59,7 @@ let answer;
 try {
   const r = await fetch(`http://127.0.0.1:${port}/mcp`, {
     method: "POST",
-    headers: {
-      "Content-Type": "application/json",
-      Accept: "application/json, text/event-stream",
-      "MCP-Protocol-Version": "2026-07-28",
-      "Mcp-Method": "subscriptions/listen",
-    },
+    headers: modernHeaders("subscriptions/listen"),
     body,
     signal: ac.signal,
   });

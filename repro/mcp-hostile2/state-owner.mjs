@@ -4,7 +4,7 @@
 //   node repro/mcp-hostile2/state-owner.mjs
 import * as E from "fp-ts/lib/Either.js";
 import { tool } from "../../dist/esm/mcp.js";
-import { makeMcp, serve, META } from "./common.mjs";
+import { makeMcp, modernHeaders, serve, META } from "./common.mjs";
 
 const asker = tool({
   description: "asks",
@@ -22,14 +22,10 @@ const byAuth = ({ httpRequest }) => {
 const call = async (port, params, auth) => {
   const r = await fetch(`http://127.0.0.1:${port}/mcp`, {
     method: "POST",
-    headers: {
-      "Content-Type": "application/json",
-      Accept: "application/json, text/event-stream",
-      "MCP-Protocol-Version": "2026-07-28",
-      "Mcp-Method": "tools/call",
+    headers: modernHeaders("tools/call", {
       "Mcp-Name": "asker",
       ...(auth !== undefined ? { Authorization: auth } : {}),
-    },
+    }),
     body: JSON.stringify({
       jsonrpc: "2.0",
       id: 1,
