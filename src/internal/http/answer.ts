@@ -236,7 +236,8 @@ export const answerHttp = <C = NoContext, const S extends ReadonlyArray<AnyStage
  * with `text/event-stream` in `accept`, the messages relayed before the answer as events (the
  * answer chosen at the first of them, 202 for a body of notifications), else the answer alone as
  * `toHttp` makes it. The relay's signal aborts when `signal` does (the client went away) or the
- * event stream's reader cancels; a relay that fails rejects, or ends a stream begun.
+ * event stream's reader cancels, and its stream then ends quietly, as a local call's does; a relay
+ * that fails otherwise rejects, or ends a stream begun with an error.
  */
 export const relayHttp = (
   body: Uint8Array,
@@ -246,10 +247,15 @@ export const relayHttp = (
   new Promise<HttpStreamAnswer>((settle, fail) => {
     const outlet = new HttpOutlet(settle, fail);
     const abort = new AbortController();
-    const stop = (): void => abort.abort(new Error("the client went away"));
+    // The client went away, as a local call's stop: the relay's wait aborts and the stream ends quietly.
+    const stop = (): void => {
+      abort.abort(new Error("the client went away"));
+      outlet.stop();
+    };
     outlet.call = { stop };
     const release = follow(o.signal, stop);
-    const onMessage = acceptsEvents(o.accept) ? { onMessage: (text: string) => outlet.value(text)?.catch(stop) } : {};
+    const events = acceptsEvents(o.accept);
+    const onMessage = events ? { onMessage: (text: string) => outlet.value(text)?.catch(stop) } : {};
     let relayed: Promise<string>;
     try {
       relayed = relay(body, { headers: o.headers, signal: abort.signal, ...onMessage });
@@ -260,11 +266,15 @@ export const relayHttp = (
     relayed.then(
       (text) => {
         release();
-        outlet.finish(text);
+        // Without the event stream, exactly answerJson's answer: 204 for a body of notifications.
+        if (events) outlet.finish(text);
+        else settle(toHttp(text));
       },
       (thrown: unknown) => {
         release();
-        outlet.failed(thrown);
+        // A relay the client's leaving aborted has failed no one: nothing reads its answer.
+        if (abort.signal.aborted) outlet.finish("");
+        else outlet.failed(thrown);
       },
     );
   });
