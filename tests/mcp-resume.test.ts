@@ -13,6 +13,7 @@ import { request, type ClientRequest, type IncomingMessage } from "node:http";
 import { join } from "node:path";
 import { promisify } from "node:util";
 import { mcpHandler, mcpServer, mcpSessions, tool } from "../src/mcp";
+import { ResumableCall } from "../src/internal/mcp/resumable";
 import { usingFixture } from "./helpers/processes";
 import { onEvents, postHeaders, type SseEvent } from "./helpers/mcp-http";
 import * as E from "fp-ts/Either";
@@ -378,6 +379,32 @@ describe("a POST's event stream, resumable, on the fetch handler", () => {
     expect(held).toEqual(["started", "finally"]);
   });
 
+  test("a cancel that names no request id (none, or null) cancels nothing, not the calls whose own id cannot be told", async () => {
+    held.length = 0;
+    const handler = handlerOf(4);
+    const session = (await handler(posted(undefined, INITIALIZE))).headers.get("mcp-session-id") ?? "";
+    const call = { jsonrpc: "2.0", method: "tools/call", params: { name: "held", arguments: {} } };
+    // A batch: its calls' ids are not one request's, so no cancel names it by them.
+    const batch = handler(
+      posted(session, [
+        { ...call, id: 7 },
+        { ...call, id: 8 },
+      ]),
+    );
+    await new Promise((settle) => setTimeout(settle, 50));
+    expect(held).toEqual(["started", "started"]);
+    for (const params of [{}, { requestId: null }]) {
+      const cancel = await handler(posted(session, { jsonrpc: "2.0", method: "notifications/cancelled", params }));
+      expect(cancel.status).toBe(202);
+    }
+    await new Promise((settle) => setTimeout(settle, 50));
+    expect(held).toEqual(["started", "started"]);
+    // The session's end cancels them.
+    await handler(new Request("http://localhost/mcp", { method: "DELETE", headers: { "Mcp-Session-Id": session } }));
+    await (await batch).text();
+    expect(held).toEqual(["started", "started", "finally", "finally"]);
+  });
+
   test("a call answered as JSON keeps nothing: its id names no stream", async () => {
     const handler = handlerOf(2);
     const session = (await handler(posted(undefined, INITIALIZE))).headers.get("mcp-session-id") ?? "";
@@ -392,5 +419,36 @@ describe("a POST's event stream, resumable, on the fetch handler", () => {
       }),
     );
     expect(again.status).toBe(400);
+  });
+});
+
+describe("ResumableCall, the part that keeps a call's events", () => {
+  test("a call whose stream fails errors its reader's stream after what it sent, rather than end as if whole", async () => {
+    const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
+    let pulled = 0;
+    const inner = new ReadableStream<Uint8Array>(
+      {
+        pull: (controller) => {
+          pulled += 1;
+          if (pulled === 1) controller.enqueue(bytes("event: message\ndata: {}\n\n"));
+          else controller.error(new Error("the dispatch failed"));
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    let gone = 0;
+    const call = new ResumableCall(
+      inner.getReader(),
+      1,
+      4,
+      60_000,
+      () => undefined,
+      () => (gone += 1),
+    );
+    const reader = call.open(0, undefined).getReader();
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toBe("id: 1-1\nevent: message\ndata: {}\n\n");
+    await expect(reader.read()).rejects.toThrow("the dispatch failed");
+    expect(gone).toBe(1);
   });
 });

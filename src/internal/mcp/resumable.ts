@@ -72,6 +72,8 @@ export class ResumableCall {
   private live: ReadableStreamDefaultController<Uint8Array> | undefined;
   private timer: ReturnType<typeof setTimeout> | undefined;
   private over = false;
+  /** Why the inner stream failed, if it did: the reader's stream errors with it, rather than end as if whole. */
+  private failed: { readonly why: unknown } | undefined;
 
   /**
    * `inner`: the call's events; `number`: the call's in its session; `replay`: how many of its events
@@ -169,10 +171,11 @@ export class ResumableCall {
           this.kept.push({ n: this.read, bytes: joined(encode(`id: ${this.number}-${this.read}\n`), step.value) });
         }
       },
-      () => {
-        // The call's stream failed (its dispatch did): what was read is all there is.
+      (why: unknown) => {
+        // The call's stream failed (its dispatch did): what was read is handed, then the reader's stream errors.
         this.reading = undefined;
         this.ended = true;
+        this.failed = { why };
       },
     );
     return this.reading;
@@ -217,7 +220,7 @@ export class ResumableCall {
     this.timer = undefined;
   }
 
-  /** Over: no timer, the reader's stream closed, the session lets the call go. */
+  /** Over: no timer, the reader's stream closed (errored, when the call's stream failed), the session lets the call go. */
   private forget(): void {
     if (this.over) return;
     this.over = true;
@@ -225,7 +228,8 @@ export class ResumableCall {
     const live = this.live;
     this.live = undefined;
     try {
-      live?.close();
+      if (this.failed === undefined) live?.close();
+      else live?.error(this.failed.why);
     } catch {
       // Cancelled by its reader already.
     }

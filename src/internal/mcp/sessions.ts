@@ -22,6 +22,7 @@
  * @module
  */
 import { isRecord } from "../core/guards";
+import { isId } from "../connection/messages";
 import { fitsOneTimer } from "../core/timer";
 import { acceptsEvents } from "../http/accept";
 import { eventOf } from "../http/event-stream-writer";
@@ -218,7 +219,8 @@ class Session {
   private cancelNamed(body: Uint8Array): void {
     for (const message of messagesOf(body)) {
       const params = message["params"];
-      if (message["method"] !== "notifications/cancelled" || !isRecord(params)) continue;
+      // A request id is a string or a number: none (or null) names no call, not every call without one.
+      if (message["method"] !== "notifications/cancelled" || !isRecord(params) || !isId(params["requestId"])) continue;
       const named = JSON.stringify(params["requestId"]);
       for (const call of this.under) if (call.body !== undefined && requestIdOf(call.body) === named) call.cancel();
     }
