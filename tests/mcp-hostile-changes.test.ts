@@ -124,8 +124,9 @@ describe("logging/setLevel with sessions", () => {
       post([init(1), { jsonrpc: "2.0", id: 2, method: "logging/setLevel", params: { level: "emergency" } }]),
     );
     await attack.text();
-    // Today the setLevel, having no session's client, sets the server's level: every session that
-    // set none of its own is silenced (docs/mcp.md: "a session's ... level applies to its own calls only").
+    // The setLevel has no session's client, so it sets nothing: before the mend it set the server's
+    // level and silenced every session that set none of its own (docs/mcp.md: "a session's ... level
+    // applies to its own calls only").
     expect(await (await handler(post(call, victim))).text()).toContain("an info line");
   });
 });

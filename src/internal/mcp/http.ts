@@ -40,9 +40,8 @@ export type McpHandlerOptions = FetchServerOptions & {
    * is handed to `relay` (`natsRelay` of rpcserver/nats: workers that serve the same `mcpServer`
    * with `serveNats`), its progress and log messages streamed back as events. The server given
    * here is the workers' declaration (its tools, for the header checks), and it answers here what
-lives with the client's connection: `subscriptions/listen` and `resources/subscribe`/`unsubscribe`
-(the changes the front's server is told of reach them). In the
-   * 2025-11-25 era a tool's requests to the client (elicitation, sampling) are refused on a worker
+   * lives with the client's connection: `subscriptions/listen` and `resources/subscribe`/`unsubscribe`
+   * (the changes the front's server is told of reach them). In the 2025-11-25 era a tool's requests to the client (elicitation, sampling) are refused on a worker
    * (their answers could not reach it); the 2026-07-28 era's `input_required` works (give every
    * worker the same `stateKey`). docs/mcp.md, "Workers over NATS".
    */
