@@ -22,9 +22,14 @@
 // The checks pack with --ignore-scripts (the package is built already): only check 4 runs prepack,
 // and in its copy, never on the dist/ that the rest of the suite reads.
 //
+// npm test builds once: its build step is this script's `--pack-build FILE` (below), an `npm pack
+// --dry-run` of the tree whose prepack builds dist/ from nothing (scripts/build.mjs removes it
+// first), its listing written to FILE; its package step passes `--listing FILE`, and check 4 reads
+// that listing instead of building a copy a second time (a build is about 23 CPU-seconds).
+//
 // Exits 1 if any check fails, after running them all.
 import { execFileSync } from "node:child_process";
-import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync } from "node:fs";
+import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
@@ -92,6 +97,31 @@ const NO_PACKAGE = ["codes", "sentinels", "http", "transport", "types", "inspect
 const NO_NODE = [...NO_PACKAGE, "fetch", "client", "connection"];
 
 const pkg = JSON.parse(readFileSync(join(ROOT, "package.json"), "utf8"));
+
+/** `--name FILE`'s FILE, or undefined. */
+const fileFlag = (name) => {
+  const at = process.argv.indexOf(`--${name}`);
+  if (at === -1) return undefined;
+  const file = process.argv[at + 1];
+  if (file === undefined) throw new Error(`check-package: --${name} wants a file`);
+  return file;
+};
+
+/** `npm pack --dry-run --json` in `cwd`: prepack builds first; its listing's text (the build's lines before it). */
+const packDryRun = (cwd) =>
+  execFileSync("npm", ["pack", "--dry-run", "--json"], { cwd, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+
+// `--pack-build FILE`: the build, as npm pack makes it (npm test's build step), and nothing else.
+const packBuild = fileFlag("pack-build");
+if (packBuild !== undefined) {
+  try {
+    writeFileSync(packBuild, packDryRun(ROOT));
+  } catch (thrown) {
+    process.stderr.write(`${thrown.stdout ?? ""}${thrown.stderr ?? String(thrown)}`);
+    process.exit(1);
+  }
+  process.exit(0);
+}
 
 /**
  * attw's "strict" profile also checks TypeScript's legacy `node10` resolution, which ignores the
@@ -221,23 +251,27 @@ for (const [entry, ceiling] of [
 
 // 4. prepack: a pack of sources that were never built still ships the build
 {
-  console.log("\nnpm pack of the sources with no dist/ (prepack builds first):");
-  const copy = mkdtempSync(join(tmpdir(), "rpcserver-prepack-"));
+  const listing = fileFlag("listing");
+  console.log(
+    listing === undefined
+      ? "\nnpm pack of the sources with no dist/ (prepack builds first):"
+      : `\nnpm pack that built dist/ from nothing (prepack; its listing in ${listing}):`,
+  );
+  const copy = listing === undefined ? mkdtempSync(join(tmpdir(), "rpcserver-prepack-")) : undefined;
   try {
-    // The files of a fresh clone (tracked, or new and not ignored): no dist/, no node_modules.
-    const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
-      cwd: ROOT,
-      encoding: "utf8",
-    });
-    for (const file of files.split("\0").filter((name) => name !== "" && existsSync(join(ROOT, name)))) {
-      cpSync(join(ROOT, file), join(copy, file));
-    }
-    symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"), "junction");
-    const out = execFileSync("npm", ["pack", "--dry-run", "--json"], {
-      cwd: copy,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-    });
+    /** The files of a fresh clone (tracked, or new and not ignored) in `copy`: no dist/, no node_modules. */
+    const packCopy = (copy) => {
+      const files = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+        cwd: ROOT,
+        encoding: "utf8",
+      });
+      for (const file of files.split("\0").filter((name) => name !== "" && existsSync(join(ROOT, name)))) {
+        cpSync(join(ROOT, file), join(copy, file));
+      }
+      symlinkSync(join(ROOT, "node_modules"), join(copy, "node_modules"), "junction");
+      return packDryRun(copy);
+    };
+    const out = copy === undefined ? readFileSync(listing, "utf8") : packCopy(copy);
     const listed = new Set(JSON.parse(out.slice(out.indexOf("[")))[0].files.map((file) => file.path));
     const targets = (value) =>
       typeof value === "string" ? [value] : Object.values(value ?? {}).flatMap((inner) => targets(inner));
@@ -260,7 +294,7 @@ for (const [entry, ceiling] of [
     );
     failures.push("prepack: npm pack of unbuilt sources failed (above)");
   } finally {
-    rmSync(copy, { recursive: true, force: true });
+    if (copy !== undefined) rmSync(copy, { recursive: true, force: true });
   }
 }
 

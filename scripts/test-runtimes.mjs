@@ -19,6 +19,7 @@ import { createWriteStream, existsSync, mkdirSync, mkdtempSync, readFileSync, rm
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import nats from "../tests/fixtures/nats-server.cjs";
+import { JEST_NODE_FLAGS } from "./jest-node-flags.mjs";
 
 const bin = "runtimes/node_modules";
 // Installed when any package runtimes/package.json names is missing (a clone, or a list grown since).
@@ -93,6 +94,7 @@ const ONCE = [
 const gone = ONCE.filter((file) => !existsSync(file));
 if (gone.length > 0) throw new Error(`scripts/test-runtimes.mjs: ONCE names no file: ${gone.join(", ")}`);
 const jest = [
+  ...JEST_NODE_FLAGS,
   "node_modules/jest/bin/jest.js",
   "--ci",
   ...ONCE.map((file) => `--testPathIgnorePatterns=/${file.replace(/\./g, "\\.")}$`),

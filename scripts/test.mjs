@@ -1,7 +1,9 @@
 // npm test: every check of the repository, the independent ones side by side. The steps and what each
 // waits for:
 //
-//   lint, typecheck, docs (typedoc), build, install (the runtimes, Chromium, nats-server)   at once
+//   lint, typecheck, docs (typedoc), build (npm pack --dry-run, whose prepack is the build: once,
+//   for the suite and for check:package's pack of a tree with no dist/), install (the runtimes,
+//   Chromium, nats-server)                                                          at once
 //   api (api:check), package (check:package) and jest (the suite on the Node that runs npm, jest's
 //   own number of files at a time: one per core but one)                       once the build is done
 //   runtimes (scripts/test-runtimes.mjs: the suite on Node 18, 22, 24 and 26, the built package on
@@ -38,6 +40,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { JEST_NODE_FLAGS } from "./jest-node-flags.mjs";
 
 // The CPU time of each step (its processes', user and system), where GNU time is there to measure it:
 // on a loaded machine, the times beside it say what the step costs.
@@ -46,21 +49,30 @@ const measured = existsSync(TIME);
 const work = mkdtempSync(join(tmpdir(), "rpcserver-test-"));
 /** Written when the install step ends (jest's files that need it wait for it): "ok", or why not. */
 const INSTALL_DONE = join(work, "install.done");
+/**
+ * The build's `npm pack --dry-run` listing: the build step is that pack (its prepack builds dist/
+ * from nothing), and the package step checks its listing rather than building a copy again.
+ */
+const PACK_LISTING = join(work, "pack.json");
 
 /** The steps: name, command, the steps it waits for, and its environment beyond this process's. */
 const STEPS = [
   { name: "lint", command: ["npm", "run", "--silent", "lint"], after: [] },
   { name: "typecheck", command: ["npm", "run", "--silent", "typecheck"], after: [] },
   { name: "docs", command: ["npm", "run", "--silent", "docs"], after: [] },
-  { name: "build", command: ["npm", "run", "--silent", "build"], after: [] },
+  { name: "build", command: [process.execPath, "scripts/check-package.mjs", "--pack-build", PACK_LISTING], after: [] },
   { name: "install", command: [process.execPath, "scripts/test-runtimes.mjs", "--install"], after: [] },
   { name: "api", command: ["npm", "run", "--silent", "api:check"], after: ["build"] },
-  { name: "package", command: ["npm", "run", "--silent", "check:package"], after: ["build"] },
+  {
+    name: "package",
+    command: ["npm", "run", "--silent", "check:package", "--", "--listing", PACK_LISTING],
+    after: ["build"],
+  },
   {
     name: "jest",
     // Jest's own number of workers (one on two cores): two at a time beside the matrix's runs made the
     // timing of the NATS tests' clients the machine's, and two clean-clone runs failed on it.
-    command: [process.execPath, "node_modules/jest/bin/jest.js"],
+    command: [process.execPath, ...JEST_NODE_FLAGS, "node_modules/jest/bin/jest.js"],
     after: ["build"],
     env: { RPCSERVER_INSTALL_DONE: INSTALL_DONE },
   },

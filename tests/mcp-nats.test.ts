@@ -283,6 +283,38 @@ describe("an MCP server's workers over NATS behind mcpHandler's relay", () => {
       said.mockRestore();
     }
   });
+
+  test("a relay closed, or given a bad option, names itself (natsRelay), not the transport", async () => {
+    const connection = connections[0] as TestConnection;
+    expect(() => natsRelay(connection, SUBJECT, { timeoutMs: 0 })).toThrow(
+      /^natsRelay: timeoutMs must be a number of milliseconds/,
+    );
+    expect(() => natsRelay(connection, SUBJECT, { maxAnswerBytes: -1 })).toThrow(
+      /^natsRelay: maxAnswerBytes must be a positive integer or Infinity$/,
+    );
+    const said = jest.spyOn(console, "error").mockImplementation(() => undefined);
+    try {
+      const relay = natsRelay(connection, SUBJECT);
+      relay.close();
+      const response = await mcpHandler(server, { relay })(
+        new Request("http://localhost/mcp", {
+          method: "POST",
+          headers: { "Content-Type": "application/json" },
+          body: '{"jsonrpc":"2.0","id":41,"method":"ping"}',
+        }),
+      );
+      expect(await response.json()).toEqual({
+        jsonrpc: "2.0",
+        error: { code: -32000, message: "Server error" },
+        id: null,
+      });
+      expect(said.mock.calls.flat().join(" ")).toMatch(
+        /natsRelay: no answer on mcp\.\S+: closed \(natsRelay: closed\)/,
+      );
+    } finally {
+      said.mockRestore();
+    }
+  });
 });
 
 const NODE22 = join(ROOT, "runtimes/node_modules/node22/bin/node");

@@ -26,7 +26,8 @@ import { after } from "../core/timer";
 import type { NatsConnection, NatsHeaders, NatsMessage, NatsSubscription } from "./shapes";
 import { SERVICE_ERROR, SERVICE_ERROR_CODE, VALUE_COUNT_HEADER, VALUE_HEADER } from "./wire";
 
-type Answer = E.Either<TransportError, string | ParsedAnswer>;
+/** What a call comes to: its answer (text, or parsed when its values were parsed), or why none. */
+export type Answer = E.Either<TransportError, string | ParsedAnswer>;
 
 /** A call's options: a transport's, and `raw` for a relay's, whose `onValue` gets each value message's text. */
 export type CallOptions = TransportOptions & { readonly raw?: boolean };

@@ -10,12 +10,12 @@
 import * as E from "fp-ts/Either";
 import { headers as natsHeaders } from "@nats-io/nats-core";
 import { closed, failure, network, type TransportError } from "../client/errors";
-import { streamedId, type ParsedAnswer, type Transport, type TransportOptions } from "../client/transport";
+import { streamedId, type Transport, type TransportOptions } from "../client/transport";
 import { MAX_ANSWER_BYTES } from "../client/transports/http-answer";
 import { messageOf } from "../core/describe";
 import type { Relay } from "../core/relay";
 import { fitsOneTimer, MAX_TIMER_MS } from "../core/timer";
-import { Inbox, type CallOptions } from "./inbox";
+import { Inbox, type Answer, type CallOptions } from "./inbox";
 import type { NatsConnection, NatsHeaders } from "./shapes";
 import { STREAM_HEADER, STREAM_VALUES } from "./wire";
 
@@ -83,15 +83,18 @@ const publishFailure = (connection: NatsConnection, cause: unknown): TransportEr
   connection.isClosed() || connection.isDraining?.() === true ? closed(cause) : network(cause);
 
 /** The options checked when the transport is made. */
-const limits = (options: NatsTransportOptions): { readonly timeoutMs: number; readonly maxAnswerBytes: number } => {
+const limits = (
+  name: string,
+  options: NatsTransportOptions,
+): { readonly timeoutMs: number; readonly maxAnswerBytes: number } => {
   const timeoutMs = options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
   // The limit this option documents: one timer's (a call's own `timeoutMs` has none).
   if (!fitsOneTimer(timeoutMs)) {
-    throw new RangeError(`natsTransport: timeoutMs must be a number of milliseconds from 1 to ${MAX_TIMER_MS}`);
+    throw new RangeError(`${name}: timeoutMs must be a number of milliseconds from 1 to ${MAX_TIMER_MS}`);
   }
   const maxAnswerBytes = options.maxAnswerBytes ?? MAX_ANSWER_BYTES;
   if (maxAnswerBytes !== Infinity && !(Number.isSafeInteger(maxAnswerBytes) && maxAnswerBytes > 0)) {
-    throw new RangeError("natsTransport: maxAnswerBytes must be a positive integer or Infinity");
+    throw new RangeError(`${name}: maxAnswerBytes must be a positive integer or Infinity`);
   }
   return { timeoutMs, maxAnswerBytes };
 };
@@ -137,7 +140,7 @@ export const natsTransport = (
   subject: string,
   options: NatsTransportOptions = {},
 ): NatsTransport => {
-  const { publish, call, close } = caller(connection, subject, options);
+  const { publish, call, close } = caller("natsTransport", connection, subject, options);
   const send = (body: string, callOptions: TransportOptions) => () =>
     new Promise<Answer>((resolve) => {
       const { ids, onValue } = callOptions;
@@ -150,8 +153,6 @@ export const natsTransport = (
     });
   return Object.assign(send, { close });
 };
-
-type Answer = E.Either<TransportError, string | ParsedAnswer>;
 
 /**
  * A relay over NATS, with a way to let go of its inbox subscription.
@@ -199,7 +200,7 @@ export const natsRelay = (
   subject: string,
   options: Omit<NatsTransportOptions, "headers"> = {},
 ): NatsRelay => {
-  const { call, close } = caller(connection, subject, options);
+  const { call, close } = caller("natsRelay", connection, subject, options);
   const relay: Relay = (body, { headers, signal, onMessage }) =>
     new Promise<string>((resolve, reject) => {
       const settle = (answer: Answer): void => {
@@ -219,15 +220,20 @@ export const natsRelay = (
  * What a transport and a relay share: one inbox, the checks of the options, and how a body goes on
  * `subject`: published (`publish`, a body of notifications), or as a request (`call`).
  */
-const caller = (connection: NatsConnection, subject: string, options: NatsTransportOptions) => {
-  const { timeoutMs, maxAnswerBytes } = limits(options);
+const caller = (
+  name: "natsTransport" | "natsRelay",
+  connection: NatsConnection,
+  subject: string,
+  options: NatsTransportOptions,
+) => {
+  const { timeoutMs, maxAnswerBytes } = limits(name, options);
   const inbox = new Inbox(connection, subject, timeoutMs, maxAnswerBytes, options.inboxPrefix);
   /** `close()` was called: every call from now on is refused, notifications included. */
   let shut = false;
 
   const refused = (signal: AbortSignal): TransportError | undefined => {
     if (signal.aborted) return failure(signal, signal.reason);
-    if (shut) return closed(new Error("natsTransport: closed"));
+    if (shut) return closed(new Error(`${name}: closed`));
     if (connection.isClosed()) return closed(new Error("nats: connection closed"));
     return undefined;
   };
@@ -269,7 +275,7 @@ const caller = (connection: NatsConnection, subject: string, options: NatsTransp
 
   const close = (): void => {
     shut = true;
-    inbox.failAll(closed(new Error("natsTransport: closed")), true);
+    inbox.failAll(closed(new Error(`${name}: closed`)), true);
   };
   return { publish, call, close };
 };
