@@ -342,6 +342,19 @@ describe("with Node's Request objects", () => {
     );
   });
 
+  test("relay is mcpHandler's option: fetchHandler and nodeHandler refuse it rather than ignore their context", () => {
+    const relay = (): Promise<string> => Promise.resolve('{"jsonrpc":"2.0","result":"elsewhere","id":1}');
+    const ping = () => Success("pong");
+    // @ts-expect-error: fetchHandler has no relay option
+    expect(() => fetchHandler({ ping }, { relay })).toThrow(
+      new TypeError("fetchHandler: relay is an option of mcpHandler (rpcserver/mcp), not of fetchHandler"),
+    );
+    // @ts-expect-error: nor has nodeHandler
+    expect(() => nodeHandler({ ping }, { relay })).toThrow(
+      new TypeError("nodeHandler: relay is an option of mcpHandler (rpcserver/mcp), not of nodeHandler"),
+    );
+  });
+
   test("a contract's server: its stages run, its context is made from the request", async () => {
     const api = contract({ whoami: { result: t.string } });
     const app = server(api)

@@ -214,3 +214,11 @@ describe("mcpHandler", () => {
     });
   });
 });
+
+test("mcpHandler's relay must be a function of a body: anything else is a TypeError when the handler is made", () => {
+  // @ts-expect-error: a relay is a function
+  expect(() => mcpHandler(tools, { relay: "nats://localhost" })).toThrow(
+    new TypeError("mcpHandler: relay must be a function of a body (natsRelay of rpcserver/nats)"),
+  );
+  expect(typeof mcpHandler(tools, { relay: () => Promise.resolve("") })).toBe("function");
+});

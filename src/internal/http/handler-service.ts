@@ -103,7 +103,7 @@ const checkOptions = (options: FetchServerOptions, who: string): void => {
  * contract's server and the handler's options. Without a `context` function, every request is
  * dispatched with the same options, made here once.
  */
-export const serviceOf = (who: string, methodsOrApp: unknown, given: unknown): Service => {
+export const serviceOf = (who: string, methodsOrApp: unknown, given: unknown, relay?: Relay): Service => {
   if (typeof methodsOrApp !== "object" || methodsOrApp === null) {
     throw new TypeError(`${who}: give a methods table (an object or a Map) or a contract's server`);
   }
@@ -118,14 +118,15 @@ export const serviceOf = (who: string, methodsOrApp: unknown, given: unknown): S
     allowedOrigins,
     cors: corsGiven,
     context,
-    relay,
+    relay: misplaced,
     ...rest
   } = options;
   if (context !== undefined && typeof context !== "function") {
     throw new TypeError(`${who}: context must be a function of the request`);
   }
-  if (relay !== undefined && typeof relay !== "function") {
-    throw new TypeError(`${who}: relay must be a function of a body (natsRelay of rpcserver/nats)`);
+  // Only mcpHandler relays (its own argument): here it would be taken for a dispatch option and do nothing.
+  if (misplaced !== undefined) {
+    throw new TypeError(`${who}: relay is an option of mcpHandler (rpcserver/mcp), not of ${who}`);
   }
   const make = context as ((request: Request) => unknown) | undefined;
   const app = isApp(methodsOrApp) ? methodsOrApp : undefined;
@@ -151,7 +152,7 @@ export const serviceOf = (who: string, methodsOrApp: unknown, given: unknown): S
   return {
     who,
     // mcpHandler's workers elsewhere (docs/mcp.md): the bodies past the checks go there.
-    ...(relay !== undefined ? { relay: relay as Relay } : {}),
+    ...(relay !== undefined ? { relay } : {}),
     methods: discoverable(table, openrpc, who),
     gate,
     limit: maxBodyBytes ?? DEFAULT_MAX_BODY_BYTES,

@@ -106,25 +106,33 @@ const answersIn = (bytes: Uint8Array): unknown[] | undefined => {
 export function mcpHandler(mcp: McpServer, options?: McpHandlerOptions & { readonly sessions?: false }): FetchHandler;
 export function mcpHandler(mcp: McpServer, options: McpHandlerOptions): SessionFetchHandler;
 export function mcpHandler(mcp: McpServer, options: McpHandlerOptions = {}): FetchHandler {
-  const { sessions, ...rest } = options;
+  const { sessions, relay, ...rest } = options;
+  if (relay !== undefined && typeof relay !== "function") {
+    throw new TypeError("mcpHandler: relay must be a function of a body (natsRelay of rpcserver/nats)");
+  }
   const table =
     sessions === undefined || sessions === false
       ? undefined
       : ((sessions === true ? mcpSessions() : sessions) as Table);
   // The sessions' clients hear of the server's changes on their streams.
   if (table !== undefined) mcp.onChange((change) => table.tell(change));
-  const service = serviceOf("mcpHandler", mcp.methods, {
-    stages: mcp.stages,
-    // Each call's tools see the request it came in (McpContext.request): headers, auth; and its session's client.
-    context:
-      table === undefined
-        ? (request: Request) => ({ request, sessionless: true })
-        : (request: Request) => ({ request, client: table.clientOf(request.headers.get(SESSION_HEADER)) }),
-    inspector: false,
-    openrpc: false,
-    maxBatchSize: DEFAULT_MAX_BATCH,
-    ...rest,
-  });
+  const service = serviceOf(
+    "mcpHandler",
+    mcp.methods,
+    {
+      stages: mcp.stages,
+      // Each call's tools see the request it came in (McpContext.request): headers, auth; and its session's client.
+      context:
+        table === undefined
+          ? (request: Request) => ({ request, sessionless: true })
+          : (request: Request) => ({ request, client: table.clientOf(request.headers.get(SESSION_HEADER)) }),
+      inspector: false,
+      openrpc: false,
+      maxBatchSize: DEFAULT_MAX_BATCH,
+      ...rest,
+    },
+    relay,
+  );
   // Past the guard, a body of the client's answers is handed to the server instead of dispatched.
   // A batch of answers is bound as any batch is (past it, dispatch refuses it); each answer is
   // taken only from the session its request was asked of.
