@@ -405,6 +405,56 @@ describe("a POST's event stream, resumable, on the fetch handler", () => {
     expect(held).toEqual(["started", "started", "finally", "finally"]);
   });
 
+  test("a batch of cancels against many calls under way reads each call's body once, not once per cancel", async () => {
+    held.length = 0;
+    const handler = handlerOf(4);
+    const session = (await handler(posted(undefined, INITIALIZE))).headers.get("mcp-session-id") ?? "";
+    const CALLS = 20;
+    const pad = "x".repeat(10_000);
+    const answers = Array.from({ length: CALLS }, (_, i) =>
+      handler(
+        posted(session, {
+          jsonrpc: "2.0",
+          id: 100 + i,
+          method: "tools/call",
+          params: { name: "held", arguments: {}, _meta: { pad } },
+        }),
+      ),
+    );
+    while (held.length < CALLS) await new Promise((settle) => setTimeout(settle, 5));
+    // 99 cancels of ids no call has, and one of call 105's.
+    const cancels = Array.from({ length: 100 }, (_, i) => ({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: i === 50 ? 105 : 1000 + i },
+    }));
+    const parse = jest.spyOn(JSON, "parse");
+    let parses: number;
+    try {
+      expect((await handler(posted(session, cancels))).status).toBe(202);
+      parses = parse.mock.calls.length;
+    } finally {
+      parse.mockRestore();
+    }
+    // The calls' bodies once each, and the cancels' body a few times (the session, the dispatch):
+    // once per cancel and call, it was 100 x 20 parses of 10 kB.
+    expect(parses).toBeLessThanOrEqual(CALLS + 10);
+    await new Promise((settle) => setTimeout(settle, 50));
+    expect(held.filter((step) => step === "finally")).toHaveLength(1);
+    expect(await (await answers[5])?.text()).not.toContain("released");
+    // A second batch reads no call's body again.
+    const again = jest.spyOn(JSON, "parse");
+    try {
+      await handler(posted(session, cancels.slice(0, 10)));
+      expect(again.mock.calls.length).toBeLessThanOrEqual(10);
+    } finally {
+      again.mockRestore();
+    }
+    await handler(new Request("http://localhost/mcp", { method: "DELETE", headers: { "Mcp-Session-Id": session } }));
+    await Promise.all(answers.map(async (answer, i) => (i === 5 ? "" : (await answer).text())));
+    expect(held.filter((step) => step === "finally")).toHaveLength(CALLS);
+  });
+
   test("a call answered as JSON keeps nothing: its id names no stream", async () => {
     const handler = handlerOf(2);
     const session = (await handler(posted(undefined, INITIALIZE))).headers.get("mcp-session-id") ?? "";

@@ -137,8 +137,8 @@ class Session {
   private readonly calls = new Map<number, ResumableCall>();
   /** The number of its latest such call. */
   private numbered = 0;
-  /** Each call under way: its body (to find its request's id when a cancel comes), and what cancels it. */
-  private readonly under = new Set<{ readonly body: Uint8Array | undefined; readonly cancel: () => void }>();
+  /** Each call under way: what cancels it, and what a cancel names it by (read from its body at the first cancel). */
+  private readonly under = new Set<Under>();
   /** Ended (DELETE, idle, pushed out): a call answered after is cancelled at once. */
   private ended = false;
 
@@ -165,7 +165,7 @@ class Session {
     if (sent !== undefined && textOf(sent).includes("notifications/cancelled")) this.cancelNamed(sent);
     const controller = new AbortController();
     const cancel = (): void => controller.abort();
-    const under = { body: sent, cancel };
+    const under: Under = { body: sent, id: undefined, cancel };
     this.under.add(under);
     const letGo = (): void => {
       this.under.delete(under);
@@ -217,12 +217,19 @@ class Session {
    * cancelled by one of their ids: the others are not the cancel's.
    */
   private cancelNamed(body: Uint8Array): void {
+    const named = new Set<string>();
     for (const message of messagesOf(body)) {
       const params = message["params"];
       // A request id is a string or a number: none (or null) names no call, not every call without one.
       if (message["method"] !== "notifications/cancelled" || !isRecord(params) || !isId(params["requestId"])) continue;
-      const named = JSON.stringify(params["requestId"]);
-      for (const call of this.under) if (call.body !== undefined && requestIdOf(call.body) === named) call.cancel();
+      named.add(JSON.stringify(params["requestId"]));
+    }
+    // Each call's body is read once, at the first cancel, whatever the cancels that come: a batch of
+    // them against many calls under way costs their bodies once, not once per cancel.
+    if (named.size === 0) return;
+    for (const call of this.under) {
+      const id = idOf(call);
+      if (id !== undefined && named.has(id)) call.cancel();
     }
   }
 
@@ -509,6 +516,25 @@ const over = (cors: Readonly<Record<string, string>>): Response =>
     "Bad Request: the stream of that Last-Event-ID is over (its call answered, cancelled or given up)",
     cors,
   );
+
+/**
+ * A call under way, as a cancel finds it: what cancels it, and its request's id (`JSON.stringify`'d;
+ * `undefined` for none or several), read from its body when a cancel first asks (the body let go then).
+ */
+interface Under {
+  body: Uint8Array | undefined;
+  id: string | undefined;
+  readonly cancel: () => void;
+}
+
+/** What a cancel names `call` by: its body read the first time, its id kept. */
+const idOf = (call: Under): string | undefined => {
+  if (call.body !== undefined) {
+    call.id = requestIdOf(call.body);
+    call.body = undefined;
+  }
+  return call.id;
+};
 
 /** The objects among a body's messages. */
 const messagesOf = (bytes: Uint8Array): Array<Record<string, unknown>> =>
