@@ -247,7 +247,8 @@ const httpChecks = (server: () => Server): void => {
     const response = await fetch(server().url, {
       method: "POST",
       headers: { Accept: EVENTS, Authorization: `Bearer ${BOB}` },
-      body: JSON.stringify(request("count", [1000], 1)),
+      // A step every 50 ms: the count cannot end on its own (50 s) before a starved test leaves.
+      body: JSON.stringify(request("count", [1000, 50], 1)),
       signal: client.signal,
     });
     const reader = new EventReader(response.body as ReadableStream<Uint8Array>);

@@ -95,12 +95,30 @@ const begin = async (path = "/mcp"): Promise<string> => {
 };
 
 let ids = 10;
-const count = (label: string, to: number, ms: number): Record<string, unknown> => ({
+/**
+ * A call of `count`; with `hold`, it waits after that step until {@link release} (or its cancel):
+ * what a test does to it then finds it under way, however late a loaded machine lets the test act.
+ */
+const count = (label: string, to: number, ms: number, hold?: number): Record<string, unknown> => ({
   jsonrpc: "2.0",
   id: (ids += 1),
   method: "tools/call",
-  params: { name: "count", arguments: { label, to, ms }, _meta: { progressToken: label } },
+  params: {
+    name: "count",
+    arguments: { label, to, ms, ...(hold === undefined ? {} : { hold }) },
+    _meta: { progressToken: label },
+  },
 });
+
+/** Lets the call labelled `label`, held at its `hold` step, go on. */
+const release = async (path: string, session: string, label: string): Promise<void> => {
+  const answer = await post(
+    path,
+    { jsonrpc: "2.0", id: (ids += 1), method: "tools/call", params: { name: "release", arguments: { label } } },
+    session,
+  );
+  expect(await whole(answer)).toContain('"released"');
+};
 
 /** The record of the call of `count` labelled `label`: the latest step it reached, and how it ended. */
 const status = async (path: string, session: string, label: string): Promise<{ step: number; end: string }> => {
@@ -151,7 +169,7 @@ const rest = async (stream: Stream): Promise<{ seen: unknown[]; ids: Array<strin
 describe("a POST's event stream, resumable with sessions, on real sockets", () => {
   test("dropped mid-call, the call goes on: a GET with its last event's id gets the rest, then the answer", async () => {
     const session = await begin();
-    const call = await post("/mcp", count("resumed", 6, 60), session);
+    const call = await post("/mcp", count("resumed", 6, 60, 2), session);
     expect(call.response.headers["content-type"]).toBe("text/event-stream");
     const first = await call.next();
     const second = await call.next();
@@ -161,6 +179,7 @@ describe("a POST's event stream, resumable with sessions, on real sockets", () =
     expect(first.id).toMatch(/^\d+-1$/);
     expect(second.id).toBe(first.id?.replace(/-1$/, "-2"));
     call.drop();
+    await release("/mcp", session, "resumed");
     const again = await resume("/mcp", session, second.id ?? "");
     expect(again.response.statusCode).toBe(200);
     expect(again.response.headers["content-type"]).toBe("text/event-stream");
@@ -173,10 +192,11 @@ describe("a POST's event stream, resumable with sessions, on real sockets", () =
 
   test("with no reader the call pauses once 4 events (replay) wait unread, and a reader comes back to all of them", async () => {
     const session = await begin();
-    const call = await post("/mcp", count("paused", 40, 5), session);
+    const call = await post("/mcp", count("paused", 40, 5, 1), session);
     const first = await call.next();
     if (first === "end") throw new Error("ended early");
     call.drop();
+    await release("/mcp", session, "paused");
     // It would be done in 200 ms if it ran on; paused, it is not, however long it waits.
     await sleep(400);
     const paused = await status("/mcp", session, "paused");
@@ -190,7 +210,7 @@ describe("a POST's event stream, resumable with sessions, on real sockets", () =
 
   test("DELETE of the session cancels a call waiting for its reader: the tool's finally runs", async () => {
     const session = await begin();
-    const call = await post("/mcp", count("deleted", 40, 5), session);
+    const call = await post("/mcp", count("deleted", 40, 5, 1), session);
     await call.next();
     call.drop();
     // Its client gone, the call waits for it (up to resumeMs, 20 s on /mcp).
@@ -204,7 +224,7 @@ describe("a POST's event stream, resumable with sessions, on real sockets", () =
 
   test("notifications/cancelled naming the call cancels it: its stream ends with no answer", async () => {
     const session = await begin();
-    const asked = count("cancelled", 40, 20);
+    const asked = count("cancelled", 40, 20, 1);
     const call = await post("/mcp", asked, session);
     await call.next();
     const cancel = await post(
@@ -220,7 +240,7 @@ describe("a POST's event stream, resumable with sessions, on real sockets", () =
 
   test("a call with no reader past resumeMs (300 ms on /brief) is cancelled, and its last event's id is then 400", async () => {
     const session = await begin("/brief");
-    const call = await post("/brief", count("abandoned", 40, 5), session);
+    const call = await post("/brief", count("abandoned", 40, 5, 1), session);
     const first = await call.next();
     if (first === "end") throw new Error("ended early");
     call.drop();

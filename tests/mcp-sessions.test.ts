@@ -120,6 +120,11 @@ const logged = (event: Event): unknown => (JSON.parse(event.data) as { params: {
 
 const sleep = (ms: number): Promise<void> => new Promise((settle) => setTimeout(settle, ms));
 
+/** Moves the server's clock (it stands still otherwise): idleness is what the test says, not how slow the machine was. */
+const advance = async (ms: number): Promise<void> => {
+  expect((await send("POST", `/advance?ms=${ms}`)).status).toBe(204);
+};
+
 describe("mcpHandler with sessions, on real sockets", () => {
   test("initialize issues a fresh session id of visible ASCII, which later requests name", async () => {
     const first = await begin();
@@ -278,8 +283,8 @@ describe("mcpHandler with sessions, on real sockets", () => {
     const streaming = await begin("/brief");
     const stream = await openStream(streaming, undefined, "/brief");
     await stream.next();
-    // Waited well past the bound (no timing is asserted: any wait past it gives the same answers).
-    await sleep(1500);
+    // Well past the bound, on the server's clock.
+    await advance(1500);
     expect((await post("/brief", call(2, "ping"), idle)).status).toBe(404);
     expect((await post("/brief", call(3, "ping"), streaming)).status).toBe(200);
     stream.drop();
@@ -289,9 +294,10 @@ describe("mcpHandler with sessions, on real sockets", () => {
     const session = await begin("/brief");
     const stream = await openStream(session, undefined, "/brief");
     const primer = await stream.next();
-    await sleep(1500);
+    await advance(1500);
     stream.drop();
-    // Long enough for the server to see the drop, well short of the bound.
+    // The server sees the drop (its clock still): a use now. Should it see it after the GET below,
+    // the stream is still open then, and the session in use: 200 either way.
     await sleep(100);
     const again = await openStream(session, primer.id, "/brief");
     expect(again.response.statusCode).toBe(200);

@@ -71,17 +71,19 @@ export const methods = {
   },
 
   /**
-   * Counts to `to` (at most 1000), a step a millisecond, each step a value streamed before the
-   * answer: a client whose `Accept` names `text/event-stream` gets each as `$/progress` on the
-   * request's id (`answerHttp`); any other, the answer alone. A client that goes away stops it: its
-   * `signal` aborts and its next `yield` ends it (the `finally` logs where it stopped, on stderr).
+   * Counts to `to` (at most 1000), a step every `ms` milliseconds (1 unless given, at most 1000),
+   * each step a value streamed before the answer: a client whose `Accept` names `text/event-stream`
+   * gets each as `$/progress` on the request's id (`answerHttp`); any other, the answer alone. A
+   * client that goes away stops it: its `signal` aborts and its next `yield` ends it (the `finally`
+   * logs where it stopped, on stderr).
    */
-  count: async function* (context, to) {
+  count: async function* (context, to, ms = 1) {
     if (!Number.isInteger(to) || to < 0 || to > 1000) return InvalidParams("count takes an integer from 0 to 1000");
+    if (!Number.isInteger(ms) || ms < 1 || ms > 1000) return InvalidParams("count's ms is an integer from 1 to 1000");
     let at = 0;
     try {
       while (at < to && !context.signal?.aborted) {
-        await new Promise((resolve) => setTimeout(resolve, 1));
+        await new Promise((resolve) => setTimeout(resolve, ms));
         at += 1;
         yield at;
       }
