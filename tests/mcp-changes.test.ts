@@ -9,6 +9,7 @@
 import { randomUUID } from "node:crypto";
 import * as E from "fp-ts/Either";
 import { connect } from "../src/connection";
+import { setLogger } from "../src/internal/core/logger";
 import { mcpHandler, mcpSessions, text, tool } from "../src/mcp";
 import { pair, settle } from "./helpers/channels";
 import { echo, messagesOf, modern, note, post2025, serverOf, SUBSCRIPTION } from "./helpers/mcp-changing";
@@ -194,6 +195,52 @@ describe("McpServer.change", () => {
     stop();
     mcp.updated("note://d");
     expect(heard).toEqual([{ list: "tools" }, { list: "resources" }, { updated: "note://c" }]);
+  });
+
+  test("a change a listener makes while it is told reaches every listener after the one it heard, in the order made", () => {
+    const mcp = serverOf();
+    const first: unknown[] = [];
+    const second: unknown[] = [];
+    // The first listener answers the tools' change with an update of its own, and the update with nothing.
+    const stopFirst = mcp.onChange((change) => {
+      first.push(change);
+      if ("list" in change && change.list === "tools") mcp.updated("note://a");
+    });
+    const stopSecond = mcp.onChange((change) => second.push(change));
+    mcp.change({ tools: { echo } });
+    const order = [{ list: "tools" }, { updated: "note://a" }];
+    // Told at once (recursion) it would reach the second listener before the change it answered.
+    expect(first).toEqual(order);
+    expect(second).toEqual(order);
+    stopFirst();
+    stopSecond();
+  });
+
+  test("a listener that throws is logged, and the others still hear that change and the next", () => {
+    const mcp = serverOf();
+    const heard: unknown[] = [];
+    const lines: unknown[] = [];
+    const previous = setLogger({
+      error: (...args) => void lines.push(...args),
+      warn: () => undefined,
+      info: () => undefined,
+    });
+    try {
+      const stopThrowing = mcp.onChange(() => {
+        throw new Error("listener broke");
+      });
+      const stop = mcp.onChange((change) => heard.push(change));
+      mcp.updated("note://a");
+      mcp.updated("note://b");
+      expect(heard).toEqual([{ updated: "note://a" }, { updated: "note://b" }]);
+      expect(
+        lines.map(String).filter((line) => line.includes("a listener of the server's changes threw")),
+      ).toHaveLength(2);
+      stopThrowing();
+      stop();
+    } finally {
+      setLogger(previous);
+    }
   });
 });
 

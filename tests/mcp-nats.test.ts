@@ -290,6 +290,22 @@ describe("an MCP server's workers over NATS behind mcpHandler's relay", () => {
     );
   });
 
+  test("a worker that takes the body and never answers: the relay's timeoutMs ends the wait, -32000, and the front says so", async () => {
+    const [front, silent] = connections as [TestConnection, TestConnection];
+    let taken = 0;
+    // Subscribed on another connection, and seen by the server, before the relay publishes.
+    const swallowing = silent.subscribe("mcp.silent", { callback: () => void (taken += 1) });
+    await silent.flush();
+    try {
+      expect(await failedPing(natsRelay(front, "mcp.silent", { timeoutMs: 200 }))).toMatch(
+        /natsRelay: no answer on mcp\.silent: timeout/,
+      );
+      expect(taken).toBe(1);
+    } finally {
+      swallowing.unsubscribe();
+    }
+  });
+
   test("a relay closed, or given a bad option, names itself (natsRelay), not the transport", async () => {
     const connection = connections[0] as TestConnection;
     expect(() => natsRelay(connection, SUBJECT, { timeoutMs: 0 })).toThrow(
