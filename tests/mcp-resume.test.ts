@@ -521,4 +521,50 @@ describe("ResumableCall, the part that keeps a call's events", () => {
     await expect(reader.read()).rejects.toThrow("the dispatch failed");
     expect(gone).toBe(1);
   });
+
+  test("a reader that comes back within resumeMs clears its wait: the call is not cancelled later, and goes on", async () => {
+    // Jest's clock: the time between the leave and the return is what the test says, not the machine's.
+    jest.useFakeTimers({ doNotFake: ["queueMicrotask", "nextTick", "setImmediate"] });
+    try {
+      const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
+      let step = 0;
+      const inner = new ReadableStream<Uint8Array>(
+        {
+          pull: (controller) => {
+            step += 1;
+            if (step <= 3) controller.enqueue(bytes(`data: ${step}\n\n`));
+            else controller.close();
+          },
+        },
+        { highWaterMark: 0 },
+      );
+      let cancelled = 0;
+      let gone = 0;
+      const call = new ResumableCall(
+        inner.getReader(),
+        1,
+        4,
+        100,
+        () => (cancelled += 1),
+        () => (gone += 1),
+      );
+      const first = call.open(0, undefined).getReader();
+      expect(new TextDecoder().decode((await first.read()).value)).toBe("id: 1-1\ndata: 1\n\n");
+      // The reader leaves: the call waits 100 ms for one. One comes back at 60 ms.
+      await first.cancel();
+      jest.advanceTimersByTime(60);
+      const second = call.open(1, undefined).getReader();
+      // Long past the first wait's end: a wait not cleared would have cancelled the call by now.
+      jest.advanceTimersByTime(1_000);
+      expect(cancelled).toBe(0);
+      const rest: string[] = [];
+      for (let read = await second.read(); read.done !== true; read = await second.read()) {
+        rest.push(new TextDecoder().decode(read.value));
+      }
+      expect(rest).toEqual(["id: 1-2\ndata: 2\n\n", "id: 1-3\ndata: 3\n\n"]);
+      expect([cancelled, gone]).toEqual([0, 1]);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
 });
