@@ -54,20 +54,7 @@ export const modernHeaders = (method, extra = {}) => ({
 });
 
 /** A 2025 era `initialize` POSTed to `url` (a sessions handler): the session id it began, or null. */
-export const initialize = async (url) => {
-  const r = await fetch(url, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", Accept: "application/json, text/event-stream" },
-    body: JSON.stringify({
-      jsonrpc: "2.0",
-      id: 1,
-      method: "initialize",
-      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } },
-    }),
-  });
-  await r.text();
-  return r.headers.get("mcp-session-id");
-};
+export { initialize } from "../../tests/fixtures/mcp-initialize.mjs";
 
 /** The raw bytes of a 2026 era POST. */
 export const modernPost = (method, params, id = 1, extraHeaders = {}) => {
