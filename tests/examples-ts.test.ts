@@ -272,11 +272,12 @@ const startLsp = (): { child: ChildProcess; connection: MessageConnection; stder
   return { child, connection, stderr: () => stderr };
 };
 
-const exitCode = (child: ChildProcess): Promise<number | null> =>
+/** The child's exit status, or the signal that ended it (a child already gone by a signal has no exitCode). */
+const exitCode = (child: ChildProcess): Promise<number | NodeJS.Signals | null> =>
   bounded(
-    new Promise<number | null>((resolve) => {
-      if (child.exitCode !== null) resolve(child.exitCode);
-      else child.on("exit", (code) => resolve(code));
+    new Promise<number | NodeJS.Signals | null>((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) resolve(child.exitCode ?? child.signalCode);
+      else child.on("exit", (code, signal) => resolve(code ?? signal));
     }),
     "the server to exit",
   );

@@ -522,6 +522,40 @@ describe("ResumableCall, the part that keeps a call's events", () => {
     expect(gone).toBe(1);
   });
 
+  test("a newer reader that replaces a live one: the older's stream ends, and the call reads nothing ahead meanwhile", async () => {
+    const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
+    let pulled = 0;
+    const inner = new ReadableStream<Uint8Array>(
+      {
+        pull: (controller) => {
+          pulled += 1;
+          if (pulled <= 3) controller.enqueue(bytes(`data: ${pulled}\n\n`));
+          else controller.close();
+        },
+      },
+      { highWaterMark: 0 },
+    );
+    const call = new ResumableCall(
+      inner.getReader(),
+      1,
+      4,
+      60_000,
+      () => undefined,
+      () => undefined,
+    );
+    const first = call.open(0, undefined).getReader();
+    expect(new TextDecoder().decode((await first.read()).value)).toBe("id: 1-1\ndata: 1\n\n");
+    const second = call.open(1, undefined).getReader();
+    expect(await first.read()).toEqual({ done: true, value: undefined });
+    // A turn of the event loop: a read ahead started by the replacement would have pulled by now.
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(pulled).toBe(1);
+    expect(new TextDecoder().decode((await second.read()).value)).toBe("id: 1-2\ndata: 2\n\n");
+    expect(pulled).toBe(2);
+    await second.cancel();
+    call.stop();
+  });
+
   test("a reader that comes back within resumeMs clears its wait: the call is not cancelled later, and goes on", async () => {
     // Jest's clock: the time between the leave and the return is what the test says, not the machine's.
     jest.useFakeTimers({ doNotFake: ["queueMicrotask", "nextTick", "setImmediate"] });

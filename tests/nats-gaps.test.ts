@@ -10,7 +10,7 @@ import * as E from "fp-ts/Either";
 import * as t from "io-ts";
 import { contract, implement } from "../src";
 import { client, open, type ClientError } from "../src/client";
-import { natsTransport, serveNats, type NatsHeaders, type NatsMessage } from "../src/nats";
+import { natsRelay, natsTransport, serveNats, type NatsHeaders, type NatsMessage } from "../src/nats";
 import { connect, headersOf, nextStatus, type TestConnection } from "./fixtures/nats.cjs";
 import { startNatsServer, type NatsServer } from "./fixtures/nats-server.cjs";
 import { bounded, until } from "./helpers/processes";
@@ -209,6 +209,54 @@ describe("a peer that answers a streamed call with crafted messages", () => {
   ] as const)("%s: Left gap, the values before it handed on", async (_what, steps, values, result) => {
     expect(await call(steps)).toEqual({ values, result });
   });
+
+  /** The same crafted messages to `natsRelay` (raw: each message's text handed on as it came), `count(3)` its body. */
+  const relayed = async (steps: readonly Step[]) => {
+    script = steps;
+    const relay = natsRelay(calling, "rpc.crafted", { timeoutMs: SAFETY_MS });
+    const texts: string[] = [];
+    const body = new TextEncoder().encode(JSON.stringify({ jsonrpc: "2.0", method: "count", params: [3], id: 7 }));
+    try {
+      const answer = relay(body, {
+        headers: {},
+        signal: new AbortController().signal,
+        onMessage: (text) => void texts.push(text),
+      });
+      const settled = await bounded(
+        answer.then(
+          (text) => ({ answer: text }),
+          (error: Error) => ({ refused: error.message }),
+        ),
+        "the relayed call",
+        SAFETY_MS,
+      );
+      return { values: texts.map((text) => (JSON.parse(text) as { params: { value: number } }).params.value), settled };
+    } finally {
+      relay.close();
+    }
+  };
+
+  test("natsRelay: values numbered 1, 2, 3 and an answer that counts 3: each message's text, then the answer's", async () => {
+    expect(await relayed([value(1), value(2), value(3), { count: "3" }])).toEqual({
+      values: [1, 2, 3],
+      settled: { answer: JSON.stringify({ jsonrpc: "2.0", result: "done", id: 7 }) },
+    });
+  });
+
+  test.each([
+    ["a value lost (1, 3)", [value(1), value(3), { count: "3" }], [1], "2 expected, 3 came"],
+    ["a value duplicated (1, 2, 2)", [value(1), value(2), value(2), { count: "3" }], [1, 2], "3 expected, 2 came"],
+    ["an answer that counts more than came", [value(1), value(2), { count: "3" }], [1, 2], "3 expected, 4 came"],
+    ["an answer with no count after values", [value(1), { count: null }], [1], "2 expected, 0 came"],
+  ] as const)(
+    "natsRelay, %s: the messages before the gap handed on, then a rejection that names it",
+    async (_what, steps, values, which) => {
+      expect(await relayed(steps)).toEqual({
+        values,
+        settled: { refused: `natsRelay: no answer on rpc.crafted: gap (message ${which})` },
+      });
+    },
+  );
 
   test("a value with no number is the answer, so the call fails as one that got no answer of its own", async () => {
     const { values, result } = await call([{ n: null, value: 1 }, value(2), { count: "2" }]);

@@ -219,12 +219,15 @@ export const usingFixture = (script: string): { readonly port: () => number } =>
     const started = spawn(process.execPath, [script], { cwd: ROOT });
     child = started;
     started.stderr.resume();
-    port = await new Promise<number>((settle) =>
-      started.stdout.once("data", (chunk: Buffer) => settle(Number(chunk.toString()))),
-    );
+    port = await new Promise<number>((settle, fail) => {
+      started.stdout.once("data", (chunk: Buffer) => settle(Number(chunk.toString())));
+      // A child that dies before it prints its port fails the file at once, rather than at jest's time-out.
+      started.once("exit", (code, signal) => fail(new Error(`${script} exited (${code ?? signal}) before its port`)));
+    });
   });
   afterAll(async () => {
-    if (child === undefined || child.exitCode !== null) return;
+    // Gone already (by its own exit or a signal): its "exit" was told, and would not be told again.
+    if (child === undefined || child.exitCode !== null || child.signalCode !== null) return;
     const exited = new Promise((settle) => child?.once("exit", settle));
     child.kill();
     await exited;

@@ -99,7 +99,9 @@ export class ResumableCall {
   open(after: number, signal: AbortSignal | undefined): ReadableStream<Uint8Array> {
     // Cancelled before its stream was handed out (its session ended meanwhile): nothing comes.
     if (this.over) return new ReadableStream<Uint8Array>({ start: (controller) => controller.close() });
-    this.leave();
+    // The reader before (if any) is let go, and the call has one again at once: it waits for none,
+    // and reads nothing ahead for the time between.
+    this.letGo();
     this.stopWaiting();
     const oldest = this.kept[0]?.n ?? this.read + 1;
     const lost = after + 1 < oldest ? `${this.number}-${oldest - 1}` : undefined;
@@ -196,17 +198,23 @@ export class ResumableCall {
    * `replay` events wait unread, and waits `resumeMs` for a reader before it is cancelled.
    */
   private leave(): void {
+    if (!this.letGo()) return;
+    this.timer = setTimeout(() => this.stop(), this.resumeMs);
+    (this.timer as { unref?: () => void }).unref?.();
+    void this.readAhead();
+  }
+
+  /** The reader's stream closed and forgotten: whether the call had one. */
+  private letGo(): boolean {
     const live = this.live;
-    if (live === undefined || this.over) return;
+    if (live === undefined || this.over) return false;
     this.live = undefined;
     try {
       live.close();
     } catch {
       // Cancelled by its reader already: nothing to close.
     }
-    this.timer = setTimeout(() => this.stop(), this.resumeMs);
-    (this.timer as { unref?: () => void }).unref?.();
-    void this.readAhead();
+    return true;
   }
 
   private async readAhead(): Promise<void> {

@@ -19,15 +19,15 @@ import {
   tooLarge,
   type TransportError,
 } from "../client/errors";
-import { NEVER, type ParsedAnswer, type TransportOptions } from "../client/transport";
+import { NEVER, type TransportOptions } from "../client/transport";
 import { valueOf } from "../client/transports/event-answer";
 import { HeldValues } from "../client/held-values";
 import { after } from "../core/timer";
 import type { NatsConnection, NatsHeaders, NatsMessage, NatsSubscription } from "./shapes";
 import { SERVICE_ERROR, SERVICE_ERROR_CODE, VALUE_COUNT_HEADER, VALUE_HEADER } from "./wire";
 
-/** What a call comes to: its answer (text, or parsed when its values were parsed), or why none. */
-export type Answer = E.Either<TransportError, string | ParsedAnswer>;
+/** What a call comes to: its answer's text, or why none. */
+export type Answer = E.Either<TransportError, string>;
 
 /** A call's options: a transport's, and `raw` for a relay's, whose `onValue` gets each value message's text. */
 export type CallOptions = TransportOptions & { readonly raw?: boolean };

@@ -170,11 +170,16 @@ export type NatsRelay = Relay & {
   readonly close: () => void;
 };
 
+/** What the front's log says of a failure beyond its reason. */
+const detailOf = (error: TransportError): string => {
+  if ("cause" in error) return ` (${messageOf(error.cause)})`;
+  if (error.reason === "gap") return ` (message ${error.expected} expected, ${error.came} came)`;
+  return "";
+};
+
 /** Why a relayed body got no answer, as an Error the front logs. */
 const relayFailure = (subject: string, error: TransportError): Error =>
-  new Error(
-    `natsRelay: no answer on ${subject}: ${error.reason}${"cause" in error ? ` (${messageOf(error.cause)})` : ""}`,
-  );
+  new Error(`natsRelay: no answer on ${subject}: ${error.reason}${detailOf(error)}`);
 
 /**
  * A relay over NATS (`mcpHandler`'s `relay`): each POST's body a request to `subject`, served by
@@ -205,8 +210,7 @@ export const natsRelay = (
     new Promise<string>((resolve, reject) => {
       const settle = (answer: Answer): void => {
         if (E.isLeft(answer)) return reject(relayFailure(subject, answer.left));
-        const { right } = answer;
-        resolve(typeof right === "string" ? right : JSON.stringify(right.json));
+        resolve(answer.right);
       };
       // A raw call's values are each message's text (./inbox).
       const callOptions: CallOptions =
