@@ -32,8 +32,8 @@ export const httpChild = async (command, args, { stderr = "ignore" } = {}) => {
   return { child, port };
 };
 
-/** A `node:http` server on 127.0.0.1 and a free port, which it prints; `handle` may reject. */
-export const listen = async (handle) => {
+/** A `node:http` server on 127.0.0.1 and a free port, which it prints (unless `quiet`); `handle` may reject. */
+export const listen = async (handle, { quiet = false } = {}) => {
   const { createServer } = await import("node:http");
   const server = createServer((req, res) => {
     handle(req, res).catch((error) => {
@@ -42,7 +42,7 @@ export const listen = async (handle) => {
     });
   });
   await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  console.log(server.address().port);
+  if (!quiet) console.log(server.address().port);
   return server;
 };
 

@@ -3,7 +3,7 @@
 // line of stdout. Runs until killed.
 //
 //   node bench/http-server.mjs bare | jayson | json-rpc-2.0 | answerHttp | nodeHandler | serve |
-//                              fetchHandler-node | hono-node | answerHttp-fetch-node  [--count]
+//                              serve-cluster | nodeHandler-cluster | fetchHandler-node | hono-node | answerHttp-fetch-node  [--count]
 //   bun bench/http-server.mjs fetchHandler | hono
 //   deno run -A --unstable-no-legacy-abort bench/http-server.mjs fetchHandler | hono
 //
@@ -17,6 +17,8 @@
 //   `writeAnswer`). No signal: the issue's 74,000 req/s were measured without one.
 // - nodeHandler: `nodeHandler({ add })` (rpcserver/server) as the `node:http` handler.
 // - serve: the development server, `serve("127.0.0.1", 0, { methods: { add } })`, inspector on.
+// - serve-cluster, nodeHandler-cluster: serve, and nodeHandler, in two `node:cluster` workers, the
+//   primary accepting (Node's default; examples/integrations/cluster.mjs's deployment).
 // - fetchHandler-node / hono-node: `fetchHandler({ add })`, and a Hono app whose route answers with
 //   `c.json` (no rpcserver), each under @hono/node-server's `serve({ fetch })`.
 // - fetchHandler / hono on Bun or Deno: the same two under `Bun.serve({ fetch })` and
@@ -25,6 +27,7 @@
 // `--count` (Node's servers): the server counts its connections, the requests it read, the answers
 // it finished and the responses closed unfinished, and prints them as a JSON line when sent SIGTERM
 // (bench/http-servers.mjs reads them after a load run).
+import { readFileSync } from "node:fs";
 import { listen, readBody } from "./children.mjs";
 
 const kind = globalThis.Deno ? globalThis.Deno.args[0] : process.argv[2];
@@ -83,17 +86,67 @@ const answerHttpServer = async () => {
   });
 };
 
-const nodeHandlerServer = async () => {
+const nodeHandlerServer = async ({ quiet = false } = {}) => {
   const { nodeHandler } = await import("../dist/esm/server.js");
   const handler = nodeHandler(await rpcserverMethods());
-  return listen(async (req, res) => handler(req, res));
+  return listen(async (req, res) => handler(req, res), { quiet });
 };
 
-const devServer = async () => {
+const devServer = async ({ quiet = false } = {}) => {
   const { serve } = await import("../dist/esm/server.js");
   const server = await serve("127.0.0.1", 0, { methods: await rpcserverMethods() });
-  console.log(server.port);
+  if (!quiet) console.log(server.port);
   return server;
+};
+
+/**
+ * A server under `node:cluster` (examples/integrations/cluster.mjs's deployment): WORKERS processes
+ * each run `startWorker` on one port, and the primary accepts every connection and hands it to one
+ * of them (round-robin, Node's default on Linux). The primary prints the port; with `--count` it
+ * asks each worker for its counts at SIGTERM and prints their sum, with `peakRss`: the primary's
+ * and the workers' peak resident sets together.
+ */
+const WORKERS = 2;
+const clustered = (startWorker) => async () => {
+  const { default: cluster } = await import("node:cluster");
+  if (!cluster.isPrimary) {
+    const server = await startWorker();
+    process.send({ port: server.address().port });
+    if (counting) count(server, (seen) => process.send({ seen, peakRss: peakRssOf(process.pid) }));
+    return undefined;
+  }
+  // Set as the example sets it: the default everywhere but Windows.
+  cluster.schedulingPolicy = cluster.SCHED_RR;
+  const workers = Array.from({ length: WORKERS }, () => cluster.fork());
+  const ports = await Promise.all(
+    workers.map((worker) => new Promise((resolve) => worker.once("message", (m) => resolve(m.port)))),
+  );
+  console.log(ports[0]);
+  process.once("SIGTERM", async () => {
+    const told = await Promise.all(
+      workers.map(
+        (worker) =>
+          new Promise((resolve) => {
+            worker.once("message", resolve);
+            worker.process.kill("SIGTERM");
+          }),
+      ),
+    );
+    const seen = { connections: 0, requests: 0, finished: 0, closedUnfinished: 0 };
+    for (const each of told) for (const key of Object.keys(seen)) seen[key] += each.seen[key];
+    const peakRss = told.reduce((sum, each) => sum + each.peakRss, peakRssOf(process.pid));
+    process.stdout.write(`${JSON.stringify({ ...seen, workers: WORKERS, peakRss })}\n`, () => process.exit(0));
+  });
+  return undefined;
+};
+
+/** A process's peak resident set (VmHWM), in bytes; 0 where /proc cannot say. */
+const peakRssOf = (pid) => {
+  try {
+    return Number(/VmHWM:\s*(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, "utf8"))?.[1] ?? 0) * 1024;
+  } catch {
+    return 0;
+  }
 };
 
 /** Hono's own app: one route, the body read with `c.req.json()`, the answer sent with `c.json`. */
@@ -151,7 +204,9 @@ const servers = {
   "json-rpc-2.0": jsonRpc2,
   answerHttp: answerHttpServer,
   nodeHandler: nodeHandlerServer,
-  serve: devServer,
+  serve: () => devServer(),
+  "serve-cluster": clustered(() => devServer({ quiet: true })),
+  "nodeHandler-cluster": clustered(() => nodeHandlerServer({ quiet: true })),
   "fetchHandler-node": async () => onHonoNodeServer(await fetchOf()),
   "hono-node": async () => onHonoNodeServer((await honoApp()).fetch),
   "answerHttp-fetch-node": async () => onHonoNodeServer(await answerHttpFetchOf()),
@@ -159,8 +214,8 @@ const servers = {
   hono: async () => onRuntimeServer((await honoApp()).fetch),
 };
 
-/** Counts what a `node:http` server saw, printed as one JSON line on SIGTERM. */
-const count = (server) => {
+/** Counts what a `node:http` server saw, printed as one JSON line on SIGTERM (or handed to `tell`). */
+const count = (server, tell) => {
   const seen = { connections: 0, requests: 0, finished: 0, closedUnfinished: 0 };
   server.on("connection", () => (seen.connections += 1));
   server.on("request", (req, res) => {
@@ -171,6 +226,7 @@ const count = (server) => {
     });
   });
   process.once("SIGTERM", () => {
+    if (tell !== undefined) return tell(seen);
     process.stdout.write(`${JSON.stringify(seen)}\n`, () => process.exit(0));
   });
 };
@@ -181,4 +237,5 @@ if (start === undefined) {
   process.exit(2);
 }
 const server = await start();
-if (counting) count(server);
+// A cluster's processes count their own way (clusteredDevServer).
+if (counting && server !== undefined) count(server);

@@ -17,7 +17,8 @@
 //    under @hono/node-server; and `fetchHandler` beside the same Hono app under `Bun.serve` and
 //    `Deno.serve`, when runtimes/node_modules has them (a runtime that is absent is said, and its
 //    rows skipped).
-// 2. Load held: 1,000 connections for 10 s against the development server, `nodeHandler` and jayson,
+// 2. Load held: 1,000 connections for 10 s against the development server, `nodeHandler` (each also
+//    in two `node:cluster` workers, the primary accepting: examples/integrations/cluster.mjs) and jayson,
 //    each in a fresh process that counts what it saw (`--count`): the requests autocannon sent, the
 //    answers, the errors and timeouts (autocannon's: no answer within 10 s), the process's peak RSS
 //    (VmHWM), the listening socket's accept queue each second (`ss`), the kernel's listen-queue
@@ -120,7 +121,9 @@ const SERVERS = [
 /** The load's servers: the development server and nodeHandler, jayson beside them, and the control. */
 const LOADED = [
   { kind: "serve", runtime: "node" },
+  { kind: "serve-cluster", runtime: "node" },
   { kind: "nodeHandler", runtime: "node" },
+  { kind: "nodeHandler-cluster", runtime: "node" },
   { kind: "jayson", runtime: "node" },
   { kind: "serve", runtime: "node18", control: true },
 ];
@@ -269,8 +272,10 @@ const hold = async ({ kind, runtime, control = false }) => {
   const result = await shoot(port, LOAD_CONNECTIONS, LOAD_SECONDS, setupClient);
   clearInterval(sampling);
   const after = listenCounters();
-  const rss = peakRss(child.pid);
+  const own = peakRss(child.pid);
   const counted = JSON.parse((await stop(child)).trim().split("\n").at(-1) ?? "{}");
+  // A cluster's primary sums its workers' and its own.
+  const rss = counted.peakRss ?? own;
   const answered = result["2xx"] + result.non2xx;
   const firsts = clients.map((c) => c.firstAnswer);
   const row = {
@@ -356,9 +361,16 @@ if (ROUNDS > 0)
     figures: `${times(rpsOf("node answerHttp-fetch-node") / rpsOf("node fetchHandler-node"))} (${thousands(rpsOf("node answerHttp-fetch-node"))} vs ${thousands(rpsOf("node fetchHandler-node"))} req/s)`,
     met: rpsOf("node answerHttp-fetch-node") / rpsOf("node fetchHandler-node") <= 1.1,
   });
+/** How the targets name each loaded server of ours. */
+const LOAD_NAMES = {
+  serve: "the development server",
+  "serve-cluster": "the development server in two `node:cluster` workers",
+  nodeHandler: "`nodeHandler`",
+  "nodeHandler-cluster": "`nodeHandler` in two `node:cluster` workers (examples/integrations/cluster.mjs)",
+};
 for (const row of held.filter((r) => r.kind !== "jayson" && !r.control)) {
   targets.push({
-    target: `under ${thousands(LOAD_CONNECTIONS)} connections, ${row.kind === "serve" ? "the development server" : "`nodeHandler`"} answers every request`,
+    target: `under ${thousands(LOAD_CONNECTIONS)} connections, ${LOAD_NAMES[row.kind] ?? row.kind} answers every request`,
     figures: `${row.timeouts} timeouts, ${row.otherErrors} other errors, ${row.non2xx} non-2xx, ${row.mismatches} bad bodies`,
     met: row.timeouts === 0 && row.otherErrors === 0 && row.non2xx === 0 && row.mismatches === 0,
   });
@@ -414,6 +426,18 @@ const verdictText =
   firstOnly && allFinished
     ? "So it is not the request handler's doing (it answers every request it reads), nor autocannon's: it is how fast a busy Node process accepts connections (since libuv 1.45, in Node 20, one per event-loop turn, where 1.44 took every one waiting: [libuv/libuv#3696](https://github.com/libuv/libuv/pull/3696)), and the servers that answer fastest accept fastest (in the issue's runs jayson answered every request; whether it does here depends on the machine's load)."
     : "So not every unanswered request here is explained by the accept queue: see the figures above.";
+
+/** What the rows of servers under `node:cluster` say, in words. */
+const clusterRows = held.filter((r) => r.kind.endsWith("-cluster"));
+const clusterText =
+  clusterRows.length === 0
+    ? ""
+    : ` The rows marked \`-cluster\` measure that last way on Node ${VERSIONS.node}: the same server in two \`node:cluster\` workers, whose primary process does nothing but accept connections and hand them on (Node's round-robin; examples/integrations/cluster.mjs's deployment): ${clusterRows
+        .map(
+          (r) =>
+            `${r.kind} accepted ${thousands(r.server.connections ?? 0)} connections, its accept queue ${queueText(r.queue)} (at 1 s, longest, at the end), ${r.timeouts} timeouts${everyAnswered(r) ? ", every request answered" : ""}`,
+        )
+        .join("; ")}, at the cost of three processes' memory.`;
 
 /** What the load run's timeouts were, in words, per server that had any. */
 const timeoutText = held
@@ -498,7 +522,8 @@ the answers it finished), ${thousands(LOAD_CONNECTIONS)} connections opened at o
 for ${LOAD_SECONDS} s. A timeout is autocannon's: a request with no answer after ${TIMEOUT_SECONDS} s (autocannon then closes the
 connection and opens another). "In flight at the stop": requests sent and neither answered nor timed
 out when autocannon stopped (it closes every connection then, with its request in flight; the servers
-finished every request they had read). Peak RSS: the server process's VmHWM.
+finished every request they had read). Peak RSS: the server process's VmHWM (under \`node:cluster\`,
+its three processes' together).
 ${ABSENT.includes("node18") ? "The control on Node 18 was not run: runtimes/node_modules has no node18." : "The last row is a control: the same development server on Node 18."}
 
 ${loadTable}
@@ -524,7 +549,7 @@ ${whyTable}
 ${verdictText} What holds the load on Node 20 and later: a cheaper request (shorter turns),
 connections that arrive over time rather than at once (a real client population, or a proxy's
 pool), or more than one process accepting (\`node:cluster\`, or \`listen\`'s \`reusePort\` in
-recent Node versions, [nodejs/node#55408](https://github.com/nodejs/node/pull/55408)).`
+recent Node versions, [nodejs/node#55408](https://github.com/nodejs/node/pull/55408)).${clusterText}`
 }
 `;
   writeFileSync(PAGE, await formatted(PAGE, page));
