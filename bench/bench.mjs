@@ -49,6 +49,19 @@ import { nodeHttp } from "rpcserver/node-http";
 import { JsonRpcServer as MetaMaskServer } from "@metamask/json-rpc-engine/v2";
 import { rpcErrors } from "@metamask/rpc-errors";
 import { formatted } from "./formatted.mjs";
+import {
+  ADD_TEXT,
+  BATCH_SIZE,
+  boom,
+  errorResponse,
+  makeLimitSync,
+  PARSE_ERROR_TEXT,
+  plainAsync,
+  range,
+  rpcMethodsOf,
+  SCENARIOS,
+  sumOf,
+} from "./dispatch-scenarios.mjs";
 
 const require = createRequire(import.meta.url);
 const jayson = require("jayson");
@@ -103,8 +116,6 @@ console.error = new Console({ stdout: sink, stderr: sink }).error;
 // ---------------------------------------------------------------------------------------------
 // Heap child: `node --expose-gc bench/bench.mjs --heap-child` prints one JSON line.
 
-const ADD_TEXT = '{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1}';
-
 const heapGrowth = (requests) => {
   const methods = { add: (a, b) => Success(a + b) };
   const chunks = 4;
@@ -140,142 +151,7 @@ if (SERVE_CHILD) {
 }
 
 // ---------------------------------------------------------------------------------------------
-// Scenarios: request text, the expected answer, and how many requests one text holds.
-
-const req = (method, params, id) =>
-  JSON.stringify({
-    jsonrpc: "2.0",
-    method,
-    ...(params === undefined ? {} : { params }),
-    ...(id === undefined ? {} : { id }),
-  });
-
-const BATCH_SIZE = 100;
-const SUM_SIZE = 1000;
-const range = (n, from = 1) => Array.from({ length: n }, (_, i) => i + from);
-
-const SCENARIOS = [
-  { id: "single", title: "single request, positional params", text: ADD_TEXT, expect: { result: 3, id: 1 } },
-  {
-    id: "named",
-    title: "single request, named params",
-    text: req("addNamed", { a: 1, b: 2 }, 1),
-    expect: { result: 3, id: 1 },
-  },
-  { id: "notification", title: "notification", text: req("add", [1, 2]), expect: { nothing: true } },
-  {
-    id: "batch",
-    title: `batch of ${BATCH_SIZE} (per request)`,
-    text: `[${range(BATCH_SIZE)
-      .map((i) => req("add", [i, i], i))
-      .join(",")}]`,
-    perRequest: BATCH_SIZE,
-    expect: { batch: range(BATCH_SIZE).map((i) => ({ result: 2 * i, id: i })) },
-  },
-  { id: "not-found", title: "method not found", text: req("nope", [1, 2], 1), expect: { code: -32601, ids: [1] } },
-  {
-    id: "invalid",
-    title: "invalid request",
-    text: '{"jsonrpc":"2.0","method":1,"id":1}',
-    // JSON-RPC 2.0 wants id null when the id cannot be detected; here it can, so 1 is accepted too.
-    expect: { code: -32600, ids: [null, 1] },
-  },
-  {
-    id: "parse-error",
-    title: "parse error",
-    text: '{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1',
-    expect: { code: -32700, ids: [null] },
-  },
-  {
-    id: "throws",
-    title: "method throws",
-    text: req("fail", [], 1),
-    // The code for an uncaught exception is the library's choice (-32603 in most; json-rpc-2.0 uses 0).
-    expect: { code: "any", ids: [1] },
-  },
-  {
-    id: "codec",
-    title: "io-ts params codec (peers: no codec)",
-    text: req("addChecked", [1, 2], 1),
-    expect: { result: 3, id: 1 },
-  },
-  {
-    id: "sum1000",
-    title: `params of ${SUM_SIZE} integers`,
-    text: req("sum", range(SUM_SIZE), 1),
-    expect: { result: (SUM_SIZE * (SUM_SIZE + 1)) / 2, id: 1 },
-  },
-];
-
-// ---------------------------------------------------------------------------------------------
 // Implementations. Each is `text => string` (sync) or `text => Promise<string>` (async).
-
-const boom = () => {
-  throw new Error("boom");
-};
-const sumOf = (xs) => {
-  let s = 0;
-  for (let i = 0; i < xs.length; i++) s += xs[i];
-  return s;
-};
-
-// Plain functions for the lower bounds: params spread, named params as one argument.
-const plain = {
-  add: (a, b) => a + b,
-  addNamed: ({ a, b }) => a + b,
-  addChecked: (a, b) => a + b,
-  sum: (...xs) => sumOf(xs),
-  fail: boom,
-};
-const plainAsync = {
-  add: async (a, b) => a + b,
-  addNamed: async ({ a, b }) => a + b,
-  addChecked: async (a, b) => a + b,
-  sum: async (...xs) => sumOf(xs),
-  fail: async () => boom(),
-};
-
-const errorResponse = (code, message, id) => ({ jsonrpc: "2.0", error: { code, message }, id });
-const PARSE_ERROR_TEXT = JSON.stringify(errorResponse(-32700, "Parse error", null));
-
-/** limit-sync: JSON.parse, a shape check, a Map lookup, the call with params spread, JSON.stringify. */
-const makeLimitSync = () => {
-  const table = new Map(Object.entries(plain));
-  const one = (r) => {
-    if (typeof r !== "object" || r === null || r.jsonrpc !== "2.0" || typeof r.method !== "string") {
-      return errorResponse(-32600, "Invalid Request", null);
-    }
-    const id = r.id;
-    const f = table.get(r.method);
-    if (f === undefined) return id === undefined ? undefined : errorResponse(-32601, "Method not found", id);
-    let result;
-    try {
-      const p = r.params;
-      result = p === undefined ? f() : Array.isArray(p) ? f(...p) : f(p);
-    } catch {
-      return id === undefined ? undefined : errorResponse(-32603, "Internal error", id);
-    }
-    return id === undefined ? undefined : { jsonrpc: "2.0", result, id };
-  };
-  return (text) => {
-    let message;
-    try {
-      message = JSON.parse(text);
-    } catch {
-      return PARSE_ERROR_TEXT;
-    }
-    if (Array.isArray(message)) {
-      const out = [];
-      for (let i = 0; i < message.length; i++) {
-        const r = one(message[i]);
-        if (r !== undefined) out.push(r);
-      }
-      return out.length === 0 ? "" : JSON.stringify(out);
-    }
-    const r = one(message);
-    return r === undefined ? "" : JSON.stringify(r);
-  };
-};
 
 /** limit-async: the same, awaiting async methods; a batch runs at once (Promise.all), as asyncDispatch does. */
 const makeLimitAsync = () => {
@@ -313,13 +189,7 @@ const makeLimitAsync = () => {
   };
 };
 
-const rpcMethods = (codec) => ({
-  add: (a, b) => Success(a + b),
-  addNamed: ({ a, b }) => Success(a + b),
-  addChecked: codec ? withParams(t.tuple([t.number, t.number]), (a, b) => Success(a + b)) : (a, b) => Success(a + b),
-  sum: (...xs) => Success(sumOf(xs)),
-  fail: boom,
-});
+const rpcMethods = (codec) => rpcMethodsOf({ Success, withParams }, codec);
 const rpcMethodsAsync = {
   add: async (a, b) => Success(a + b),
   addNamed: async ({ a, b }) => Success(a + b),

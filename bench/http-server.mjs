@@ -123,20 +123,34 @@ const clustered = (startWorker) => async () => {
   );
   console.log(ports[0]);
   process.once("SIGTERM", async () => {
+    // A worker that is gone (killed, crashed) tells nothing: it counts as missing rather than
+    // holding the primary, and the bench, forever; nor does a worker that never answers.
     const told = await Promise.all(
       workers.map(
         (worker) =>
           new Promise((resolve) => {
+            if (worker.isDead()) return resolve(undefined);
             worker.once("message", resolve);
+            worker.once("exit", () => resolve(undefined));
             worker.process.kill("SIGTERM");
           }),
       ),
     );
     const seen = { connections: 0, requests: 0, finished: 0, closedUnfinished: 0 };
-    for (const each of told) for (const key of Object.keys(seen)) seen[key] += each.seen[key];
-    const peakRss = told.reduce((sum, each) => sum + each.peakRss, peakRssOf(process.pid));
-    process.stdout.write(`${JSON.stringify({ ...seen, workers: WORKERS, peakRss })}\n`, () => process.exit(0));
+    const counted = told.filter((each) => each !== undefined);
+    for (const each of counted) for (const key of Object.keys(seen)) seen[key] += each.seen[key];
+    const peakRss = counted.reduce((sum, each) => sum + each.peakRss, peakRssOf(process.pid));
+    const missing = WORKERS - counted.length;
+    process.stdout.write(`${JSON.stringify({ ...seen, workers: WORKERS, missing, peakRss })}\n`, () =>
+      process.exit(missing === 0 ? 0 : 1),
+    );
   });
+  // Bounded: a worker that neither answers nor exits is killed, and the primary goes with its counts so far.
+  process.once("SIGTERM", () =>
+    setTimeout(() => {
+      for (const worker of workers) worker.process.kill("SIGKILL");
+    }, 5_000).unref(),
+  );
   return undefined;
 };
 
@@ -237,5 +251,5 @@ if (start === undefined) {
   process.exit(2);
 }
 const server = await start();
-// A cluster's processes count their own way (clusteredDevServer).
+// A cluster's processes count their own way (clustered).
 if (counting && server !== undefined) count(server);

@@ -152,12 +152,19 @@ const start = async ({ kind, runtime }, extra = []) => {
   return server;
 };
 
-/** Stops `child`, resolving to what it printed on its way out (a `--count` server's JSON line). */
+/**
+ * Stops `child`, resolving to what it printed on its way out (a `--count` server's JSON line); one
+ * still there 15 s after SIGTERM is killed, so that a server that hangs cannot hang the bench.
+ */
 const stop = (child) =>
   new Promise((resolve) => {
     let said = "";
+    const kill = setTimeout(() => child.kill("SIGKILL"), 15_000);
     child.stdout.on("data", (chunk) => (said += chunk));
-    child.once("exit", () => resolve(said));
+    child.once("exit", () => {
+      clearTimeout(kill);
+      resolve(said);
+    });
     child.kill("SIGTERM");
   });
 

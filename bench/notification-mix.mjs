@@ -14,107 +14,32 @@
 // rounds' ratios. `dist` is a build's directory (default dist), so that two builds can be compared.
 import { join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { makeLimitSync, req, rpcMethodsOf, SCENARIOS } from "./dispatch-scenarios.mjs";
 const dist = process.argv[2] ?? "dist";
 const mode = process.argv[3] ?? "all";
 const pollute = mode !== "0";
 if (!/^(0|all|texts|configs|stages|ser|t:[0-8]+)$/.test(mode)) throw new Error(`notification-mix: no mix "${mode}"`);
 const lib = await import(pathToFileURL(join(resolve(dist), "esm", "index.js")).href);
-const t = await import("io-ts");
 const E = await import("fp-ts/lib/Either.js");
-const { dispatch, dispatchToSerializable, Success, withParams, setLogger } = lib;
-const boom = () => {
-  throw new Error("boom");
-};
-const sumOf = (xs) => {
-  let s = 0;
-  for (let i = 0; i < xs.length; i++) s += xs[i];
-  return s;
-};
-const plain = {
-  add: (a, b) => a + b,
-  addNamed: ({ a, b }) => a + b,
-  addChecked: (a, b) => a + b,
-  sum: (...xs) => sumOf(xs),
-  fail: boom,
-};
-const errorResponse = (code, message, id) => ({ jsonrpc: "2.0", error: { code, message }, id });
-const PARSE = JSON.stringify(errorResponse(-32700, "Parse error", null));
-const limit = (() => {
-  const table = new Map(Object.entries(plain));
-  const one = (r) => {
-    if (typeof r !== "object" || r === null || r.jsonrpc !== "2.0" || typeof r.method !== "string")
-      return errorResponse(-32600, "Invalid Request", null);
-    const id = r.id;
-    const f = table.get(r.method);
-    if (f === undefined) return id === undefined ? undefined : errorResponse(-32601, "Method not found", id);
-    let result;
-    try {
-      const p = r.params;
-      result = p === undefined ? f() : Array.isArray(p) ? f(...p) : f(p);
-    } catch {
-      return id === undefined ? undefined : errorResponse(-32603, "Internal error", id);
-    }
-    return id === undefined ? undefined : { jsonrpc: "2.0", result, id };
-  };
-  return (text) => {
-    let m;
-    try {
-      m = JSON.parse(text);
-    } catch {
-      return PARSE;
-    }
-    if (Array.isArray(m)) {
-      const out = [];
-      for (let i = 0; i < m.length; i++) {
-        const r = one(m[i]);
-        if (r !== undefined) out.push(r);
-      }
-      return out.length === 0 ? "" : JSON.stringify(out);
-    }
-    const r = one(m);
-    return r === undefined ? "" : JSON.stringify(r);
-  };
-})();
-const rpcMethods = (codec) => ({
-  add: (a, b) => Success(a + b),
-  addNamed: ({ a, b }) => Success(a + b),
-  addChecked: codec ? withParams(t.tuple([t.number, t.number]), (a, b) => Success(a + b)) : (a, b) => Success(a + b),
-  sum: (...xs) => Success(sumOf(xs)),
-  fail: boom,
-});
-const m1 = rpcMethods(true);
+const { dispatch, dispatchToSerializable, setLogger } = lib;
+const limit = makeLimitSync();
+const m1 = rpcMethodsOf(lib, true);
 const ours = (text) => dispatch(text, m1);
-const req = (method, params, id) =>
-  JSON.stringify({
-    jsonrpc: "2.0",
-    method,
-    ...(params === undefined ? {} : { params }),
-    ...(id === undefined ? {} : { id }),
-  });
 const NOTE = req("add", [1, 2]);
 if (lib.setLogger) setLogger({ error: () => {}, warn: () => {}, info: () => {} });
 if (pollute) {
   const pass = (call) => E.right(call);
   const staged = (n) => {
     const o = { stages: Array.from({ length: n }, () => pass) };
-    const m = rpcMethods(true);
+    const m = rpcMethodsOf(lib, true);
     return (x) => dispatch(x, m, o);
   };
   const ser = (x) => {
     const v = dispatchToSerializable(x, m1);
     return v === undefined ? "" : JSON.stringify(v);
   };
-  const texts = [
-    req("add", [1, 2], 1),
-    req("addNamed", { a: 1, b: 2 }, 1),
-    NOTE,
-    `[${Array.from({ length: 100 }, (_, i) => req("add", [i, i], i + 1)).join(",")}]`,
-    req("nope", [1, 2], 1),
-    '{"jsonrpc":"2.0","method":1,"id":1}',
-    '{"jsonrpc":"2.0","method":"add","params":[1,2],"id":1',
-    req("fail", [], 1),
-    req("addChecked", [1, 2], 1),
-  ];
+  // bench.mjs's scenarios but the last (params of 1,000 integers), in its order.
+  const texts = SCENARIOS.slice(0, 9).map((scenario) => scenario.text);
   const fs =
     mode === "texts" || mode.startsWith("t:")
       ? [ours]

@@ -522,21 +522,26 @@ describe("ResumableCall, the part that keeps a call's events", () => {
     expect(gone).toBe(1);
   });
 
-  test("a newer reader that replaces a live one: the older's stream ends, and the call reads nothing ahead meanwhile", async () => {
-    const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
+  /** A call's inner stream of three events (`data: 1` to `data: 3`), each made when read: `pulled()` says how many were. */
+  const threeEvents = (): { readonly stream: ReadableStream<Uint8Array>; readonly pulled: () => number } => {
     let pulled = 0;
-    const inner = new ReadableStream<Uint8Array>(
+    const stream = new ReadableStream<Uint8Array>(
       {
         pull: (controller) => {
           pulled += 1;
-          if (pulled <= 3) controller.enqueue(bytes(`data: ${pulled}\n\n`));
+          if (pulled <= 3) controller.enqueue(new TextEncoder().encode(`data: ${pulled}\n\n`));
           else controller.close();
         },
       },
       { highWaterMark: 0 },
     );
+    return { stream, pulled: () => pulled };
+  };
+
+  test("a newer reader that replaces a live one: the older's stream ends, and the call reads nothing ahead meanwhile", async () => {
+    const inner = threeEvents();
     const call = new ResumableCall(
-      inner.getReader(),
+      inner.stream.getReader(),
       1,
       4,
       60_000,
@@ -549,9 +554,9 @@ describe("ResumableCall, the part that keeps a call's events", () => {
     expect(await first.read()).toEqual({ done: true, value: undefined });
     // A turn of the event loop: a read ahead started by the replacement would have pulled by now.
     await new Promise((resolve) => setImmediate(resolve));
-    expect(pulled).toBe(1);
+    expect(inner.pulled()).toBe(1);
     expect(new TextDecoder().decode((await second.read()).value)).toBe("id: 1-2\ndata: 2\n\n");
-    expect(pulled).toBe(2);
+    expect(inner.pulled()).toBe(2);
     await second.cancel();
     call.stop();
   });
@@ -560,18 +565,7 @@ describe("ResumableCall, the part that keeps a call's events", () => {
     // Jest's clock: the time between the leave and the return is what the test says, not the machine's.
     jest.useFakeTimers({ doNotFake: ["queueMicrotask", "nextTick", "setImmediate"] });
     try {
-      const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
-      let step = 0;
-      const inner = new ReadableStream<Uint8Array>(
-        {
-          pull: (controller) => {
-            step += 1;
-            if (step <= 3) controller.enqueue(bytes(`data: ${step}\n\n`));
-            else controller.close();
-          },
-        },
-        { highWaterMark: 0 },
-      );
+      const inner = threeEvents().stream;
       let cancelled = 0;
       let gone = 0;
       const call = new ResumableCall(

@@ -194,7 +194,7 @@ export class ResumableCall {
   }
 
   /**
-   * The reader left (its connection dropped, or a newer reader came): the call reads ahead until
+   * The reader left (its connection dropped, or it cancelled its stream): the call reads ahead until
    * `replay` events wait unread, and waits `resumeMs` for a reader before it is cancelled.
    */
   private leave(): void {
