@@ -86,6 +86,14 @@ test("a loop that never yields: the queue is written when 1,024 errors wait", ()
   expect(written).toHaveLength(1);
 });
 
+test("one exit listener however many loggers log: a listener each would pass Node's limit of 10 and warn", async () => {
+  const before = process.listenerCount("exit");
+  for (let i = 0; i < 12; i++) makeDefaultLogger().error(`logger ${i}`);
+  await tick();
+  expect(written).toHaveLength(12);
+  expect(process.listenerCount("exit") - before).toBeLessThanOrEqual(1);
+});
+
 test("an exception without a stack is formatted by console", async () => {
   const error = new globalThis.Error("no stack");
   Object.defineProperty(error, "stack", { value: undefined });

@@ -7,6 +7,7 @@
  * channels.
  */
 import { randomUUID } from "node:crypto";
+import { setMaxListeners } from "node:events";
 import * as E from "fp-ts/Either";
 import { connect } from "../src/connection";
 import { setLogger } from "../src/internal/core/logger";
@@ -101,6 +102,8 @@ describe("subscriptions/listen (2026-07-28)", () => {
     const mcp = serverOf();
     const handler = mcpHandler(mcp);
     const leaving = new AbortController();
+    // 1024 requests under one signal, each listening to it: what the test means, not a leak to warn of.
+    setMaxListeners(0, leaving.signal);
     const open = await Promise.all(
       Array.from({ length: 1024 }, async (_, index) =>
         messagesOf(

@@ -298,7 +298,7 @@ describe("an MCP server's workers over NATS behind mcpHandler's relay", () => {
     await silent.flush();
     try {
       expect(await failedPing(natsRelay(front, "mcp.silent", { timeoutMs: 200 }))).toMatch(
-        /natsRelay: no answer on mcp\.silent: timeout/,
+        /natsRelay: no answer on mcp\.silent: timeout \(no message in 200 ms\)/,
       );
       expect(taken).toBe(1);
     } finally {

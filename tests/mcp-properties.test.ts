@@ -22,10 +22,18 @@ import { pair, settle } from "./helpers/channels";
 beforeAll(() => setLogger({ error: () => undefined, warn: () => undefined, info: () => undefined }));
 
 const seen = { started: 0, ended: 0 };
+// Its abort listener goes with the pause: a tool pauses many times under one signal.
 const pause = (ms: number, signal: AbortSignal): Promise<void> =>
   new Promise((resolve, reject) => {
-    const timer = setTimeout(resolve, ms);
-    signal.addEventListener("abort", () => (clearTimeout(timer), reject(signal.reason as Error)), { once: true });
+    const stop = (): void => {
+      clearTimeout(timer);
+      reject(signal.reason as Error);
+    };
+    const timer = setTimeout(() => {
+      signal.removeEventListener("abort", stop);
+      resolve();
+    }, ms);
+    signal.addEventListener("abort", stop, { once: true });
   });
 
 const kit = mcpServer({

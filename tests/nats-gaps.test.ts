@@ -211,9 +211,12 @@ describe("a peer that answers a streamed call with crafted messages", () => {
   });
 
   /** The same crafted messages to `natsRelay` (raw: each message's text handed on as it came), `count(3)` its body. */
-  const relayed = async (steps: readonly Step[]) => {
+  const relayed = async (steps: readonly Step[], maxAnswerBytes?: number) => {
     script = steps;
-    const relay = natsRelay(calling, "rpc.crafted", { timeoutMs: SAFETY_MS });
+    const relay = natsRelay(calling, "rpc.crafted", {
+      timeoutMs: SAFETY_MS,
+      ...(maxAnswerBytes === undefined ? {} : { maxAnswerBytes }),
+    });
     const texts: string[] = [];
     const body = new TextEncoder().encode(JSON.stringify({ jsonrpc: "2.0", method: "count", params: [3], id: 7 }));
     try {
@@ -257,6 +260,14 @@ describe("a peer that answers a streamed call with crafted messages", () => {
       });
     },
   );
+
+  test("natsRelay: a message past maxAnswerBytes is not handed on, and the rejection says which limit", async () => {
+    // Each crafted value message is some 80 bytes: past a limit of 50.
+    expect(await relayed([value(1), value(2), value(3), { count: "3" }], 50)).toEqual({
+      values: [],
+      settled: { refused: "natsRelay: no answer on rpc.crafted: tooLarge (past maxAnswerBytes, 50)" },
+    });
+  });
 
   test("a value with no number is the answer, so the call fails as one that got no answer of its own", async () => {
     const { values, result } = await call([{ n: null, value: 1 }, value(2), { count: "2" }]);

@@ -59,6 +59,32 @@ const QUEUE_LIMIT = 1024;
 /** Node's `process`, as far as the logger uses it: reached through `globalThis`, since the core runs without Node too. */
 type Exiting = { once?: (event: "exit", listener: () => void) => unknown };
 
+/** Each writer's last words, in the order the writers first queued: one `exit` listener for them all. */
+const lastWords: Array<() => void> = [];
+let exitHooked = false;
+
+/**
+ * Runs `words` when the process exits (where there is a process to say so). One listener however
+ * many loggers are made: a listener each would pass Node's warning limit of 10 (a
+ * MaxListenersExceededWarning in the host's log) for no reason.
+ */
+const atProcessExit = (words: () => void): void => {
+  lastWords.push(words);
+  if (exitHooked) return;
+  const proc = (globalThis as { process?: Exiting }).process;
+  if (typeof proc !== "object" || proc === null || typeof proc.once !== "function") return;
+  exitHooked = true;
+  proc.once("exit", () => {
+    for (const each of lastWords) {
+      try {
+        each();
+      } catch {
+        // One writer's failure does not silence the others.
+      }
+    }
+  });
+};
+
 /**
  * The queue of errors waiting to be written, and what writes it. Formatting an exception's stack
  * costs more than answering the request that raised it (about 8 µs on the reference machine,
@@ -69,7 +95,7 @@ type Exiting = { once?: (event: "exit", listener: () => void) => unknown };
  */
 export const writer = (atExit: () => void): ((entry: Entry) => void) => {
   let queue: Entry[] = [];
-  let exitHooked = false;
+  let hooked = false;
 
   /** Runs after the task (a microtask, or at exit): nothing here may throw, since nothing would catch it. */
   const flush = (): void => {
@@ -94,10 +120,9 @@ export const writer = (atExit: () => void): ((entry: Entry) => void) => {
     queue.push(entry);
     if (queue.length >= QUEUE_LIMIT) return flush();
     if (queue.length > 1) return;
-    const proc = exitHooked ? undefined : (globalThis as { process?: Exiting }).process;
-    if (typeof proc === "object" && typeof proc.once === "function") {
-      exitHooked = true;
-      proc.once("exit", () => {
+    if (!hooked) {
+      hooked = true;
+      atProcessExit(() => {
         atExit();
         flush();
       });

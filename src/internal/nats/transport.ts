@@ -173,8 +173,16 @@ export type NatsRelay = Relay & {
 /** What the front's log says of a failure beyond its reason. */
 const detailOf = (error: TransportError): string => {
   if ("cause" in error) return ` (${messageOf(error.cause)})`;
-  if (error.reason === "gap") return ` (message ${error.expected} expected, ${error.came} came)`;
-  return "";
+  switch (error.reason) {
+    case "gap":
+      return ` (message ${error.expected} expected, ${error.came} came)`;
+    case "timeout":
+      return ` (no message in ${error.timeoutMs} ms)`;
+    case "tooLarge":
+      return ` (past maxAnswerBytes, ${error.limit})`;
+    default:
+      return "";
+  }
 };
 
 /** Why a relayed body got no answer, as an Error the front logs. */
