@@ -61,28 +61,16 @@ type Exiting = { once?: (event: "exit", listener: () => void) => unknown };
 
 /** Each writer's last words, in the order the writers first queued: one `exit` listener for them all. */
 const lastWords: Array<() => void> = [];
-let exitHooked = false;
 
 /**
  * Runs `words` when the process exits (where there is a process to say so). One listener however
  * many loggers are made: a listener each would pass Node's warning limit of 10 (a
- * MaxListenersExceededWarning in the host's log) for no reason.
+ * MaxListenersExceededWarning in the host's log) for no reason. Nothing said at exit may throw.
  */
 const atProcessExit = (words: () => void): void => {
-  lastWords.push(words);
-  if (exitHooked) return;
+  if (lastWords.push(words) > 1) return;
   const proc = (globalThis as { process?: Exiting }).process;
-  if (typeof proc !== "object" || proc === null || typeof proc.once !== "function") return;
-  exitHooked = true;
-  proc.once("exit", () => {
-    for (const each of lastWords) {
-      try {
-        each();
-      } catch {
-        // One writer's failure does not silence the others.
-      }
-    }
-  });
+  if (typeof proc?.once === "function") proc.once("exit", () => lastWords.forEach((each) => each()));
 };
 
 /**
