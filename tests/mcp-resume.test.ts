@@ -190,6 +190,22 @@ describe("a POST's event stream, resumable with sessions, on real sockets", () =
     expect(await status("/mcp", session, "resumed")).toEqual({ step: 6, end: "done" });
   });
 
+  test("a GET with the last event's id while the POST still reads: the POST's stream ends, the GET gets the rest once", async () => {
+    const session = await begin();
+    const call = await post("/mcp", count("replaced", 6, 10, 2), session);
+    const first = await call.next();
+    const second = await call.next();
+    if (first === "end" || second === "end") throw new Error("ended early");
+    // The POST's connection stays open: the GET replaces its reader rather than finding none.
+    const again = await resume("/mcp", session, second.id ?? "");
+    expect(again.response.statusCode).toBe(200);
+    expect(await call.next()).toBe("end");
+    await release("/mcp", session, "replaced");
+    const { seen } = await rest(again);
+    expect(seen).toEqual([3, 4, 5, 6, "counted to 6"]);
+    expect(await status("/mcp", session, "replaced")).toEqual({ step: 6, end: "done" });
+  });
+
   test("with no reader the call pauses once 4 events (replay) wait unread, and a reader comes back to all of them", async () => {
     const session = await begin();
     const call = await post("/mcp", count("paused", 40, 5, 1), session);

@@ -36,6 +36,8 @@ export const nodeGlue = (handler) => async (req, res) => {
   const response = await handler(request);
   res.writeHead(response.status, Object.fromEntries(response.headers));
   if (response.body === null) return res.end();
+  // The head now, not with the body's first bytes: a stream may wait long before its first event.
+  res.flushHeaders();
   Readable.fromWeb(response.body)
     .on("error", () => res.destroy())
     .pipe(res);
