@@ -3,8 +3,9 @@
 // bench/http-server.mjs runs in its own process; autocannon (in this process) sends it a fixed number
 // of `add` requests over 32 keep-alive connections, and the server process's CPU time (user and
 // system, all its threads: /proc/<pid>/task/*/schedstat) over them, divided by their number, is its cost per
-// request. Every server runs once per round, in an order that rotates from round to round, after a
-// warm-up; the median of the rounds is printed, with the rounds' req/s (noisy when other work runs).
+// request. Every server is warmed up at length once, then runs once per round, in an order that
+// rotates from round to round, after a short warm-up; the median of the rounds is printed, with the
+// rounds' req/s (noisy when other work runs) and each server's paired ratio to jayson (else bare).
 //
 //   npm run build && node bench/http-cpu.mjs                    bare, answerHttp, nodeHandler, serve
 //   node bench/http-cpu.mjs --rounds 5 --requests 20000 bare nodeHandler
@@ -35,7 +36,11 @@ const numberFlag = (name, fallback) => {
 };
 const ROUNDS = numberFlag("rounds", 5);
 const REQUESTS = numberFlag("requests", 20_000);
-const WARM_UP = numberFlag("warm-up", 5_000);
+// Each server is first warmed up at length (V8 tiers a server's code up over its first tens of
+// thousands of requests: with 5,000, every server's first rounds measured 20-80% above its later ones),
+// then briefly before each measure (its caches, after the other servers ran).
+const WARM_UP = numberFlag("warm-up", 50_000);
+const ROUND_WARM_UP = 5_000;
 const CONNECTIONS = 32;
 const againstAt = args.indexOf("--against");
 const AGAINST = againstAt === -1 ? undefined : args.splice(againstAt, 2)[1];
@@ -84,11 +89,12 @@ const servers = [];
 for (const { name, kind, script } of SERVERS)
   servers.push({ name, ...(await httpChild(process.execPath, [script, kind])) });
 process.once("exit", () => servers.forEach(({ child }) => child.kill()));
+for (const { port } of servers) await shoot(port, WARM_UP);
 const figures = new Map(SERVERS.map(({ name }) => [name, { cpu: [], rps: [] }]));
 for (let round = 0; round < ROUNDS; round++) {
   const order = servers.map((_, i) => servers[(i + round) % servers.length]);
   for (const { name, child, port } of order) {
-    await shoot(port, WARM_UP);
+    await shoot(port, ROUND_WARM_UP);
     const before = cpuNanos(child.pid) / 1e3;
     const seconds = await shoot(port, REQUESTS);
     const cpu = (cpuNanos(child.pid) / 1e3 - before) / REQUESTS;
@@ -99,10 +105,13 @@ for (let round = 0; round < ROUNDS; round++) {
     );
   }
 }
-const floor = figures.has("bare") ? median(figures.get("bare").cpu) : undefined;
+// Ratios are paired: the median over rounds of the two servers' ratio within a round, so that load
+// from other processes that slows a whole round cancels out (rounds' own figures vary by 20% here).
+const reference = ["jayson", "bare"].find((name) => figures.has(name));
+const paired = (cpu) => median(cpu.map((each, round) => each / figures.get(reference).cpu[round]));
 console.log(`${ROUNDS} rounds of ${REQUESTS} requests (32 connections), medians:`);
 for (const [name, { cpu, rps }] of figures) {
-  const ratio = floor === undefined ? "" : `  ${(median(cpu) / floor).toFixed(2)}x bare`;
+  const ratio = reference === undefined ? "" : `  ${paired(cpu).toFixed(2)}x ${reference} (paired)`;
   console.log(
     `${name.padEnd(36)} ${median(cpu).toFixed(1).padStart(6)} µs/req  (${cpu.map((x) => x.toFixed(0)).join(", ")})` +
       `  ${String(Math.round(median(rps))).padStart(6)} req/s${ratio}`,
