@@ -35,6 +35,8 @@ export interface BodyOutlet extends Outlet {
   failed(thrown: unknown): void;
   /** The body is stopped (its client went away): a stream the wire opened ends, quietly (a client leaving is normal). */
   stop(): void;
+  /** A request that will be answered (one with an id) starts: an HTTP outlet then keeps its client waiting with a heartbeat. */
+  opened?(): void;
 }
 
 /** What the context of the body's dispatch holds: the body served, and the context its methods get. */
@@ -81,6 +83,7 @@ export class ServedBody implements Wire {
   /** A request starts: one with an id gets a sink for its values (over HTTP, on its own id without a token); a notification's are dropped. */
   open(request: Request): Streamed | undefined {
     if (this.outlet === undefined || this.halted || isNotification(request)) return undefined;
+    this.outlet.opened?.();
     return Streamed.open(this, request, httpTokens(request, request.id));
   }
 

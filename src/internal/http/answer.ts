@@ -8,8 +8,9 @@
  * core/served-body.ts's, and this module its outlet):
  * - a body of notifications only: 202 Accepted, no body;
  * - the answer ready before any value: 200 `application/json`, exactly as without that `Accept`;
- * - once a first value is to be sent: 200 `text/event-stream`, one event per message (the values'
- *   notifications, then the final answer), and the stream ends. Which notification carries a
+ * - once a first value is to be sent, or a request with an id has waited `heartbeatMs` (a comment
+ *   then goes at each interval the stream is silent): 200 `text/event-stream`, one event per
+ *   message (the values' notifications, then the final answer), and the stream ends. Which notification carries a
  *   value is read request by request (core/progress-wire.ts): MCP's `_meta.progressToken`, LSP's
  *   `partialResultToken` / `workDoneToken`, else `$/progress` on the request's own id.
  *
@@ -19,6 +20,7 @@
  * @module
  */
 import type { NoContext, WithSignal } from "../core/context-marks";
+import { render } from "../core/describe";
 import type { DispatchContext, MethodsFor, TypedOptions } from "../core/dispatch-context";
 import type { Methods } from "../core/methods";
 import type { JsonOptions } from "../core/options";
@@ -52,7 +54,31 @@ export interface AnswerHttpOptions extends JsonOptions {
    * closing): the handlers' `signal` aborts, and an event stream ends. Default: none.
    */
   readonly signal?: AbortSignal | undefined;
+  /**
+   * With `text/event-stream` in `accept`: once a request with an id has waited this long for its
+   * first value or its answer, the answer becomes an event stream (its head is sent), and a comment
+   * (`:`) goes at the same interval while the stream is silent, so that neither the client nor a
+   * proxy gives up on a method that works long before it answers (undici's `fetch` waits 300 s for
+   * a head, nginx 60 s for a byte). `0`: never (the head waits for the first value or the answer).
+   * Default: 15,000.
+   */
+  readonly heartbeatMs?: number | undefined;
 }
+
+/** The default of {@link AnswerHttpOptions.heartbeatMs}. */
+const HEARTBEAT_MS = 15_000;
+
+/** `heartbeatMs`, checked: a TypeError names `who` (the handler or function given it). */
+export const heartbeatOf = (value: unknown, who: string): number => {
+  if (value === undefined) return HEARTBEAT_MS;
+  // A timer's delay past 2^31 - 1 ms is taken for 1 ms by Node and the browsers: a "never" would beat at once.
+  if (typeof value !== "number" || !(value >= 0) || !(value <= 2_147_483_647)) {
+    throw new TypeError(
+      `${who}: heartbeatMs must be a number of milliseconds up to 2147483647 (0 for none), got ${typeof value === "number" ? String(value) : render(value)}`,
+    );
+  }
+  return value;
+};
 
 /**
  * The options of {@link answerHttp}, under their old name.
@@ -104,11 +130,39 @@ class HttpOutlet implements BodyOutlet {
   private queue: EventQueue | undefined;
   /** What the stream's reader cancelling stops: the body's call, or a relay's wait. */
   call: Pick<ServedBody, "stop"> | undefined;
+  /** The next heartbeat, while the body is under way. */
+  private timer: ReturnType<typeof setTimeout> | undefined;
+  /** Answered, failed or stopped: no heartbeat from now on. */
+  private done = false;
 
   constructor(
     private readonly settle: (answer: HttpStreamAnswer) => void,
     private readonly fail: (reason: unknown) => void,
+    private readonly heartbeatMs = 0,
   ) {}
+
+  /** A request with an id starts: the heartbeat begins (see {@link AnswerHttpOptions.heartbeatMs}). */
+  opened(): void {
+    if (this.heartbeatMs > 0 && this.timer === undefined && !this.done) this.arm();
+  }
+
+  private arm(): void {
+    this.timer = setTimeout(this.beat, this.heartbeatMs);
+  }
+
+  /** The first opens the event stream, whose head goes with its comment; each after keeps a silent stream alive. */
+  private readonly beat = (): void => {
+    if (this.done) return;
+    this.events().comment();
+    this.arm();
+  };
+
+  /** The body is over, one way or another: no more heartbeats. */
+  private over(): void {
+    this.done = true;
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
 
   value(text: string): Promise<void> | undefined {
     return this.events().value(text);
@@ -128,16 +182,19 @@ class HttpOutlet implements BodyOutlet {
   }
 
   finish(text: string): void {
+    this.over();
     if (this.queue === undefined) this.settle(text === "" ? ACCEPTED : toHttp(text));
     else this.queue.end(text === "" ? undefined : text);
   }
 
   failed(thrown: unknown): void {
+    this.over();
     if (this.queue === undefined) this.fail(thrown);
     else this.queue.fail(thrown);
   }
 
   stop(): void {
+    this.over();
     this.queue?.leave();
   }
 }
@@ -156,7 +213,7 @@ const answerEvents = (
   o: AnswerHttpOptions,
 ): Promise<HttpStreamAnswer> =>
   new Promise<HttpStreamAnswer>((settle, fail) => {
-    const outlet = new HttpOutlet(settle, fail);
+    const outlet = new HttpOutlet(settle, fail, heartbeatOf(o.heartbeatMs, "answerHttp"));
     outlet.call = dispatchStreamed(body, methods, o, outlet);
   });
 
@@ -172,7 +229,9 @@ const answerEvents = (
  * - Without `text/event-stream` in `accept`, the answer is exactly `toHttp`'s: 200 with the JSON
  *   text, or 204 for a body of notifications; a method's streamed values are dropped.
  * - With it: a body of notifications only is 202 Accepted, no body. A call whose answer is ready
- *   before any value is 200 JSON, as above. Once a method streams its first value, the answer is
+ *   before any value (and within `heartbeatMs`) is 200 JSON, as above. Once a method streams its
+ *   first value, or a request with an id has waited `heartbeatMs` (a comment, `:`, then goes every
+ *   `heartbeatMs` while the stream is silent), the answer is
  *   200 `text/event-stream` (`Cache-Control: no-cache`), and its body a `ReadableStream` of events
  *   `event: message` / `data: <json>`: each value as a notification (MCP's
  *   `notifications/progress` on `params._meta.progressToken`, LSP's `$/progress` on

@@ -84,6 +84,18 @@ export class EventQueue {
     if (!this.handed(bytes)) this.pending.push({ bytes, taken: undefined, refused: undefined });
   }
 
+  /**
+   * A comment (`:` and a blank line, which every reader skips): what keeps a silent stream's client
+   * and the proxies on its way from giving up on it. Queued only when nothing else is, so that a
+   * reader that does not read holds one comment at most.
+   */
+  comment(): void {
+    if (this.over || this.ending || this.pending.length > 0) return;
+    // `:` and two line feeds, new each time: a host may keep or detach the bytes it was handed.
+    const bytes = Uint8Array.of(0x3a, 0x0a, 0x0a);
+    if (!this.handed(bytes)) this.pending.push({ bytes, taken: undefined, refused: undefined });
+  }
+
   /** Hands `bytes` to a reader waiting for them, if one is (nothing is queued then). */
   private handed(bytes: Uint8Array): boolean {
     const waiter = this.waiter;

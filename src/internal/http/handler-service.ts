@@ -13,6 +13,7 @@ import type { Methods } from "../core/methods";
 import type { JsonOptions } from "../core/options";
 import type { Relay } from "../core/relay";
 import type { AnyStage } from "../core/stages";
+import { heartbeatOf } from "./answer";
 import { browserGuard } from "./browser-guard";
 import { discoverable } from "./discovery";
 import { refusedBy, type Made, type Service } from "./exchange";
@@ -34,6 +35,12 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
  * @category fetch
  */
 export interface FetchServerOptions {
+  /**
+   * With events accepted, how long a request waits for its first value or its answer before the
+   * answer becomes an event stream (its head sent), and then the interval of the comments that keep
+   * a silent stream alive: see `answerHttp`'s `heartbeatMs`. `0`: never. Default: 15,000.
+   */
+  readonly heartbeatMs?: number;
   /**
    * The most bytes a POST body may have. A larger one is answered 413 with a JSON-RPC error
    * (-32600, id `null`) and is not read further. Default 1 MiB; `Infinity` for no limit.
@@ -95,6 +102,7 @@ const checkOptions = (options: FetchServerOptions, who: string): void => {
   if (maxBodyBytes !== undefined && (typeof maxBodyBytes !== "number" || !(maxBodyBytes >= 0))) {
     throw new TypeError(`${who}: maxBodyBytes must be a number of bytes (Infinity for no limit)`);
   }
+  heartbeatOf(options.heartbeatMs, who);
   checkServedOptions(options, who);
 };
 

@@ -1,0 +1,308 @@
+/**
+ * The heartbeat of an answer with events accepted (`heartbeatMs`): a request with an id that has
+ * waited that long for its first value or its answer gets its head (an event stream) and a comment
+ * at each interval while the stream is silent, so that a client that gives up on a silent request
+ * (undici's `fetch` at 300 s for a head) or a proxy (nginx at 60 s for a byte) keeps it.
+ *
+ * On real sockets (`nodeHandler` under `node:http`, read by `http.request`): the head and two
+ * comments arrive while the method still waits, and the method goes on only once they did (so the
+ * test hangs, and fails, where the head waits for the first value); the answer and values follow
+ * in order; a client leaving while it waits aborts the method's signal; a body of notifications
+ * still gets its 202; with `0` a late answer is still JSON. In one process: `fetchHandler`, the
+ * typed client's `open` over it, and the option's checks.
+ */
+import { once } from "node:events";
+import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import * as E from "fp-ts/Either";
+import * as t from "io-ts";
+import { answerHttp, contract, implement, Success } from "../src";
+import { client, http, open } from "../src/client";
+import { fetchHandler } from "../src/fetch";
+import { nodeHandler } from "../src/server";
+
+const EVENTS = "text/event-stream, application/json";
+
+/** A promise and the function that resolves it. */
+const gate = (): { readonly wait: Promise<void>; readonly open: () => void } => {
+  let open = (): void => undefined;
+  const wait = new Promise<void>((resolve) => (open = resolve));
+  return { wait, open };
+};
+
+const call = (method: string, params: unknown, id?: number): string =>
+  JSON.stringify({ jsonrpc: "2.0", method, params, ...(id === undefined ? {} : { id }) });
+
+/** What the methods below wait for, and what they saw: one test at a time. */
+let release = gate();
+let aborted = gate();
+let finished = false;
+
+const methods = {
+  /** Waits for the test, then yields one value and answers. */
+  later: async function* (context: { signal?: AbortSignal }) {
+    context.signal?.addEventListener("abort", aborted.open);
+    try {
+      await release.wait;
+      yield 1;
+      return Success("done");
+    } finally {
+      finished = true;
+    }
+  },
+  /** Waits for the test, then answers with no value. */
+  plain: async (_context: { signal?: AbortSignal }) => {
+    await release.wait;
+    return Success("late");
+  },
+  /** A notification's method that waits for the test. */
+  note: async (_context: { signal?: AbortSignal }) => {
+    await release.wait;
+    return Success(null);
+  },
+};
+
+let server: Server;
+let port: number;
+/** The handler's `heartbeatMs` for the server below: each test sets it. */
+let heartbeatMs = 50;
+
+beforeAll(async () => {
+  const handlers = new Map<number, ReturnType<typeof nodeHandler>>();
+  const handlerFor = (ms: number): ReturnType<typeof nodeHandler> => {
+    let handler = handlers.get(ms);
+    if (handler === undefined) {
+      handler = nodeHandler(methods, { heartbeatMs: ms, context: () => ({}) });
+      handlers.set(ms, handler);
+    }
+    return handler;
+  };
+  server = createServer((req, res) => void handlerFor(heartbeatMs)(req, res));
+  server.listen(0, "127.0.0.1");
+  await once(server, "listening");
+  port = (server.address() as AddressInfo).port;
+});
+
+afterAll(async () => {
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+});
+
+beforeEach(() => {
+  release = gate();
+  aborted = gate();
+  finished = false;
+  heartbeatMs = 50;
+});
+
+/** POSTs `body` with `accept`: the response once its head came, and its body's text as it comes. */
+const post = async (
+  body: string,
+  accept = EVENTS,
+): Promise<{ readonly res: IncomingMessage; readonly text: () => string; readonly ended: Promise<void> }> => {
+  const req = httpRequest({
+    host: "127.0.0.1",
+    port,
+    method: "POST",
+    headers: { "content-type": "application/json", accept },
+  });
+  req.end(body);
+  const [res] = (await once(req, "response")) as [IncomingMessage];
+  let text = "";
+  res.setEncoding("utf8");
+  res.on("data", (chunk: string) => (text += chunk));
+  const ended = once(res, "end").then(() => undefined);
+  return { res, text: () => text, ended };
+};
+
+/** Resolves once `read()` holds `count` comments (`:` lines), checking at each chunk. */
+const comments = (res: IncomingMessage, read: () => string, count: number): Promise<void> =>
+  new Promise((resolve) => {
+    const check = (): void => {
+      if ((read().match(/^:\n\n/gm) ?? []).length >= count) {
+        res.off("data", check);
+        resolve();
+      }
+    };
+    res.on("data", check);
+    check();
+  });
+
+describe("heartbeat over nodeHandler on a real socket", () => {
+  it("sends the head and comments while the method waits, then its value and answer", async () => {
+    const { res, text, ended } = await post(call("later", [], 1));
+    // The head came while the method still waits for `release`: only the heartbeat sent it.
+    expect(res.statusCode).toBe(200);
+    expect(res.headers["content-type"]).toBe("text/event-stream");
+    await comments(res, text, 2);
+    expect(finished).toBe(false);
+    release.open();
+    await ended;
+    const events = text()
+      .split("\n\n")
+      .filter((block) => block.startsWith("event: message"))
+      .map((block) => JSON.parse(block.slice(block.indexOf("data: ") + 6)) as unknown);
+    expect(events).toEqual([
+      { jsonrpc: "2.0", method: "$/progress", params: { token: 1, value: 1 } },
+      { jsonrpc: "2.0", result: "done", id: 1 },
+    ]);
+    // Every block is an event or a comment: nothing else went on the wire.
+    expect(
+      text()
+        .split("\n\n")
+        .filter((block) => block !== "" && block !== ":" && !block.startsWith("event: message")),
+    ).toEqual([]);
+    expect(finished).toBe(true);
+  });
+
+  it("answers a method with no value as the last event once the stream is open", async () => {
+    const { res, text, ended } = await post(call("plain", [], 2));
+    expect(res.headers["content-type"]).toBe("text/event-stream");
+    await comments(res, text, 1);
+    release.open();
+    await ended;
+    expect(text()).toMatch(/event: message\ndata: \{"jsonrpc":"2.0","result":"late","id":2\}\n\n$/);
+  });
+
+  it("aborts the method's signal when the client leaves during the heartbeat", async () => {
+    const { res, text } = await post(call("later", [], 3));
+    await comments(res, text, 1);
+    res.destroy();
+    await aborted.wait;
+    release.open();
+    await new Promise((resolve) => setTimeout(resolve, 0));
+    // The generator was stopped at its yield: its finally ran.
+    await new Promise<void>((resolve) => {
+      const check = (): void => (finished ? resolve() : void setTimeout(check, 5));
+      check();
+    });
+    expect(finished).toBe(true);
+  });
+
+  it("keeps 202 for a body of notifications, however long they take", async () => {
+    const pending = post(call("note", []));
+    // Several heartbeats' worth of time pass with nothing sent (the handler answers 202 after the
+    // notification's method ends, as before): released once the request has surely arrived.
+    await new Promise((resolve) => setTimeout(resolve, heartbeatMs * 4));
+    release.open();
+    const { res, ended } = await pending;
+    await ended;
+    expect(res.statusCode).toBe(202);
+  });
+
+  it("with heartbeatMs 0, a late answer is JSON, as before", async () => {
+    heartbeatMs = 0;
+    const pending = post(call("plain", [], 4));
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    release.open();
+    const { res, text, ended } = await pending;
+    await ended;
+    expect(res.headers["content-type"]).toBe("application/json");
+    expect(JSON.parse(text())).toEqual({ jsonrpc: "2.0", result: "late", id: 4 });
+  });
+
+  it("sends no heartbeat to a client that does not accept events", async () => {
+    const pending = post(call("plain", [], 5), "application/json");
+    await new Promise((resolve) => setTimeout(resolve, heartbeatMs * 4));
+    release.open();
+    const { res, text, ended } = await pending;
+    await ended;
+    expect(res.headers["content-type"]).toBe("application/json");
+    expect(JSON.parse(text())).toEqual({ jsonrpc: "2.0", result: "late", id: 5 });
+  });
+});
+
+describe("heartbeat in one process", () => {
+  it("fetchHandler: the head comes before the method's first value", async () => {
+    const handler = fetchHandler(methods, { heartbeatMs: 20, context: () => ({}) });
+    const response = await handler(
+      new Request("http://localhost/", {
+        method: "POST",
+        headers: { accept: EVENTS, "content-type": "application/json" },
+        body: call("later", [], 6),
+      }),
+    );
+    expect(response.headers.get("content-type")).toBe("text/event-stream");
+    expect(finished).toBe(false);
+    const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+    const first = await reader.read();
+    expect(new TextDecoder().decode(first.value)).toBe(":\n\n");
+    release.open();
+    let rest = "";
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) {
+      rest += new TextDecoder().decode(chunk.value);
+    }
+    expect(rest).toMatch(/data: \{"jsonrpc":"2.0","result":"done","id":6\}\n\n$/);
+  });
+
+  it("stops beating once the client cancels the stream", async () => {
+    // An interval no other timer of this process uses: its arming is the heartbeat's.
+    const ms = 37;
+    const handler = fetchHandler(methods, { heartbeatMs: ms, context: () => ({}) });
+    const armed = jest.spyOn(globalThis, "setTimeout");
+    try {
+      const response = await handler(
+        new Request("http://localhost/", {
+          method: "POST",
+          headers: { accept: EVENTS, "content-type": "application/json" },
+          body: call("later", [], 7),
+        }),
+      );
+      const reader = (response.body as ReadableStream<Uint8Array>).getReader();
+      await reader.read();
+      await reader.cancel();
+      await aborted.wait;
+      const beats = (): number => armed.mock.calls.filter(([, delay]) => delay === ms).length;
+      const before = beats();
+      await new Promise((resolve) => setTimeout(resolve, ms * 5));
+      expect(beats()).toBe(before);
+    } finally {
+      armed.mockRestore();
+      release.open();
+    }
+  });
+
+  it("the typed client's open reads a stream with comments before its values", async () => {
+    const api = contract({ later: { params: t.tuple([t.number]), stream: t.number, result: t.string } });
+    const served = implement(api, {
+      later: async function* (to) {
+        await release.wait;
+        for (let i = 1; i <= to; i++) yield i;
+        return E.right("done");
+      },
+    });
+    const handler = fetchHandler(served, { heartbeatMs: 10 });
+    let heard = 0;
+    const remote = client(
+      api,
+      http("http://localhost/", {
+        fetch: async (input, init) => {
+          const response = await handler(new Request(input, init));
+          heard++;
+          // Let a few comments go before the values: the method waits for this.
+          setTimeout(release.open, 50);
+          return response;
+        },
+      }),
+    );
+    const values: number[] = [];
+    const run = open(remote.later(2));
+    for await (const value of run) values.push(value);
+    const answer = await run.result;
+    expect(heard).toBe(1);
+    expect(values).toEqual([1, 2]);
+    expect(answer).toEqual(E.right("done"));
+  });
+
+  it("refuses a heartbeatMs that is not a number of milliseconds", async () => {
+    for (const bad of [-1, Number.NaN, Infinity, 2 ** 31, "15000"]) {
+      expect(() => fetchHandler(methods, { heartbeatMs: bad as number })).toThrow(
+        /fetchHandler: heartbeatMs must be a number of milliseconds up to 2147483647 \(0 for none\), got /,
+      );
+      expect(() => nodeHandler(methods, { heartbeatMs: bad as number })).toThrow(/nodeHandler: heartbeatMs/);
+      await expect(
+        answerHttp(call("plain", [], 1), methods, { accept: EVENTS, heartbeatMs: bad as number }),
+      ).rejects.toThrow(/answerHttp: heartbeatMs/);
+    }
+  });
+});
