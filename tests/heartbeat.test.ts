@@ -13,7 +13,7 @@
  */
 import { once } from "node:events";
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
+import { connect, type AddressInfo } from "node:net";
 import * as E from "fp-ts/Either";
 import * as t from "io-ts";
 import { answerHttp, contract, implement, Success } from "../src";
@@ -212,6 +212,49 @@ describe("heartbeat over nodeHandler on a real socket", () => {
   });
 });
 
+describe("heartbeat of pipelined responses", () => {
+  it("holds no comments for a response queued behind another", async () => {
+    heartbeatMs = 5;
+    const socket = connect(port, "127.0.0.1");
+    await once(socket, "connect");
+    const body = (id: number): string => call("plain", [], id);
+    const head = (text: string): string =>
+      `POST / HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nAccept: ${EVENTS}\r\n` +
+      `Content-Length: ${Buffer.byteLength(text)}\r\n\r\n${text}`;
+    // Three slow requests in one write: Node answers them in order, the second and third queued behind the first.
+    socket.write(head(body(11)) + head(body(12)) + head(body(13)));
+    let text = "";
+    socket.setEncoding("utf8");
+    const count = (pattern: RegExp, within: string): number => (within.match(pattern) ?? []).length;
+    await new Promise<void>((resolve) => {
+      socket.on("data", (chunk: string) => {
+        text += chunk;
+        // The first response's comments show the heartbeats that went: as many went for the queued two.
+        if (count(/:\n\n/g, text) >= 20) resolve();
+      });
+    });
+    release.open();
+    await new Promise<void>((resolve) => {
+      const check = (): void => {
+        if (count(/"result":"late"/g, text) === 3) {
+          socket.off("data", check);
+          resolve();
+        }
+      };
+      socket.on("data", check);
+      check();
+    });
+    socket.destroy();
+    const [, first, second, third] = text.split("HTTP/1.1 200 OK");
+    expect(count(/"id":11/g, first ?? "")).toBe(1);
+    expect(count(/"id":12/g, second ?? "")).toBe(1);
+    expect(count(/"id":13/g, third ?? "")).toBe(1);
+    // Queued, each kept one comment at most; on the wire, it had a few beats before its answer.
+    expect(count(/:\n\n/g, second ?? "")).toBeLessThan(5);
+    expect(count(/:\n\n/g, third ?? "")).toBeLessThan(5);
+  });
+});
+
 describe("heartbeat in one process", () => {
   it("fetchHandler: the head comes before the method's first value", async () => {
     const handler = fetchHandler(methods, { heartbeatMs: 20, context: () => ({}) });
@@ -300,9 +343,11 @@ describe("heartbeat in one process", () => {
         /fetchHandler: heartbeatMs must be a number of milliseconds up to 2147483647 \(0 for none\), got /,
       );
       expect(() => nodeHandler(methods, { heartbeatMs: bad as number })).toThrow(/nodeHandler: heartbeatMs/);
-      await expect(
-        answerHttp(call("plain", [], 1), methods, { accept: EVENTS, heartbeatMs: bad as number }),
-      ).rejects.toThrow(/answerHttp: heartbeatMs/);
+      for (const accept of [EVENTS, "application/json"]) {
+        await expect(answerHttp(call("plain", [], 1), methods, { accept, heartbeatMs: bad as number })).rejects.toThrow(
+          /answerHttp: heartbeatMs/,
+        );
+      }
     }
   });
 });

@@ -211,9 +211,10 @@ const answerEvents = (
   body: string | Uint8Array,
   methods: Methods | undefined,
   o: AnswerHttpOptions,
+  heartbeatMs: number,
 ): Promise<HttpStreamAnswer> =>
   new Promise<HttpStreamAnswer>((settle, fail) => {
-    const outlet = new HttpOutlet(settle, fail, heartbeatOf(o.heartbeatMs, "answerHttp"));
+    const outlet = new HttpOutlet(settle, fail, heartbeatMs);
     outlet.call = dispatchStreamed(body, methods, o, outlet);
   });
 
@@ -287,7 +288,15 @@ export const answerHttp = <C = NoContext, const S extends ReadonlyArray<AnyStage
 ): Promise<HttpStreamAnswer> => {
   const o = (options ?? {}) as AnswerHttpOptions;
   const table = methods as Methods | undefined;
-  return acceptsEvents(o.accept) ? answerEvents(body, table, o) : answerJson(body, table, o);
+  let heartbeatMs: number;
+  try {
+    // Checked whatever the Accept: a bad option is the caller's error on every request, not on some.
+    heartbeatMs = heartbeatOf(o.heartbeatMs, "answerHttp");
+  } catch (thrown) {
+    // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
+    return Promise.reject(thrown);
+  }
+  return acceptsEvents(o.accept) ? answerEvents(body, table, o, heartbeatMs) : answerJson(body, table, o);
 };
 
 /**

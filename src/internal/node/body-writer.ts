@@ -1,8 +1,9 @@
 /**
  * A web `ReadableStream` body written to a Node `res` (today an answer's event stream, from
  * http/answer.ts): each chunk as the stream gives it, with back-pressure both ways. The stream is read one chunk at a time, the next only once
- * `res.write` took the last (it returned true, or `drain` fired), so the methods that stream wait at
- * their `yield` while the client reads slowly. `res` closing before the end (the client went away)
+ * `res.write` took the last (it returned true, or `drain` fired), and none while `res` waits for its
+ * socket (pipelined behind another), so the methods that stream wait at their `yield` while the
+ * client reads slowly. `res` closing before the end (the client went away)
  * cancels the stream, which aborts the handlers' signal and stops their generators.
  *
  * @module
@@ -28,8 +29,18 @@ export const writeBody = async (res: ServerResponse, body: ReadableStream<Uint8A
   const onDrain = (): void => wake?.();
   res.on("close", onClose);
   res.on("drain", onDrain);
+  res.on("socket", onDrain);
   try {
     for (;;) {
+      // A response pipelined behind another has no socket until that one ends: what it wrote would
+      // wait in Node's buffer (16 KB of it, taken as written), its methods running ahead of a client
+      // that has not read a byte of it. Its stream is read once it is on the wire.
+      if (res.socket === null) {
+        await new Promise<void>((resume) => (wake = resume));
+        wake = undefined;
+        if (gone) return false;
+        continue;
+      }
       const { done, value } = await reader.read();
       if (gone) return false;
       if (done) {
@@ -49,5 +60,6 @@ export const writeBody = async (res: ServerResponse, body: ReadableStream<Uint8A
   } finally {
     res.off("close", onClose);
     res.off("drain", onDrain);
+    res.off("socket", onDrain);
   }
 };
