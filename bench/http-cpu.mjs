@@ -36,9 +36,9 @@ const numberFlag = (name, fallback) => {
 };
 const ROUNDS = numberFlag("rounds", 5);
 const REQUESTS = numberFlag("requests", 20_000);
-// Each server is first warmed up at length (V8 tiers a server's code up over its first tens of
-// thousands of requests: with 5,000, every server's first rounds measured 20-80% above its later ones),
-// then briefly before each measure (its caches, after the other servers ran).
+// Each server is first warmed up at length (`--warm-up`, once: V8 tiers a server's code up over its
+// first tens of thousands of requests; with 5,000, every server's first round measured 1.3-1.9x its
+// last), then with 5,000 requests before each measure (its caches, after the other servers ran).
 const WARM_UP = numberFlag("warm-up", 50_000);
 const ROUND_WARM_UP = 5_000;
 const CONNECTIONS = 32;

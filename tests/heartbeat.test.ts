@@ -11,6 +11,7 @@
  * still gets its 202; with `0` a late answer is still JSON. In one process: `fetchHandler`, the
  * typed client's `open` over it, and the option's checks.
  */
+import { randomUUID } from "node:crypto";
 import { once } from "node:events";
 import { createServer, request as httpRequest, type IncomingMessage, type Server } from "node:http";
 import { connect, type AddressInfo } from "node:net";
@@ -19,6 +20,7 @@ import * as t from "io-ts";
 import { answerHttp, contract, implement, Success } from "../src";
 import { client, http, open } from "../src/client";
 import { fetchHandler } from "../src/fetch";
+import { mcpHandler, mcpServer, mcpSessions, tool } from "../src/mcp";
 import { nodeHandler } from "../src/server";
 
 const EVENTS = "text/event-stream, application/json";
@@ -33,9 +35,37 @@ const gate = (): { readonly wait: Promise<void>; readonly open: () => void } => 
 const call = (method: string, params: unknown, id?: number): string =>
   JSON.stringify({ jsonrpc: "2.0", method, params, ...(id === undefined ? {} : { id }) });
 
+/** MCP's 2025-11-25 `initialize`, as a client begins a session. */
+const INITIALIZE = {
+  jsonrpc: "2.0",
+  id: 1,
+  method: "initialize",
+  params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "c", version: "1" } },
+};
+
+/** POSTs `body` to an MCP handler, in `session` if one is named, accepting events. */
+const mcpPost = (
+  handler: (request: Request) => Promise<Response>,
+  session: string | null,
+  body: unknown,
+): Promise<Response> =>
+  handler(
+    new Request("http://127.0.0.1/mcp", {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        Accept: EVENTS,
+        ...(session === null ? {} : { "Mcp-Session-Id": session }),
+      },
+      body: JSON.stringify(body),
+    }),
+  );
+
 /** What the methods below wait for, and what they saw: one test at a time. */
 let release = gate();
 let aborted = gate();
+/** Opened by `plain` and `note` as they start: a test waits for it before it lets time pass. */
+let started = gate();
 let finished = false;
 
 const methods = {
@@ -52,11 +82,13 @@ const methods = {
   },
   /** Waits for the test, then answers with no value. */
   plain: async (_context: { signal?: AbortSignal }) => {
+    started.open();
     await release.wait;
     return Success("late");
   },
   /** A notification's method that waits for the test. */
   note: async (_context: { signal?: AbortSignal }) => {
+    started.open();
     await release.wait;
     return Success(null);
   },
@@ -91,6 +123,7 @@ afterAll(async () => {
 beforeEach(() => {
   release = gate();
   aborted = gate();
+  started = gate();
   finished = false;
   heartbeatMs = 50;
 });
@@ -182,7 +215,8 @@ describe("heartbeat over nodeHandler on a real socket", () => {
   it("keeps 202 for a body of notifications, however long they take", async () => {
     const pending = post(call("note", []));
     // Several heartbeats' worth of time pass with nothing sent (the handler answers 202 after the
-    // notification's method ends, as before): released once the request has surely arrived.
+    // notification's method ends, as before): counted from its method's start.
+    await started.wait;
     await new Promise((resolve) => setTimeout(resolve, heartbeatMs * 4));
     release.open();
     const { res, ended } = await pending;
@@ -193,6 +227,7 @@ describe("heartbeat over nodeHandler on a real socket", () => {
   it("with heartbeatMs 0, a late answer is JSON, as before", async () => {
     heartbeatMs = 0;
     const pending = post(call("plain", [], 4));
+    await started.wait;
     await new Promise((resolve) => setTimeout(resolve, 200));
     release.open();
     const { res, text, ended } = await pending;
@@ -203,6 +238,7 @@ describe("heartbeat over nodeHandler on a real socket", () => {
 
   it("sends no heartbeat to a client that does not accept events", async () => {
     const pending = post(call("plain", [], 5), "application/json");
+    await started.wait;
     await new Promise((resolve) => setTimeout(resolve, heartbeatMs * 4));
     release.open();
     const { res, text, ended } = await pending;
@@ -303,6 +339,11 @@ describe("heartbeat in one process", () => {
       armed.mockRestore();
       release.open();
     }
+    // The generator stopped at its yield once released: its finally ran before the next test begins.
+    await new Promise<void>((resolve) => {
+      const check = (): void => (finished ? resolve() : void setTimeout(check, 5));
+      check();
+    });
   });
 
   it("the typed client's open reads a stream with comments before its values", async () => {
@@ -335,6 +376,66 @@ describe("heartbeat in one process", () => {
     expect(heard).toBe(1);
     expect(values).toEqual([1, 2]);
     expect(answer).toEqual(E.right("done"));
+  });
+
+  it("an MCP session's initialize that outlasts heartbeatMs still answers JSON and begins its session", async () => {
+    const server = mcpServer({ name: "slow", version: "1.0.0" });
+    // A stage that takes longer than the heartbeat, on every method, initialize included.
+    const slow = async <A>(handled: A): Promise<E.Either<never, A>> => {
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      return E.right(handled);
+    };
+    const handler = mcpHandler(server, {
+      sessions: mcpSessions({ id: randomUUID }),
+      heartbeatMs: 20,
+      stages: [...server.stages, slow],
+    } as never);
+    const answer = await mcpPost(handler, null, INITIALIZE);
+    expect(answer.headers.get("content-type")).toBe("application/json");
+    expect(answer.headers.get("mcp-session-id")).toMatch(/^[\w-]+$/);
+    expect(JSON.parse(await answer.text())).toMatchObject({ id: 1, result: { protocolVersion: "2025-11-25" } });
+  });
+
+  it("an MCP session's resumable stream hands comments on unnumbered, and numbers only its events", async () => {
+    const server = mcpServer({
+      name: "resumable",
+      version: "1.0.0",
+      tools: {
+        later: tool({
+          description: "Waits for the test, then one step",
+          run: async function* () {
+            await release.wait;
+            yield { progress: 1 };
+            return E.right("done");
+          },
+        }),
+      },
+    });
+    const handler = mcpHandler(server, { sessions: mcpSessions({ replay: 2, id: randomUUID }), heartbeatMs: 10 });
+    const begun = await mcpPost(handler, null, INITIALIZE);
+    const session = begun.headers.get("mcp-session-id");
+    await begun.text();
+    const answer = await mcpPost(handler, session, {
+      jsonrpc: "2.0",
+      id: 2,
+      method: "tools/call",
+      params: { name: "later", arguments: {}, _meta: { progressToken: "p" } },
+    });
+    expect(answer.headers.get("content-type")).toBe("text/event-stream");
+    const reader = (answer.body as ReadableStream<Uint8Array>).getReader();
+    const decoder = new TextDecoder();
+    let text = "";
+    // More comments than the call keeps events (replay 2): kept, they would have pushed its events out.
+    while ((text.match(/^:$/gm) ?? []).length < 5) text += decoder.decode((await reader.read()).value);
+    release.open();
+    for (let chunk = await reader.read(); !chunk.done; chunk = await reader.read()) text += decoder.decode(chunk.value);
+    const blocks = text.split("\n\n").filter((block) => block !== "");
+    // The comments came alone, with no id; the two events are the call's first and second.
+    expect(blocks.filter((block) => block === ":").length).toBeGreaterThanOrEqual(5);
+    const events = blocks.filter((block) => block !== ":");
+    expect(events.map((block) => /^id: \d+-(\d+)$/m.exec(block)?.[1])).toEqual(["1", "2"]);
+    expect(events[1]).toContain('"id":2');
+    expect(text).not.toContain("events_lost");
   });
 
   it("refuses a heartbeatMs that is not a number of milliseconds", async () => {

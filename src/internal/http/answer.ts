@@ -57,7 +57,7 @@ export interface AnswerHttpOptions extends JsonOptions {
   /**
    * With `text/event-stream` in `accept`: once a request with an id has waited this long for its
    * first value or its answer, the answer becomes an event stream (its head is sent), and a comment
-   * (`:`) goes at the same interval while the stream is silent, so that neither the client nor a
+   * (`:`) goes at the same interval whenever nothing else waits to be sent, so that neither the client nor a
    * proxy gives up on a method that works long before it answers (undici's `fetch` waits 300 s for
    * a head, nginx 60 s for a byte). `0`: never (the head waits for the first value or the answer).
    * Default: 15,000.
@@ -147,7 +147,11 @@ class HttpOutlet implements BodyOutlet {
   }
 
   private arm(): void {
-    this.timer = setTimeout(this.beat, this.heartbeatMs);
+    const timer = setTimeout(this.beat, this.heartbeatMs);
+    // On Node, the heartbeat alone keeps no process alive: an answer nobody will read (its method
+    // waiting forever, its body never taken) must not hold a process that is otherwise done.
+    (timer as { unref?: () => void }).unref?.();
+    this.timer = timer;
   }
 
   /** The first opens the event stream, whose head goes with its comment; each after keeps a silent stream alive. */

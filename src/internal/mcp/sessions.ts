@@ -598,7 +598,7 @@ export const sessionHandler = (sessions: McpSessions, service: Service, inner: F
         incoming.discard();
         return missing(cors);
       }
-      return begun(table, await inner(request), cors, kind);
+      return begun(table, await inner(jsonOnly(request)), cors, kind);
     }
     if (method === "DELETE") {
       incoming.discard();
@@ -621,6 +621,17 @@ export const sessionHandler = (sessions: McpSessions, service: Service, inner: F
     if (method === "OPTIONS") return withSessionMethods(await inner(request));
     return inner(request);
   };
+};
+
+/**
+ * `initialize`'s POST as one that accepts JSON alone: a session begins only of a JSON answer, and
+ * the handshake streams nothing, but an answer that waited `heartbeatMs` would become an event
+ * stream (its session never begun, and nothing would say why).
+ */
+const jsonOnly = (request: Request): Request => {
+  const headers = new Headers(request.headers);
+  headers.set("Accept", "application/json");
+  return new Request(request, { headers });
 };
 
 /** A preflight's answer, its methods those of a server with sessions. */

@@ -34,8 +34,9 @@ export const writeBody = async (res: ServerResponse, body: ReadableStream<Uint8A
     for (;;) {
       // A response pipelined behind another has no socket until that one ends: what it wrote would
       // wait in Node's buffer (16 KB of it, taken as written), its methods running ahead of a client
-      // that has not read a byte of it. Its stream is read once it is on the wire.
-      if (res.socket === null) {
+      // that has not read a byte of it. Its stream is read once it is on the wire. Told apart by its
+      // request's socket: a response of a shim or a mock with no socket at all is written as before.
+      if (res.socket === null && res.req?.socket != null) {
         await new Promise<void>((resume) => (wake = resume));
         wake = undefined;
         if (gone) return false;
