@@ -9,8 +9,9 @@
  * - a body of notifications only: 202 Accepted, no body;
  * - the answer ready before any value: 200 `application/json`, exactly as without that `Accept`;
  * - once a first value is to be sent, or a request with an id has waited `heartbeatMs` (a comment
- *   then goes at each interval the stream is silent): 200 `text/event-stream`, one event per
- *   message (the values' notifications, then the final answer), and the stream ends. Which notification carries a
+ *   then goes every `heartbeatMs` whenever nothing else waits to be sent): 200 `text/event-stream`,
+ *   one event per message (the values' notifications, then the final answer), and the stream ends.
+ *   Which notification carries a
  *   value is read request by request (core/progress-wire.ts): MCP's `_meta.progressToken`, LSP's
  *   `partialResultToken` / `workDoneToken`, else `$/progress` on the request's own id.
  *
@@ -236,7 +237,7 @@ const answerEvents = (
  * - With it: a body of notifications only is 202 Accepted, no body. A call whose answer is ready
  *   before any value (and within `heartbeatMs`) is 200 JSON, as above. Once a method streams its
  *   first value, or a request with an id has waited `heartbeatMs` (a comment, `:`, then goes every
- *   `heartbeatMs` while the stream is silent), the answer is
+ *   `heartbeatMs` whenever nothing else waits to be sent), the answer is
  *   200 `text/event-stream` (`Cache-Control: no-cache`), and its body a `ReadableStream` of events
  *   `event: message` / `data: <json>`: each value as a notification (MCP's
  *   `notifications/progress` on `params._meta.progressToken`, LSP's `$/progress` on
