@@ -6,7 +6,10 @@
 // Deno.serve and workerd). The handler under test is `fetchService` below, built from the package's
 // exports, so that every runtime answers the same service.
 
-/** The service every run answers: `add`, a notification `log`, a streaming `count`, a body limit of 1 KiB. */
+/**
+ * The service every run answers: `add`, a notification `log`, a streaming `count`, `later` (answers
+ * after `ms`), a body limit of 1 KiB, a heartbeat every 50 ms.
+ */
 export const fetchService = (rpc, fetch) =>
   fetch.fetchHandler(
     {
@@ -16,8 +19,12 @@ export const fetchService = (rpc, fetch) =>
         for (let i = 1; i <= to; i++) yield i;
         return rpc.Success(`counted to ${to}`);
       },
+      later: async (ms) => {
+        await new Promise((resolve) => setTimeout(resolve, ms));
+        return rpc.Success("late");
+      },
     },
-    { maxBodyBytes: 1024 },
+    { maxBodyBytes: 1024, heartbeatMs: 50 },
   );
 
 const call = (method, params, id = 1) => JSON.stringify({ jsonrpc: "2.0", method, params, id });
@@ -89,6 +96,19 @@ const CASES = [
     },
   ],
   [
+    "a heartbeat: an answer slower than heartbeatMs is an event stream, a comment first, then the answer",
+    async (send, base) => {
+      // The heartbeat's timer is armed as the request starts, before the method's own (200 ms): it fires first.
+      const r = await send({ method: "POST", url: base, headers: events, body: call("later", [200], 8) });
+      const ok =
+        r.status === 200 &&
+        r.header("content-type") === "text/event-stream" &&
+        r.text.startsWith(":\n\n") &&
+        same(dataOf(r.text), [{ jsonrpc: "2.0", result: "late", id: 8 }]);
+      return ok ? "" : `got ${r.status} ${r.header("content-type")} ${JSON.stringify(r.text)}`;
+    },
+  ],
+  [
     "a body over the limit: 413 and a JSON-RPC error",
     async (send, base) => {
       const r = await send({ method: "POST", url: base, headers: json, body: call("add", ["x".repeat(2000), 1]) });
@@ -125,7 +145,7 @@ const CASES = [
     async (send, base) => {
       const r = await send({ method: "POST", url: base, headers: json, body: call("rpc.discover", undefined) });
       const names = JSON.parse(r.text).result?.methods?.map((m) => m.name);
-      return same(names, ["add", "log", "count"]) ? "" : `got ${r.status} ${r.text.slice(0, 200)}`;
+      return same(names, ["add", "log", "count", "later"]) ? "" : `got ${r.status} ${r.text.slice(0, 200)}`;
     },
   ],
   [
