@@ -451,4 +451,25 @@ describe("heartbeat in one process", () => {
       }
     }
   });
+
+  it("refuses a heartbeatMs that is no number at compile time, whatever the other options", async () => {
+    // Each beside the options that change how the rest is typed: a context function, stages, an app, sessions.
+    const typed = { ping: () => Success("pong") };
+    const app = implement(contract({ ping: { result: t.string } }), { ping: () => E.right("pong") });
+    const pass = <A>(handled: A): E.Either<never, A> => E.right(handled);
+    expect(() =>
+      // @ts-expect-error heartbeatMs is a number
+      fetchHandler(typed, { heartbeatMs: "1", stages: [pass], context: () => ({}) }),
+    ).toThrow(TypeError);
+    // @ts-expect-error heartbeatMs is a number
+    expect(() => nodeHandler(app, { heartbeatMs: "1", maxBodyBytes: 10 })).toThrow(TypeError);
+    // @ts-expect-error heartbeatMs is a number
+    expect(() => mcpHandler(mcpServer({ name: "s", version: "1" }), { sessions: true, heartbeatMs: "1" })).toThrow(
+      TypeError,
+    );
+    await expect(
+      // @ts-expect-error heartbeatMs is a number
+      answerHttp(call("ping", [], 1), typed, { accept: EVENTS, stages: [pass], heartbeatMs: "1" }),
+    ).rejects.toThrow(TypeError);
+  });
 });

@@ -23,6 +23,16 @@ export const eventOf = (text: string): string =>
         .join("")}\n`
     : `event: message\ndata: ${text}\n\n`;
 
+/**
+ * A comment alone (`:` and a blank line, which every reader skips): the heartbeat's chunk, made
+ * new each time (a host may keep or detach the bytes it was handed).
+ */
+const commentChunk = (): Uint8Array => Uint8Array.of(0x3a, 0x0a, 0x0a);
+
+/** Is `chunk` one {@link commentChunk}, as this queue hands them on (alone)? */
+export const isCommentChunk = (chunk: Uint8Array): boolean =>
+  chunk.length === 3 && chunk[0] === 0x3a && chunk[1] === 0x0a && chunk[2] === 0x0a;
+
 /** An event not yet pulled: its bytes, and for a value, the wait of the method that sent it. */
 interface Pending {
   readonly bytes: Uint8Array;
@@ -91,8 +101,7 @@ export class EventQueue {
    */
   comment(): void {
     if (this.over || this.ending || this.pending.length > 0) return;
-    // `:` and two line feeds, new each time: a host may keep or detach the bytes it was handed.
-    const bytes = Uint8Array.of(0x3a, 0x0a, 0x0a);
+    const bytes = commentChunk();
     if (!this.handed(bytes)) this.pending.push({ bytes, taken: undefined, refused: undefined });
   }
 

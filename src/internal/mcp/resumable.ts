@@ -14,13 +14,10 @@
  *
  * @module
  */
-import { eventOf } from "../http/event-stream-writer";
+import { eventOf, isCommentChunk } from "../http/event-stream-writer";
 
 /** Made on first use: a module-level `new` would keep this module in bundles that never use it. */
 let encoder: InstanceType<typeof TextEncoder> | undefined;
-/** Is the chunk an SSE comment alone (`:` and a blank line: what the heartbeat sends)? */
-const isComment = (chunk: Uint8Array): boolean => chunk.length === 3 && chunk[0] === 0x3a && chunk[1] === 0x0a;
-
 export const encode = (text: string): Uint8Array => (encoder ??= new TextEncoder()).encode(text);
 
 /**
@@ -171,7 +168,7 @@ export class ResumableCall {
           this.ended = true;
           // Stopped (cancelled) with no reader, and all it sent was handed: nothing is left to come back for.
           if (this.live === undefined && this.cursor > this.read) this.forget();
-        } else if (isComment(step.value)) {
+        } else if (isCommentChunk(step.value)) {
           // A heartbeat (../http/answer): nothing to come back for, so never numbered nor kept (it
           // would take a replay slot, and a reader skips its id); handed to a reader that has had
           // every event, as it keeps that reader's connection alive.

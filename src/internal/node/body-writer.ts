@@ -26,33 +26,31 @@ export const writeBody = async (res: ServerResponse, body: ReadableStream<Uint8A
     wake?.();
     reader.cancel().catch(ignore);
   };
-  const onDrain = (): void => wake?.();
+  const onReady = (): void => wake?.();
+  /** Waits for `res` to take more (its `drain`, or its socket at last) or to close: whether it is still there. */
+  const ready = async (): Promise<boolean> => {
+    await new Promise<void>((resume) => (wake = resume));
+    wake = undefined;
+    return !gone;
+  };
   res.on("close", onClose);
-  res.on("drain", onDrain);
-  res.on("socket", onDrain);
+  res.on("drain", onReady);
+  res.on("socket", onReady);
   try {
+    // A response pipelined behind another has no socket until that one ends: what it wrote would
+    // wait in Node's buffer (16 KB of it, taken as written), its methods running ahead of a client
+    // that has not read a byte of it. Its stream is read once it is on the wire, which it then stays
+    // on to its end. Told apart by its request's socket: a response of a shim or a mock with no
+    // socket at all is written as before.
+    if (res.socket === null && res.req?.socket != null && !(await ready())) return false;
     for (;;) {
-      // A response pipelined behind another has no socket until that one ends: what it wrote would
-      // wait in Node's buffer (16 KB of it, taken as written), its methods running ahead of a client
-      // that has not read a byte of it. Its stream is read once it is on the wire. Told apart by its
-      // request's socket: a response of a shim or a mock with no socket at all is written as before.
-      if (res.socket === null && res.req?.socket != null) {
-        await new Promise<void>((resume) => (wake = resume));
-        wake = undefined;
-        if (gone) return false;
-        continue;
-      }
       const { done, value } = await reader.read();
       if (gone) return false;
       if (done) {
         res.end();
         return true;
       }
-      if (!res.write(value)) {
-        await new Promise<void>((resume) => (wake = resume));
-        wake = undefined;
-        if (gone) return false;
-      }
+      if (!res.write(value) && !(await ready())) return false;
     }
   } catch {
     // The stream failed: the answer cannot be finished, and a client must not take it as whole.
@@ -60,7 +58,7 @@ export const writeBody = async (res: ServerResponse, body: ReadableStream<Uint8A
     return false;
   } finally {
     res.off("close", onClose);
-    res.off("drain", onDrain);
-    res.off("socket", onDrain);
+    res.off("drain", onReady);
+    res.off("socket", onReady);
   }
 };
