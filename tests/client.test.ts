@@ -11,7 +11,7 @@ import * as TE from "fp-ts/TaskEither";
 import * as t from "io-ts";
 import { DateFromISOString } from "io-ts-types";
 import { getEventListeners } from "node:events";
-import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import { createServer, type Agent, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import {
   contract,
@@ -38,6 +38,7 @@ import {
   type ClientError,
   type Transport,
 } from "../src/client";
+import { nodeHttp } from "../src/node-http";
 import { recordLogs } from "./support";
 
 let logs: ReturnType<typeof recordLogs>;
@@ -647,6 +648,32 @@ describe("batch answers", () => {
     expect(new Set(ids).size).toBe(2);
   });
 
+  test("calls of two transports in one batch: a TypeError where the batch is made, nothing sent to either server", async () => {
+    // Two servers, each reached with its own credentials: a batch sent through the first call's
+    // transport would run the second client's call on the first server, as the first client.
+    const [a, b] = await Promise.all([tiny(() => ({ body: "[]" })), tiny(() => ({ body: "[]" }))]);
+    try {
+      const ann = client(api, http(a.url, { headers: { authorization: "Bearer ann" } }));
+      const bob = client(api, http(b.url, { headers: { authorization: "Bearer bob" } }));
+      expect(() => batch([ann.add(1, 2), bob.add(3, 4)])).toThrow(
+        new TypeError(
+          "batch: member 1 is a call of another transport than member 0's: one batch is one request body, " +
+            "sent through one transport; batch each client's calls on their own",
+        ),
+      );
+      expect(() => batch({ mine: notify(ann.log("x")), theirs: bob.now() })).toThrow(
+        /^batch: member "theirs" is a call of another transport than member "mine"'s/,
+      );
+      // One client's calls, and a call of its own `withOptions`, still share a batch.
+      expect(await batch([ann.add(1, 2), pipe(ann.add(3, 4), withOptions({ timeoutMs: 5_000 }))])()).toHaveLength(2);
+      expect(a.headers).toHaveLength(1);
+      expect(b.headers).toHaveLength(0);
+    } finally {
+      a.close();
+      b.close();
+    }
+  });
+
   test("a batch's transport failure is every member's", async () => {
     const down: Transport = () => TE.left({ _tag: "TransportError", reason: "status", status: 503, body: "down" });
     const rpc = client(api, down);
@@ -678,6 +705,21 @@ describe("headers", () => {
       ]);
       expect(over.headers[3]?.["x-trace"]).toBe("7");
       expect(over.headers.every((h) => h["content-type"] === "application/json")).toBe(true);
+    } finally {
+      over.close();
+    }
+  });
+
+  test("each transport option given as undefined is its default, also under exactOptionalPropertyTypes", async () => {
+    const over = await tiny(echo);
+    try {
+      const unset = <T>(): T | undefined => undefined;
+      const options = { headers: unset<Record<string, string>>(), maxAnswerBytes: unset<number>() };
+      const overFetch = client(api, http(over.url, { ...options, fetch: unset<typeof fetch>() }));
+      const overNode = client(api, nodeHttp(over.url, { ...options, agent: unset<Agent>() }));
+      expect([await overFetch.add(1, 2)(), await overNode.add(1, 2)()]).toStrictEqual([E.right(3), E.right(3)]);
+      // @ts-expect-error a header's value is a string
+      expect(() => http(over.url, { headers: { n: 1 } })).not.toThrow();
     } finally {
       over.close();
     }

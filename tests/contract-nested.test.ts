@@ -8,6 +8,8 @@
  * nats-server. The type rules are tests/contract-nested-types.test.ts.
  */
 import type { AddressInfo } from "node:net";
+import { setFlagsFromString } from "node:v8";
+import { runInNewContext } from "node:vm";
 import * as E from "fp-ts/Either";
 import * as TE from "fp-ts/TaskEither";
 import * as t from "io-ts";
@@ -265,6 +267,61 @@ describe("a lazy branch's table is taken as implement takes handlers", () => {
     expect(await app.dispatch(body("admin.ban", ["eve"]), { user: "ann" })).toBe(
       '{"jsonrpc":"2.0","result":"ann bans eve","id":1}',
     );
+  });
+
+  test("a load that never settles: each call whose signal aborts is answered -32800 and kept by nothing", async () => {
+    type Ctx = { readonly signal: AbortSignal };
+    let loads = 0;
+    const small = contract({ admin: adminApi });
+    const app = server(small)
+      .context<Ctx>()
+      .implement({
+        admin: lazy(() => {
+          loads += 1;
+          return new Promise<never>(() => undefined);
+        }),
+      });
+    const refs: Array<WeakRef<Ctx>> = [];
+    for (let id = 1; id <= 50; id++) {
+      const controller = new AbortController();
+      const context = { signal: controller.signal };
+      refs.push(new WeakRef(context));
+      const answer = app.dispatch(body("admin.ban", ["eve"], id), context);
+      if (id % 2 === 0) await new Promise((resolve) => setImmediate(resolve));
+      controller.abort();
+      expect(await answer).toBe(`{"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":${id}}`);
+    }
+    expect(loads).toBe(1);
+    // Nothing of the calls is held by the load that hangs: their contexts are collected.
+    setFlagsFromString("--expose-gc");
+    for (let turn = 0; turn < 3; turn++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      (runInNewContext("gc") as () => void)();
+    }
+    // Two may stay, the first and the last: the kept composition of dispatch holds the context of
+    // the call it was composed for, and the last call's may still be in a register or a cache.
+    expect(refs.filter((ref) => ref.deref() !== undefined).length).toBeLessThanOrEqual(2);
+  });
+
+  test("callers of a slow load: the one that leaves is answered -32800, the others get the table, once", async () => {
+    type Ctx = { readonly signal: AbortSignal };
+    let release: () => void = () => undefined;
+    const gate = new Promise<void>((resolve) => (release = resolve));
+    const adminServer = server(adminApi)
+      .context<Ctx>()
+      .implement({ ban: (_ctx, who) => E.right(who), audit: { last: () => E.right([]) } });
+    const app = server(contract({ admin: adminApi }))
+      .context<Ctx>()
+      .implement({ admin: lazy(async () => (await gate, adminServer.methods)) });
+    const leaving = new AbortController();
+    const staying = { signal: new AbortController().signal };
+    const left = app.dispatch(body("admin.ban", ["a"], 1), { signal: leaving.signal });
+    const stayed = app.dispatch(body("admin.ban", ["b"], 2), staying);
+    leaving.abort();
+    expect(await left).toBe('{"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":1}');
+    release();
+    expect(await stayed).toBe('{"jsonrpc":"2.0","result":"b","id":2}');
+    expect(await app.dispatch(body("admin.ban", ["c"], 3), staying)).toBe('{"jsonrpc":"2.0","result":"c","id":3}');
   });
 
   test("a module Node's import() made of CommonJS ({ default: module.exports }, the table one default further)", async () => {

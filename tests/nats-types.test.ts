@@ -55,6 +55,11 @@ const transport = natsTransport(nc, "rpc.calc", { timeoutMs: 1_000, headers: { A
 export const sum = await client(api, transport).add(1, 2)();
 // @ts-expect-error: connection options are no connection
 natsTransport({ servers: "nats://127.0.0.1:4222" }, "rpc.calc");
+// Options from values that may be undefined: each is its default.
+const unset: number | undefined = undefined;
+natsTransport(nc, "rpc.calc", { timeoutMs: unset, headers: undefined, maxAnswerBytes: unset, inboxPrefix: undefined }).close();
+// @ts-expect-error: a header's value is a string
+natsTransport(nc, "rpc.calc", { headers: { n: 1 } });
 transport.close();
 await service.stop();
 await nc.drain();

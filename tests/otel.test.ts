@@ -264,6 +264,19 @@ describe("the server stage, attribute by attribute", () => {
     expect(second?.parentSpanContext?.spanId).toBe("b7ad6b7169203331");
   });
 
+  test("a _meta member named __proto__ stays an own member the method sees, never _meta's prototype", async () => {
+    const { stage } = setup({ methods });
+    // As text: in an object literal `__proto__` would set the prototype; JSON.parse makes it a member.
+    const text = (meta: string, id: number): string =>
+      `{"jsonrpc":"2.0","method":"echo","params":{"_meta":{"traceparent":"${TRACEPARENT}",${meta}}},"id":${id}}`;
+    expect(
+      await asyncDispatch(text('"__proto__":{"admin":true},"progressToken":1', 1), methods, { stages: [stage] }),
+    ).toBe('{"jsonrpc":"2.0","result":{"_meta":{"__proto__":{"admin":true},"progressToken":1}},"id":1}');
+    expect(await asyncDispatch(text('"__proto__":{"admin":true}', 2), methods, { stages: [stage] })).toBe(
+      '{"jsonrpc":"2.0","result":{"_meta":{"__proto__":{"admin":true}}},"id":2}',
+    );
+  });
+
   test("the parent from the carrier a context gives, when _meta has none", async () => {
     const { stage, spans } = setup({
       methods,

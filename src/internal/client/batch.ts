@@ -46,8 +46,9 @@ export type BatchAnswers<T> = { -readonly [K in keyof T]: Answer<T[K]> };
  * single response whose id is a member's is that member's answer: json-rpc-2.0's server answers so
  * a batch with one response). A member answered twice (two responses with its id) is an
  * `InvalidAnswer` of reason `notJsonRpc` holding both. Options apply to the whole request: those
- * given here, else the first call's (its client's and its own `withOptions`). An empty batch sends
- * nothing.
+ * given here, else the first call's (its client's and its own `withOptions`). Every member must be
+ * a call of the same transport (clients made on one transport object): else a TypeError, at once.
+ * An empty batch sends nothing.
  *
  * @example
  * import * as E from "fp-ts/Either";
@@ -74,13 +75,13 @@ export const batch = <const T extends ReadonlyArray<BatchMember> | { readonly [k
 ): Task<BatchAnswers<T>> => {
   const keys = Object.keys(calls);
   const members = keys.map((key) => (calls as Record<string, BatchMember>)[key] as BatchMember);
+  oneTransport(Array.isArray(calls), keys, members);
   return async () => {
     const out = (Array.isArray(calls) ? [] : {}) as Record<string, unknown>;
     const first = members[0];
     if (first === undefined) return out as BatchAnswers<T>;
     const specs = members.map((member) => member[CALL]);
-    // One counter for the whole body (the first member's transport's, else the process-wide one):
-    // calls of two connections' clients would otherwise share ids, and each take the other's answer.
+    // One counter for the whole body: the transport's own (a connection's), else the process-wide one.
     const nextId = first[CALL].nextId;
     const ids = members.map((member) => (member.notification ? undefined : nextId()));
     // The whole request has one signal and one timeout: the batch's own, else its first call's
@@ -96,6 +97,23 @@ export const batch = <const T extends ReadonlyArray<BatchMember> | { readonly [k
     });
     return out as BatchAnswers<T>;
   };
+};
+
+/**
+ * One request body goes through one transport: a member of another client's (another server,
+ * other headers or credentials) would otherwise be sent through the first member's, and be answered
+ * there as if it were its own. A mistake in the code, so an exception where the batch is made.
+ */
+const oneTransport = (isArray: boolean, keys: ReadonlyArray<string>, members: ReadonlyArray<BatchMember>): void => {
+  const transport = members[0]?.[CALL].transport;
+  const other = members.findIndex((member) => member[CALL].transport !== transport);
+  if (other === -1) return;
+  // A tuple's members by their place, a record's by their key.
+  const [first, second] = [keys[0], keys[other]].map((key) => (isArray ? key : JSON.stringify(key)));
+  throw new TypeError(
+    `batch: member ${second} is a call of another transport than member ${first}'s: one batch is one ` +
+      "request body, sent through one transport; batch each client's calls on their own",
+  );
 };
 
 /** The responses of a batch that carry the same id: a server answered one request twice. */

@@ -477,7 +477,7 @@ const tableOf = <M extends Entries, C>(
     let method: Method;
     if (branch !== undefined) {
       const [where, load, member] = branch;
-      method = markOutcome(lazyMethod(load, member, where));
+      method = markOutcome(lazyMethod(load, member, where, contextual));
       if (contextual) markContextual(method);
       method = withCodecs(entry, method as never);
     } else {

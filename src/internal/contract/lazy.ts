@@ -6,6 +6,8 @@
  */
 import * as E from "fp-ts/Either";
 import { isFromResult, type Method } from "../core/methods";
+import { requestCancelled } from "../core/progress-wire";
+import { follow, signalIn, type Followed } from "../core/signal";
 
 /**
  * A branch of handlers loaded on its first call: what {@link lazy} makes, given in `implement`'s
@@ -134,6 +136,55 @@ const memberOf = (table: Readonly<Record<string, unknown>>, member: string): unk
   return undefined;
 };
 
+/** How a wait for a load ended: the table, what the load failed with, or the caller left first. */
+type Outcome = { readonly loaded: unknown } | { readonly failed: unknown };
+const LEFT = Symbol("left");
+
+const settled = (loading: Promise<unknown>): Promise<Outcome> =>
+  loading.then(
+    (loaded) => ({ loaded }),
+    (failed: unknown) => ({ failed }),
+  );
+
+/**
+ * Each load's callers that may leave before it settles, and then its outcome. One reaction on the
+ * load tells them all: a reaction per caller would keep every caller (its arguments, its request)
+ * for as long as the load is pending, which for an `import()` that hangs is the life of the process.
+ */
+interface Load {
+  readonly callers: Set<(outcome: Outcome) => void>;
+  outcome?: Outcome;
+}
+const loads = new WeakMap<Promise<unknown>, Load>();
+
+const until = (loading: Promise<unknown>, signal: Followed): Promise<Outcome | typeof LEFT> => {
+  let load = loads.get(loading);
+  if (load === undefined) {
+    const created: Load = { callers: new Set() };
+    loads.set(loading, created);
+    void settled(loading).then((outcome) => {
+      created.outcome = outcome;
+      for (const caller of created.callers) caller(outcome);
+      created.callers.clear();
+    });
+    load = created;
+  }
+  if (load.outcome !== undefined) return Promise.resolve(load.outcome);
+  const { callers } = load;
+  return new Promise((resolve) => {
+    let letGo = (): void => undefined;
+    const caller = (outcome: Outcome): void => {
+      letGo();
+      resolve(outcome);
+    };
+    callers.add(caller);
+    letGo = follow(signal, () => {
+      callers.delete(caller);
+      resolve(LEFT);
+    });
+  });
+};
+
 const messageOf = (thrown: unknown): string => (thrown instanceof globalThis.Error ? thrown.message : String(thrown));
 
 /**
@@ -143,14 +194,18 @@ const messageOf = (thrown: unknown): string => (thrown instanceof globalThis.Err
  * as `implement` takes a handler: in that vocabulary (an Either, or a TaskEither, which it runs)
  * unless `fromResult` marked it, whose Right's `result` is taken out. @internal
  */
-export const lazyMethod = (branch: Lazy<unknown>, member: string, where: string): Method => {
+export const lazyMethod = (branch: Lazy<unknown>, member: string, where: string, contextual: boolean): Method => {
   const method = async (...args: unknown[]): Promise<unknown> => {
-    let table: unknown;
-    try {
-      table = await branch.load();
-    } catch (cause) {
+    // With a context, the request's signal (a cancel, the client gone, a `timeout`) ends the wait
+    // for a load that may never settle: -32800, and nothing of the call is kept by the load.
+    const signal = contextual ? signalIn(args[0]) : undefined;
+    const outcome = await (signal === undefined ? settled(branch.load()) : until(branch.load(), signal));
+    if (outcome === LEFT) throw requestCancelled();
+    if ("failed" in outcome) {
+      const cause = outcome.failed;
       throw new globalThis.Error(`the branch "${where}" could not be loaded: ${messageOf(cause)}`, { cause });
     }
+    const table = outcome.loaded;
     const loaded = memberOf(table as Readonly<Record<string, unknown>>, member);
     if (typeof loaded !== "function") throw new TypeError(`the branch "${where}" loaded has no method "${member}"`);
     const returned: unknown = (loaded as (...a: unknown[]) => unknown)(...args);

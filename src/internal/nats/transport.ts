@@ -32,16 +32,16 @@ export interface NatsTransportOptions {
    * with is never answered. Default 30,000 ms, at most 2,147,483,647 (a timer's limit). A call's own
    * `timeoutMs` and signal apply as well.
    */
-  readonly timeoutMs?: number;
+  readonly timeoutMs?: number | undefined;
   /** Headers sent with every request (a token, a trace id), or a function that makes them per call. */
-  readonly headers?: Readonly<Record<string, string>> | (() => Readonly<Record<string, string>>);
+  readonly headers?: Readonly<Record<string, string>> | (() => Readonly<Record<string, string>>) | undefined;
   /**
    * The most bytes a call takes: its answer, or the values of a streamed call that its consumer has
    * not taken yet. Past it the call fails `{ reason: "tooLarge", limit }`. Default 64 MiB.
    */
-  readonly maxAnswerBytes?: number;
+  readonly maxAnswerBytes?: number | undefined;
   /** The inbox's prefix. Default: the connection's `inboxPrefix` option, else `_INBOX`. */
-  readonly inboxPrefix?: string;
+  readonly inboxPrefix?: string | undefined;
 }
 
 /**

@@ -78,7 +78,8 @@ export interface NodeHttpOptions {
    */
   readonly headers?:
     | Readonly<Record<string, string>>
-    | (() => Readonly<Record<string, string>> | PromiseLike<Readonly<Record<string, string>>>);
+    | (() => Readonly<Record<string, string>> | PromiseLike<Readonly<Record<string, string>>>)
+    | undefined;
   /**
    * The agent that holds the connections: an `http.Agent` for an `http:` URL, an `https.Agent`
    * for `https:` (its TLS options: `ca`, `cert`, `rejectUnauthorized`...). Default: one of the
@@ -86,7 +87,7 @@ export interface NodeHttpOptions {
    * open one each (an idle connection does not keep the process alive). Give your own to bound
    * the sockets (`maxSockets`) or to close them (`agent.destroy()`).
    */
-  readonly agent?: http.Agent;
+  readonly agent?: http.Agent | undefined;
   /**
    * The longest answer taken, in bytes of its body (as received, after any decompression);
    * `Infinity` for no bound. A longer one fails the call with `TransportError` `tooLarge` (its
@@ -96,7 +97,7 @@ export interface NodeHttpOptions {
    * is bounded event by event, as `http` bounds it: the stream itself goes on as long as the
    * method streams.
    */
-  readonly maxAnswerBytes?: number;
+  readonly maxAnswerBytes?: number | undefined;
 }
 
 /** What {@link readBody} answers for a body longer than the limit. */

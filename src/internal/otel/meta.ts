@@ -101,8 +101,9 @@ export const withoutTrace = (
   params: Readonly<Record<string, unknown>>,
   meta: Readonly<Record<string, unknown>>,
 ): Record<string, unknown> => {
-  const rest: Record<string, unknown> = {};
-  for (const key of Object.keys(meta)) if (!TRACE_KEYS.includes(key)) rest[key] = meta[key];
+  // Defined, not assigned: a member named `__proto__` (JSON.parse makes it an own member) stays one,
+  // where `rest[key] =` would set the prototype the method sees `_meta` through.
+  const rest = Object.fromEntries(Object.entries(meta).filter(([key]) => !TRACE_KEYS.includes(key)));
   const out: Record<string, unknown> = { ...params };
   if (Object.keys(rest).length === 0) delete out["_meta"];
   else out["_meta"] = rest;

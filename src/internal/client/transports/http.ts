@@ -29,9 +29,10 @@ export interface HttpTransportOptions {
    */
   readonly headers?:
     | Readonly<Record<string, string>>
-    | (() => Readonly<Record<string, string>> | PromiseLike<Readonly<Record<string, string>>>);
+    | (() => Readonly<Record<string, string>> | PromiseLike<Readonly<Record<string, string>>>)
+    | undefined;
   /** The `fetch` to use. Default: the global one (Node 18+, Bun, Deno, browsers). */
-  readonly fetch?: typeof fetch;
+  readonly fetch?: typeof fetch | undefined;
   /**
    * The longest answer taken, in bytes of its body (as received, after any decompression);
    * `Infinity` for no bound. A longer one fails the call with `TransportError` `tooLarge` (its
@@ -42,7 +43,7 @@ export interface HttpTransportOptions {
    * call's answer) is bounded event by event, each counted in characters (never more than its
    * bytes): the stream itself goes on as long as the method streams.
    */
-  readonly maxAnswerBytes?: number;
+  readonly maxAnswerBytes?: number | undefined;
 }
 
 /**
