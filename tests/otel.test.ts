@@ -25,7 +25,9 @@ import { fetchHandler } from "../src/fetch";
 import { mcpHandler, mcpServer, tool } from "../src/mcp";
 import { batch, client, http, local, notify, type Transport } from "../src/client";
 import { traced, traceHeaders, tracedTransport, type TracedOptions } from "../src/otel";
-import { tapsHeld } from "../src/internal/core/stream";
+import { cutsHeld, tapsHeld } from "../src/internal/core/stream";
+import { connect } from "../src/connection";
+import { tcpPair } from "./helpers/real-channels";
 import { AlwaysOffSampler, TracerProvider } from "@opentelemetry/sdk-trace";
 import { SECONDS_BUCKETS } from "../src/internal/otel/semconv";
 import { headersOf } from "./fixtures/nats.cjs";
@@ -329,7 +331,7 @@ describe("the server stage: what it holds and how it ends", () => {
     await asyncDispatch(request("refuse", undefined, 2), methods, { stages: [stage] });
     await asyncDispatch(request("count", [2], 3), methods, { stages: [stage] });
     await asyncDispatch(request("nope", undefined, 4), methods, { stages: [stage] });
-    expect(tapsHeld()).toBe(0);
+    expect([tapsHeld(), cutsHeld()]).toStrictEqual([0, 0]);
   });
 
   test("a span that records nothing (a sampler's no) takes no stream tap", async () => {
@@ -383,6 +385,75 @@ describe("the server stage: what it holds and how it ends", () => {
       await asyncDispatch(request("sum", [1], 1), methods, { stages: [stage], context: { headers } });
       expect(only(spans()).parentSpanContext?.spanId).toBe("b7ad6b7169203331");
     }
+  });
+});
+
+describe("a call cut before its answer, on a real connection", () => {
+  /** Waits until `done` holds: a macrotask at a time, at most ten seconds. */
+  const until = async (done: () => boolean, what: string): Promise<void> => {
+    const deadline = Date.now() + 10_000;
+    while (!done()) {
+      if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+  };
+
+  // A stage after `traced` that never settles: the request is answered -32800 by the connection
+  // when its caller cancels, and nothing answers it through the pipeline, ever.
+  const hang = (): Promise<never> => new Promise<never>(() => undefined);
+
+  test.each([
+    ["a method the list names", { methods }, "add", "add"],
+    ["a name, with no list of methods", {}, "made.up", "_OTHER"],
+  ])("%s: $/cancelRequest ends the span (-32800) and lets go of its tap", async (_, options, name, recorded) => {
+    const { stage, spans, points } = setup(options);
+    const tcp = await tcpPair("newline");
+    const served = connect(tcp.channels[0], { methods, stages: [stage, hang] });
+    const calling = connect(tcp.channels[1]);
+    try {
+      const controller = new AbortController();
+      const answer = calling.transport(request(name, { a: 1, b: 2 }, 1), { signal: controller.signal, ids: [1] })();
+      await until(() => tapsHeld() === 1, "the request to reach the stage");
+      controller.abort();
+      expect(await answer).toMatchObject(E.left({ _tag: "TransportError", reason: "aborted" }));
+      await until(() => spans().length === 1, "the span to end");
+      const span = only(spans());
+      expect([span.attributes["rpc.status_code"], span.attributes["rpc.method"]]).toStrictEqual(["-32800", recorded]);
+      expect(span.status).toStrictEqual({ code: SpanStatusCode.ERROR, message: "Request cancelled" });
+      expect(only(await points()).attributes["rpc.status_code"]).toBe("-32800");
+      expect([tapsHeld(), cutsHeld()]).toStrictEqual([0, 0]);
+    } finally {
+      calling.close();
+      served.close();
+      await tcp.dispose();
+    }
+  });
+});
+
+describe("a call cut before its answer, in dispatch", () => {
+  const hang = (): Promise<never> => new Promise<never>(() => undefined);
+
+  test("a timeout outside the stage: the span ends with its -32001", async () => {
+    const { stage, spans } = setup({ methods });
+    const answer = await asyncDispatch(request("add", { a: 1, b: 2 }, 1), methods, {
+      stages: [timeout(20), stage, hang],
+    });
+    expect(JSON.parse(answer)).toMatchObject({ error: { code: -32001 }, id: 1 });
+    expect(only(spans()).attributes["rpc.status_code"]).toBe("-32001");
+    expect([tapsHeld(), cutsHeld()]).toStrictEqual([0, 0]);
+  });
+
+  test("the caller's own signal in the context: the span ends -32800 when it aborts", async () => {
+    const { stage, spans } = setup({ methods });
+    const controller = new AbortController();
+    void asyncDispatch(request("add", { a: 1, b: 2 }, 1), methods, {
+      stages: [stage, hang],
+      context: { signal: controller.signal },
+    });
+    expect([spans(), cutsHeld()]).toStrictEqual([[], 1]);
+    controller.abort();
+    expect(only(spans()).attributes["rpc.status_code"]).toBe("-32800");
+    expect([tapsHeld(), cutsHeld()]).toStrictEqual([0, 0]);
   });
 });
 

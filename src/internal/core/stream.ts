@@ -124,6 +124,7 @@ export const passSink = (request: Request, next: Request): void => {
  */
 export const endStream = (request: Request, reason: JsonRpcError): void => {
   if (!isObjectKey(request)) return;
+  if (cuts.size !== 0) cuts.get(request)?.(reason);
   const stream = streams.get(request);
   if (stream === undefined) streams.set(request, { sink: undefined, ended: reason, wake: undefined });
   else if (stream.ended === undefined) {
@@ -164,8 +165,30 @@ export const tapStream = (request: Request, tap: (value: unknown) => void): (() 
   };
 };
 
+/**
+ * What hears of a request ended from outside (`endStream`: a cancel, the client gone, a deadline),
+ * by the request object the wire ends: `rpcserver/otel`'s span, which the request's answer may
+ * never end (a stage or a method that ignores its signal). A Map emptied by whoever listens, as
+ * the taps are.
+ */
+const cuts = new Map<Request, (reason: JsonRpcError) => void>();
+
+/**
+ * Calls `cut` when `request` is ended from outside (`endStream`), once, before its stream hears of
+ * it. Returns what stops listening: call it when the call is over. `cut` must not throw. @internal
+ */
+export const onCut = (request: Request, cut: (reason: JsonRpcError) => void): (() => void) => {
+  cuts.set(request, cut);
+  return () => {
+    cuts.delete(request);
+  };
+};
+
 /** How many taps wait for a drain: none once every tapped call is over (a test's look for a leak). @internal */
 export const tapsHeld = (): number => taps.size;
+
+/** How many requests are listened to for an end from outside: none once every traced call is over (a test's look for a leak). @internal */
+export const cutsHeld = (): number => cuts.size;
 
 /** The stream of `request` as its drain starts: {@link streamOf}, its sink behind the request's tap if it has one. @internal */
 export const drainedStreamOf = (request: Request): Stream => {

@@ -14,7 +14,10 @@ import type { Effect } from "../core/effect";
 import type { Request } from "../core/request";
 import type { Response } from "../core/response";
 import { isNotification, type Around, type Call, type Handler } from "../core/stages";
-import { passSink, tapStream } from "../core/stream";
+import { ERROR_REQUEST_CANCELLED } from "../core/codes";
+import { isJsonRpcError } from "../core/exceptions";
+import { follow, requestAbortOf, signalIn } from "../core/signal";
+import { onCut, passSink, tapStream } from "../core/stream";
 import { getter, metaOf, withoutTrace, type Carrier } from "./meta";
 import { spanName, startAttributes, stopwatch, type Described, type Outcome } from "./semconv";
 import { instruments, thrownOutcome, valueEvents, type InstrumentOptions } from "./span";
@@ -47,6 +50,15 @@ export const outcomeOf = (response: Response): Outcome =>
   response._tag === "Right"
     ? { _tag: "ok" }
     : { _tag: "answered", code: response.left.code, message: response.left.message };
+
+/**
+ * The outcome of a call whose request's signal aborted before its answer: the JSON-RPC error it
+ * was aborted with (a `timeout`'s -32001, a connection's -32800), else -32800 Request cancelled.
+ */
+const cutOutcome = (reason: unknown): Outcome =>
+  isJsonRpcError(reason)
+    ? { _tag: "answered", code: reason.code, message: reason.message }
+    : { _tag: "answered", code: ERROR_REQUEST_CANCELLED, message: "Request cancelled" };
 
 /**
  * A SERVER span per request, after the OpenTelemetry conventions for JSON-RPC: named after the
@@ -118,9 +130,38 @@ export function traced<C = unknown>(options: TracedOptions<C> = {}): TypedAround
         );
         // A span that records nothing (the API's no-op, a sampler's "no") takes no event: no tap.
         const untap = span.isRecording() ? tapStream(request, valueEvents(span)) : constVoid;
-        const answered = (response: Response): Response => {
+        // The span ends once: at the answer, or when the request's signal aborts first (a cancel,
+        // the client gone, a deadline outside this stage), since the rest may never answer (a
+        // stage or a method that ignores its signal), and the tap and the span would be kept for
+        // the life of the process.
+        let over = false;
+        let letGo = constVoid;
+        const finish = (outcome: Outcome, known: boolean, cut = false): void => {
+          if (over) return;
+          over = true;
           untap();
-          end(span, described, outcomeOf(response), elapsed, guessed);
+          letGo();
+          end(span, described, outcome, elapsed, known, cut);
+        };
+        const cutBy = (reason: unknown): void => {
+          try {
+            finish(cutOutcome(reason), guessed, true);
+          } catch {
+            // The SDK's own failure: the wire that ends the request goes on.
+          }
+        };
+        // A wire (a connection, an HTTP body, a `timeout` outside) ends the request's stream as it
+        // aborts it: heard by the request, with no signal made for it. A signal of the caller's
+        // own in the context is followed.
+        const unhook = onCut(call.request, cutBy);
+        const own = requestAbortOf(call.context, call.request) === undefined ? signalIn(call.context) : undefined;
+        const unfollow = follow(own, () => cutBy(own?.reason));
+        letGo = () => {
+          unhook();
+          unfollow();
+        };
+        const answered = (response: Response): Response => {
+          finish(outcomeOf(response), guessed);
           return response;
         };
         // The rest throws (or rejects, after a stage that answered with a Promise) when a stage
@@ -128,8 +169,7 @@ export function traced<C = unknown>(options: TracedOptions<C> = {}): TypedAround
         // netted (`timeout`) read it: the span ends with the exception's class, and the exception
         // goes on to the request's own net.
         const failed = (thrown: unknown): never => {
-          untap();
-          end(span, described, thrownOutcome(thrown), elapsed, false);
+          finish(thrownOutcome(thrown), false);
           throw thrown;
         };
         let answer: Kind<F, Response>;

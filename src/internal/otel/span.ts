@@ -115,12 +115,17 @@ export const instruments = (options: InstrumentOptions, side: "server" | "client
   };
 };
 
-/** Ends `span` with `outcome`: the attributes, the status, the duration measured. */
+/**
+ * Ends `span` with `outcome`: the attributes, the status, the duration measured. `guessed`: no list
+ * of methods was given, so a name counts as known unless the outcome says otherwise (-32601), or
+ * unless the call was `cut` (its request's signal aborted before any answer: nothing says whether
+ * the method exists, and a client may send names of its own to be cut).
+ */
 export const ender =
   (semconv: Semconv, record: (seconds: number, described: Described, outcome: Outcome) => void) =>
-  (span: Span, described: Described, outcome: Outcome, elapsed: () => number, guessed: boolean): void => {
+  (span: Span, described: Described, outcome: Outcome, elapsed: () => number, guessed: boolean, cut = false): void => {
     let final = described;
-    if (guessed && outcome._tag === "answered" && outcome.code === METHOD_NOT_FOUND) {
+    if (guessed && (cut || (outcome._tag === "answered" && outcome.code === METHOD_NOT_FOUND))) {
       final = { ...described, recognized: false };
       span.updateName(SYSTEM);
       span.setAttributes({ "rpc.method": OTHER, "rpc.method_original": described.method });
