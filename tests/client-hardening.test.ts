@@ -116,7 +116,7 @@ describe("ids are unique whatever wraps a transport (issue 21, item 6)", () => {
     await a.add(1, 2)();
     await b.add(1, 2)();
     await table.add(1, 2)();
-    await batch([a.add(1, 2), b.add(3, 4), notify(a.add(5, 6))])();
+    await batch([b.add(1, 2), table.add(3, 4), notify(b.add(5, 6))])();
     await Promise.all([a.add(1, 1)(), b.add(2, 2)()]);
     const ids = [...one.bodies, ...two.bodies].flatMap(idsIn);
     expect(ids).toHaveLength(7);

@@ -276,13 +276,20 @@ describe.each(CASES)("%s over %s", (cancellation, kind) => {
     ]);
   });
 
-  test("positional params: sent unchanged, no token, the answer alone", async () => {
+  test("params by position, or none: no place for a token, so nothing is sent and the call says why", async () => {
     const values: unknown[] = [];
+    for (const body of [request("countAt", [3], nextId++), request("countAt", undefined, nextId++)]) {
+      const answer = await call(the.client, body, { signal, onValue: (value) => void values.push(value) });
+      expect(answer).toMatchObject(E.left({ _tag: "TransportError", reason: "network" }));
+      const { cause } = (answer as E.Left<{ cause: unknown }>).left;
+      expect(cause).toBeInstanceOf(TypeError);
+      expect(String(cause)).toMatch(/needs its params by name .* its values would be lost/);
+    }
+    expect([values, the.seen.sent]).toEqual([[], []]);
+    // Without onValue it is a plain call, answered whole.
     const id = nextId++;
     const body = request("countAt", [3], id);
-    const answer = await call(the.client, body, { signal, onValue: (value) => void values.push(value) });
-    expect(answer).toEqual(E.right({ jsonrpc: "2.0", result: "counted to 3", id }));
-    expect(values).toEqual([]);
+    expect(await call(the.client, body, { signal })).toEqual(E.right({ jsonrpc: "2.0", result: "counted to 3", id }));
     expect(the.seen.sent).toEqual([body]);
   });
 

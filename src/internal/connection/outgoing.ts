@@ -154,7 +154,8 @@ const sendOwn = (
 
 /**
  * A call that asks for values: sent with its token, and settled through its stream (its answer
- * after its values); one that cannot carry a token is sent as it is.
+ * after its values); a notification or a batch is sent as it is, and a call with no place for a
+ * token fails unsent.
  */
 const streamed = (
   state: PeerState,

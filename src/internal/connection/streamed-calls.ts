@@ -5,8 +5,8 @@
  * `params.partialResultToken`, MCP `params._meta.progressToken`; one the caller put there is kept
  * and used), and each progress notification received on that token (`$/progress`, or
  * `notifications/progress`) is one of its values, handed to `onValue` in order, before its answer.
- * Positional params have no place for a token on these wires: such a call is sent as it is, and
- * gets its answer alone.
+ * Params by position (or none) have no place for a token on these wires: such a call fails with
+ * `TransportError` `network` (a TypeError that says so), and nothing is sent.
  *
  * Back-pressure: a value that comes while the consumer is still taking an earlier one (the Promise
  * `onValue` returned has not settled) is held (../client/held-values, as NATS holds them). While
@@ -52,10 +52,16 @@ const withToken = (
   return placed === undefined ? undefined : { params: placed, token: id };
 };
 
+const UNSTREAMABLE =
+  "a streamed call on a connection needs its params by name (an object): params by position, or " +
+  "none, have no place for a progress token under LSP or MCP, and its values would be lost; give the " +
+  "contract entry params by name, or run the call as a plain TaskEither for its result alone";
+
 /**
  * A call that asks for values (`onValue`), made ready to send: its request with a token, and its
- * record; `undefined` for one that cannot carry a token (positional params, a notification, a
- * batch), sent as it is; a Left for a body that is not JSON or a token already in use.
+ * record; `undefined` for a notification or a batch, sent as it is (values are asked only by a
+ * call); a Left for a body that is not JSON, a call that has no place for a token (params by
+ * position, none, an MCP `_meta` that is no object), or a token already in use.
  */
 export const streamedCall = (
   state: PeerState,
@@ -71,10 +77,12 @@ export const streamedCall = (
   }
   if (!isRecord(request)) return undefined;
   const { id, params } = request;
-  if (!isId(id) || !isRecord(params)) return undefined;
+  if (!isId(id)) return undefined;
   // A record read as a request: the token readers look at its params only.
-  const placed = withToken(state.dialect, request as Json & Request, params, id);
-  if (placed === undefined) return undefined;
+  const placed = isRecord(params) ? withToken(state.dialect, request as Json & Request, params, id) : undefined;
+  // Sent as it is, it would get its answer alone, its values dropped by the other side: a stream
+  // is all its values or says it is not, so nothing is sent.
+  if (placed === undefined) return E.left(network(new TypeError(UNSTREAMABLE)));
   const { token } = placed;
   if (state.streams.has(token)) {
     return E.left(network(new Error(`progress token ${JSON.stringify(token)} is already in use on this connection`)));
