@@ -273,7 +273,11 @@ export interface MethodServer<En, C> {
  * No handler for a name the contract does not have (also for handlers held in a variable), in
  * each branch given as an object of handlers too.
  */
-type NoExtra<H, M> = { readonly [K in Exclude<keyof H, keyof M | BranchNames<keyof M>>]: never } & {
+type NoExtra<H, M> = {
+  readonly [
+    K in Exclude<keyof H, keyof M | BranchNames<keyof M>>
+  ]: `implement: "${K & string}" is not a method or a branch of the contract`;
+} & {
   readonly [K in keyof H & BranchNames<keyof M>]: H[K] extends
     | Lazy<unknown>
     | ((...args: never[]) => unknown)

@@ -294,13 +294,13 @@ export { incomingOf };
  * @since 5.0.10
  * @category fetch
  */
-export function fetchHandler<M extends Entries, In, Cur>(
-  app: Server<M, In, Cur>,
-  ...options: AppOptionsArg<In>
-): FetchHandler;
 export function fetchHandler<C = NoContext, X = NoContext, const S extends ReadonlyArray<AnyStage> = readonly []>(
   methods: MethodsFor<C>,
   ...options: TableOptionsArg<C, X, S>
+): FetchHandler;
+export function fetchHandler<M extends Entries, In, Cur>(
+  app: Server<M, In, Cur>,
+  ...options: AppOptionsArg<In>
 ): FetchHandler;
 export function fetchHandler(methodsOrApp: unknown, options?: unknown): FetchHandler {
   return handlerOf(serviceOf("fetchHandler", methodsOrApp, options));

@@ -65,15 +65,15 @@ export type NodeHandler = (req: IncomingMessage, res: ServerResponse) => Promise
  * @since 5.0.10
  * @category server
  */
-export function nodeHandler<M extends Entries, In, Cur>(
-  app: Server<M, In, Cur>,
-  ...options: AppOptionsArg<In>
-): NodeHandler;
 export function nodeHandler<C = NoContext, X = NoContext, const S extends ReadonlyArray<AnyStage> = readonly []>(
   methods: MethodsFor<C>,
   ...options: TableOptionsArg<C, X, S>
 ): NodeHandler;
 export function nodeHandler(handler: NativeFetchHandler): NodeHandler;
+export function nodeHandler<M extends Entries, In, Cur>(
+  app: Server<M, In, Cur>,
+  ...options: AppOptionsArg<In>
+): NodeHandler;
 export function nodeHandler(methodsOrApp: unknown, options?: unknown): NodeHandler {
   if (typeof methodsOrApp !== "function") return nodeExchange(serviceOf("nodeHandler", methodsOrApp, options));
   const service = serviceBehind(methodsOrApp as FetchHandler);
