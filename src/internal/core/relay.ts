@@ -29,7 +29,7 @@ export interface RelayOptions {
    * returned Promise is waited for before the next is handed on, so a slow client holds them back.
    * Without it the server is not asked for them.
    */
-  readonly onMessage?: (text: string) => void | Promise<void>;
+  readonly onMessage?: ((text: string) => void | Promise<void>) | undefined;
 }
 
 /**

@@ -40,23 +40,23 @@ export interface FetchServerOptions {
    * answer becomes an event stream (its head sent), and then the interval of the comments that keep
    * a silent stream alive: see `answerHttp`'s `heartbeatMs`. `0`: never. Default: 15,000.
    */
-  readonly heartbeatMs?: number;
+  readonly heartbeatMs?: number | undefined;
   /**
    * The most bytes a POST body may have. A larger one is answered 413 with a JSON-RPC error
    * (-32600, id `null`) and is not read further. Default 1 MiB; `Infinity` for no limit.
    */
-  readonly maxBodyBytes?: number;
+  readonly maxBodyBytes?: number | undefined;
   /**
    * What `rpc.discover` says about the service (OpenRPC's info: `title`, `version`...), or `false`
    * not to answer `rpc.discover`. Default: title `JSON-RPC service`, version `0.0.0`.
    */
-  readonly openrpc?: Partial<OpenRpcInfo> | false;
+  readonly openrpc?: Partial<OpenRpcInfo> | false | undefined;
   /**
    * The inspector page: a browser's GET (an `Accept` that names `text/html`) of the path the handler
    * is mounted on gets a page that reads `rpc.discover` and calls the methods at that path. Any
    * other GET gets 405. `false` turns the page off (every GET gets 405). Default `true`.
    */
-  readonly inspector?: boolean;
+  readonly inspector?: boolean | undefined;
   /**
    * More names a request's `Host` may give (any case, the port ignored; `".example"` takes
    * `example` and every name under it), or `true` not to check `Host`. Default: loopback names
@@ -65,20 +65,20 @@ export interface FetchServerOptions {
    * refused (403): a web page whose name an attacker points at the server (DNS rebinding) reaches
    * no method.
    */
-  readonly allowedHosts?: readonly string[] | true;
+  readonly allowedHosts?: readonly string[] | true | undefined;
   /**
    * More origins a request's `Origin` may give, as browsers send them (`"https://app.example"`;
    * `"null"` for a sandboxed page or a `file:` URL). Default: pages on a loopback host. A request
    * from any other page is refused (403); one without `Origin` (curl, a server) is not checked.
    */
-  readonly allowedOrigins?: readonly string[];
+  readonly allowedOrigins?: readonly string[] | undefined;
   /**
    * CORS, so that a page of another origin can read the answers: `true` for the origins already
    * allowed, or `{ origins }` to allow these too. A preflight (OPTIONS) from an allowed origin is
    * answered 204; every answer to it carries `Access-Control-Allow-Origin` (that origin, never
    * `*`). Default `false`: no CORS headers, and an OPTIONS is 405.
    */
-  readonly cors?: boolean | { readonly origins?: readonly string[] };
+  readonly cors?: boolean | { readonly origins?: readonly string[] } | undefined;
 }
 
 /** Any contract's server, as the handler reads it at run time. */

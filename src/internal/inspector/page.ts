@@ -86,7 +86,7 @@ export interface InspectorPageOptions {
    */
   readonly url: string;
   /** The page's `<title>` until it has read the service's own. Default: `"JSON-RPC inspector"`. */
-  readonly title?: string;
+  readonly title?: string | undefined;
 }
 
 /** The title of a page not given one. */

@@ -26,14 +26,14 @@ import { mcpSessions, sessionHandler, type McpSessions, type Table } from "./ses
  * @category mcp
  */
 export type McpHandlerOptions = FetchServerOptions & {
-  readonly maxBatchSize?: number;
+  readonly maxBatchSize?: number | undefined;
   /**
    * Sessions of the 2025-11-25 era (`Mcp-Session-Id`, DELETE, a GET stream of the server's own,
    * `Last-Event-ID` replay of it and of a POST's stream): `true`, or `mcpSessions({ max, idleMs, replay })` to bound them and
    * keep a handle to `notify` through. They live in this process: a client must come back to it
    * (sticky routing). Default off: stateless, any process serves any request.
    */
-  readonly sessions?: boolean | McpSessions;
+  readonly sessions?: boolean | McpSessions | undefined;
   /**
    * Workers elsewhere answer the requests instead of this process: each POST past the checks
    * made here (the guard, the body limit, the 2026-07-28 era's envelope and headers, sessions)
@@ -45,7 +45,7 @@ export type McpHandlerOptions = FetchServerOptions & {
    * (their answers could not reach it); the 2026-07-28 era's `input_required` works (give every
    * worker the same `stateKey`). docs/mcp.md, "Workers over NATS".
    */
-  readonly relay?: Relay;
+  readonly relay?: Relay | undefined;
 };
 
 /**

@@ -48,12 +48,12 @@ import { callEventOf, encode, lostEvent, ResumableCall } from "./resumable";
  */
 export interface McpSessionsOptions {
   /** The most sessions held at once: a new one past it ends the one idle the longest, or, all in use, is refused (503). Default 1000. */
-  readonly max?: number;
+  readonly max?: number | undefined;
   /**
    * How long a session lives with no request and no open stream, in milliseconds: then its id is
    * 404, and the client starts again with `initialize`. Default 30 minutes.
    */
-  readonly idleMs?: number;
+  readonly idleMs?: number | undefined;
   /**
    * How many of its stream's latest events a session keeps, for a client that comes back with
    * `Last-Event-ID`; also how far behind a reader of the stream may fall before the stream is
@@ -61,19 +61,19 @@ export interface McpSessionsOptions {
    * meanwhile). Each call answered with an event stream keeps as many of its own, and with no
    * reader runs on until as many wait unread. Default 100.
    */
-  readonly replay?: number;
+  readonly replay?: number | undefined;
   /**
    * How long a call whose event stream dropped waits for its client to come back (a GET with
    * `Last-Event-ID`) before it is cancelled, in milliseconds. Meanwhile it runs on until `replay`
    * of its events wait unread, then waits at its next one. Default 1 minute.
    */
-  readonly resumeMs?: number;
+  readonly resumeMs?: number | undefined;
   /**
    * Makes a session's id: it must be unguessable (a session's id is all a request shows of it) and
    * of visible ASCII. Default `globalThis.crypto.randomUUID()`; Node 18 has no `globalThis.crypto`
    * (unless run with `--experimental-global-webcrypto`): there, give node:crypto's `randomUUID`.
    */
-  readonly id?: () => string;
+  readonly id?: (() => string) | undefined;
 }
 
 /**

@@ -44,10 +44,10 @@ export interface NatsServiceOptions<C> {
   /** The subject that takes JSON-RPC bodies, e.g. `rpc.examples`. The OpenRPC document answers on `<subject>.discover`. */
   readonly subject: string;
   /** The queue group: each message goes to one of the processes serving the subject in it. Default `"rpc"`. */
-  readonly queue?: string;
-  readonly description?: string;
+  readonly queue?: string | undefined;
+  readonly description?: string | undefined;
   /** Added to the service's metadata (beside `rpcserver.version` and `openrpc`, the discover subject). */
-  readonly metadata?: Readonly<Record<string, string>>;
+  readonly metadata?: Readonly<Record<string, string>> | undefined;
   /**
    * The methods' context, made for each message (from its headers: a token, a trace id). A thrown
    * `JsonRpcError` is the answer, with id `null`; anything else thrown is the services framework's
@@ -60,12 +60,12 @@ export interface NatsServiceOptions<C> {
    * The OpenRPC document's info (default: the service's name and version). `false`: no discover
    * endpoint, and `rpc.discover` only if the table has it.
    */
-  readonly openrpc?: Partial<OpenRpcInfo> | false;
+  readonly openrpc?: Partial<OpenRpcInfo> | false | undefined;
   /**
    * The discover endpoint's subject. Default `<subject>.discover`; required for a subject with a
    * wildcard (`rpc.*.calc`, `rpc.>`: one service for many tenants), unless `openrpc` is `false`.
    */
-  readonly discoverSubject?: string;
+  readonly discoverSubject?: string | undefined;
 }
 
 /**
@@ -119,7 +119,7 @@ export interface NatsStopOptions {
    * Abort the methods' `signal` (the default, `true`): they stop early and are answered with their
    * error. `false`: let them run to their end (a drain), answered as usual.
    */
-  readonly abort?: boolean;
+  readonly abort?: boolean | undefined;
 }
 
 const DEFAULT_QUEUE = "rpc";

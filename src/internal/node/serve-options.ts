@@ -36,14 +36,14 @@ export interface ServeOptions {
    */
   readonly context?: unknown;
   /** Sends an uncaught exception's message in the error's `data`. Default `false`. */
-  readonly debug?: boolean;
+  readonly debug?: boolean | undefined;
   /**
    * What `rpc.discover` says about the service (OpenRPC's info: `title`, `version`...), or `false`
    * not to answer `rpc.discover`. Default: title `JSON-RPC service`, version `0.0.0` (never the
    * library's name: give your service's), and the
    * server's URL in `servers`.
    */
-  readonly openrpc?: Partial<OpenRpcInfo> | false;
+  readonly openrpc?: Partial<OpenRpcInfo> | false | undefined;
   /**
    * More names a request's `Host` may give (any case, the port ignored; `".example"` takes
    * `example` and every name under it), or `true` not to check `Host`. Default: bound to a loopback
@@ -52,7 +52,7 @@ export interface ServeOptions {
    * given to `serve`, when it is a host name, is always accepted. Any other `Host` is refused (403):
    * a web page whose name an attacker points at this machine (DNS rebinding) reaches no method.
    */
-  readonly allowedHosts?: readonly string[] | true;
+  readonly allowedHosts?: readonly string[] | true | undefined;
   /**
    * More origins a request's `Origin` may give, as browsers send them (`"https://app.example:8443"`;
    * `"null"` for a sandboxed page or a `file:` URL). Default: pages on a loopback host
@@ -60,7 +60,7 @@ export interface ServeOptions {
    * refused (403), so a site one visits cannot call the methods. A request without `Origin` (curl, a
    * Node client) is not a browser's and is not checked.
    */
-  readonly allowedOrigins?: readonly string[];
+  readonly allowedOrigins?: readonly string[] | undefined;
   /**
    * CORS, so that a page served from another origin can read the answers: `true` for the origins
    * already allowed (loopback pages and `allowedOrigins`), or `{ origins }` to allow these too. A
@@ -69,7 +69,7 @@ export interface ServeOptions {
    * `Access-Control-Allow-Origin` (that origin, never `*`). Default `false`: no CORS headers, and an
    * OPTIONS is 405.
    */
-  readonly cors?: boolean | { readonly origins?: readonly string[] };
+  readonly cors?: boolean | { readonly origins?: readonly string[] } | undefined;
   /**
    * The inspector page: a browser's GET of `/` (an `Accept` that names `text/html`) is answered with
    * a page that reads `rpc.discover` and lets one call the methods, from the server's own origin
@@ -77,7 +77,7 @@ export interface ServeOptions {
    * whose `Accept` does not name `text/html` (curl's and `fetch`'s default, any type, does not),
    * still gets 405. `false` turns the page off: then every GET gets 405. Default `true`.
    */
-  readonly inspector?: boolean;
+  readonly inspector?: boolean | undefined;
 }
 
 /**

@@ -46,7 +46,7 @@ export interface TracedTransportOptions extends InstrumentOptions {
    * server, `traced` on the other end), or where no headers travel. Positional params are never
    * changed.
    */
-  readonly meta?: boolean;
+  readonly meta?: boolean | undefined;
 }
 
 /** One request of a body, and its span. */

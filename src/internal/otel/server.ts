@@ -42,7 +42,7 @@ export interface TracedOptions<C = unknown> extends InstrumentOptions {
    * HTTP headers the context holds (`(call) => call.context.headers`). Names are read in any case.
    * Default: none; the span's parent is then the active context (an HTTP server span, if any).
    */
-  readonly carrier?: (call: Call<C>) => Carrier | undefined;
+  readonly carrier?: ((call: Call<C>) => Carrier | undefined) | undefined;
 }
 
 /** The outcome of a Response. */

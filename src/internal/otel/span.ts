@@ -77,28 +77,28 @@ export const valueEvents = (span: Span): (() => void) => {
  */
 export interface InstrumentOptions {
   /** Where the tracer comes from. Default: the global one of `@opentelemetry/api` (`trace`). */
-  readonly tracerProvider?: TracerProvider;
+  readonly tracerProvider?: TracerProvider | undefined;
   /** Where the meter comes from. Default: the global one (`metrics`). */
-  readonly meterProvider?: MeterProvider;
+  readonly meterProvider?: MeterProvider | undefined;
   /**
    * How a trace context is written into a carrier (the client) or read from one (the server).
    * Default: the global propagator (`propagation`).
    */
-  readonly propagator?: TextMapPropagator;
+  readonly propagator?: TextMapPropagator | undefined;
   /**
    * The recognized methods: a list of names, a methods table (its own keys), or a function.
    * Another name is recorded as `_OTHER`, with the name in `rpc.method_original`, and names the
    * span `jsonrpc`. Default: every name is taken as recognized when the span starts, and recorded
    * as `_OTHER` when the answer is -32601 (Method not found).
    */
-  readonly methods?: RecognizedMethods;
+  readonly methods?: RecognizedMethods | undefined;
   /**
    * Which conventions: `"stable"` (the current ones) or `"dup"` (the older ones beside them).
    * Default: `OTEL_SEMCONV_STABILITY_OPT_IN` (`rpc/dup`: both), else the current ones.
    */
-  readonly semconv?: Semconv;
+  readonly semconv?: Semconv | undefined;
   /** Attributes added to every span when it starts (`server.address`, `server.port`). */
-  readonly attributes?: Attributes;
+  readonly attributes?: Attributes | undefined;
 }
 
 /** The instruments of one end, made once from its options: the tracer, how a span ends (its duration recorded), the rest. */
