@@ -21,6 +21,7 @@ export { notify, withOptions } from "./internal/client/calls";
 export { foldStream, open, type StreamRun } from "./internal/client/streams";
 export {
   matchClientError,
+  StreamError,
   type CallError,
   type ClientError,
   type DeclaredError,

@@ -18,6 +18,7 @@
 export {
   fetchHandler,
   type AppHandlerOptions,
+  type ContextNeeded,
   type FetchHandler,
   type FetchHandlerOptions,
 } from "./internal/http/fetch-handler";

@@ -38,6 +38,7 @@ import {
   type ClientError,
   type Transport,
 } from "../src/client";
+import { CALL } from "../src/internal/client/call";
 import { nodeHttp } from "../src/node-http";
 import { recordLogs } from "./support";
 
@@ -672,6 +673,26 @@ describe("batch answers", () => {
       a.close();
       b.close();
     }
+  });
+
+  test("a record's key __proto__ is a member of the answers; each call is read once, as it is checked", async () => {
+    const rpc = client(api, local(methods));
+    // A computed key: an own member named __proto__, as JSON.parse would make it.
+    const answers = await batch({ ["__proto__"]: rpc.add(1, 2), b: rpc.add(3, 4) })();
+    expect(Object.keys(answers)).toStrictEqual(["__proto__", "b"]);
+    expect(Object.getPrototypeOf(answers)).toBe(Object.prototype);
+    expect(Object.getOwnPropertyDescriptor(answers, "__proto__")?.value).toStrictEqual(E.right(3));
+    // A member whose call changes after it was checked (a Proxy) is sent as it was checked.
+    const other = client(api, local(methods));
+    let reads = 0;
+    const shifty = new Proxy(rpc.add(5, 6), {
+      get: (target, key, receiver) =>
+        (reads += key === CALL ? 1 : 0) > 1 && key === CALL
+          ? (other.add(5, 6) as unknown as Record<symbol, unknown>)[CALL]
+          : Reflect.get(target, key, receiver),
+    });
+    expect(await batch([rpc.add(1, 1), shifty])()).toStrictEqual([E.right(2), E.right(11)]);
+    expect(reads).toBe(1);
   });
 
   test("a batch's transport failure is every member's", async () => {

@@ -23,6 +23,7 @@ const CASES = {
   rpcBranch: 'contract: a branch cannot be named \\"rpc\\"',
   dottedBranch: 'contract: a branch cannot be named \\"a.b\\"',
   wrongContext: "Type '{ usr: string; }' is not assignable to type",
+  missingContext: "ContextNeeded<{ user: string; }>",
 } as const;
 
 const snippet = (src: string): string => `import * as E from "fp-ts/Either";
@@ -51,6 +52,8 @@ export const contracts = [
 ];
 /* wrongContext */ nodeHandler(app, { context: () => ({ usr: "x" }) });
 /* wrongContext */ fetchHandler(app, { context: () => ({ usr: "x" }) });
+/* missingContext */ fetchHandler(app);
+/* missingContext */ nodeHandler(app);
 `;
 
 test("each refusal's compile error names what is wrong, on its own line of the snippet", () => {
@@ -91,7 +94,9 @@ test("each refusal's compile error names what is wrong, on its own line of the s
     for (const [name, said] of Object.entries(CASES)) {
       for (const error of byCase.get(name) ?? []) expect(error).toContain(said);
     }
-    expect(byCase.get("wrongContext")).toHaveLength(2);
+    expect([byCase.get("wrongContext"), byCase.get("missingContext")].map((found) => found?.length)).toStrictEqual([
+      2, 2,
+    ]);
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }

@@ -443,6 +443,34 @@ describe("a call cut before its answer, in dispatch", () => {
     expect([tapsHeld(), cutsHeld()]).toStrictEqual([0, 0]);
   });
 
+  test("two traced stages: a cut ends both spans, once each; a stream's values reach both", async () => {
+    const outer = setup({ methods });
+    const inner = setup({ methods });
+    const answer = await asyncDispatch(request("add", { a: 1, b: 2 }, 1), methods, {
+      stages: [timeout(20), outer.stage, inner.stage, hang],
+    });
+    expect(JSON.parse(answer)).toMatchObject({ error: { code: -32001 }, id: 1 });
+    for (const { spans, points } of [outer, inner]) {
+      expect(only(spans()).attributes["rpc.status_code"]).toBe("-32001");
+      expect(only(await points()).count).toBe(1);
+    }
+    await asyncDispatch(request("count", [2], 2), methods, { stages: [outer.stage, inner.stage] });
+    for (const { spans } of [outer, inner]) expect(spans()[1]?.events.map((event) => event.name)).toHaveLength(2);
+    expect([tapsHeld(), cutsHeld()]).toStrictEqual([0, 0]);
+  });
+
+  test("a signal the caller aborted before the call: the method's answer ends the span", async () => {
+    const taking = { add: (_ctx: { signal: AbortSignal }, p: { a: number; b: number }) => Success(p.a + p.b) };
+    const { stage, spans } = setup({ methods: taking });
+    const answer = await asyncDispatch(request("add", { a: 1, b: 2 }, 1), taking, {
+      stages: [stage],
+      context: { signal: AbortSignal.abort() },
+    });
+    expect(answer).toBe('{"jsonrpc":"2.0","result":3,"id":1}');
+    expect(only(spans()).attributes["rpc.status_code"]).toBeUndefined();
+    expect(only(spans()).attributes["rpc.method"]).toBe("add");
+  });
+
   test("the caller's own signal in the context: the span ends -32800 when it aborts", async () => {
     const { stage, spans } = setup({ methods });
     const controller = new AbortController();

@@ -25,6 +25,7 @@ import {
   local,
   notify,
   open,
+  StreamError,
   withOptions,
   type Transport,
   type TransportOptions,
@@ -186,6 +187,31 @@ describe("over local: the generator is driven by the consumer", () => {
     );
   });
 
+  test("a loop over the call itself: the values, then its failure thrown as a StreamError; a break throws nothing", async () => {
+    const values: number[] = [];
+    let thrown: unknown;
+    try {
+      for await (const n of calls.failing(2)) values.push(n);
+    } catch (error) {
+      thrown = error;
+    }
+    expect(values).toEqual([1, 2]);
+    expect(thrown).toBeInstanceOf(StreamError);
+    expect((thrown as StreamError).error).toEqual({
+      _tag: "ServerError",
+      declared: true,
+      code: 404,
+      message: "Not found",
+      data: { after: 2 },
+    });
+    expect((thrown as StreamError).message).toBe("the streamed call failed: ServerError 404 Not found");
+    // A success ends the loop quietly; so does leaving it, though the call then ends aborted.
+    const counted: number[] = [];
+    for await (const n of calls.count(2)) counted.push(n);
+    for await (const n of calls.endless()) if (n === 3) break;
+    expect(counted).toEqual([1, 2]);
+  });
+
   test("break cancels the call: the generator stops (its finally runs), and the result is aborted", async () => {
     const run = open(calls.endless());
     const values: number[] = [];
@@ -221,7 +247,19 @@ describe("over local: the generator is driven by the consumer", () => {
     controller.abort("before");
     const values: number[] = [];
     const call = pipe(calls.count(3), withOptions({ signal: controller.signal }));
-    for await (const n of call) values.push(n);
+    // A loop over the call throws its failure (a loop has no place for the Either); open's run never throws.
+    const looped = (async () => {
+      for await (const n of call) values.push(n);
+    })();
+    const thrown: unknown = await looped.then(
+      () => undefined,
+      (error: unknown) => error,
+    );
+    expect(thrown).toBeInstanceOf(StreamError);
+    expect([(thrown as StreamError).error, (thrown as StreamError).message]).toStrictEqual([
+      { _tag: "TransportError", reason: "aborted", cause: "before" },
+      "the streamed call failed: TransportError aborted",
+    ]);
     expect(values).toEqual([]);
     expect(await open(call).result).toEqual(E.left({ _tag: "TransportError", reason: "aborted", cause: "before" }));
     expect(seen.yielded).toBe(0);

@@ -75,25 +75,32 @@ export const batch = <const T extends ReadonlyArray<BatchMember> | { readonly [k
 ): Task<BatchAnswers<T>> => {
   const keys = Object.keys(calls);
   const members = keys.map((key) => (calls as Record<string, BatchMember>)[key] as BatchMember);
-  oneTransport(Array.isArray(calls), keys, members);
+  // Each member's call read once, here: what is checked is what is sent.
+  const specs = members.map((member) => member[CALL]);
+  const notifications = members.map((member) => member.notification);
+  oneTransport(Array.isArray(calls), keys, specs);
   return async () => {
     const out = (Array.isArray(calls) ? [] : {}) as Record<string, unknown>;
-    const first = members[0];
+    const first = specs[0];
     if (first === undefined) return out as BatchAnswers<T>;
-    const specs = members.map((member) => member[CALL]);
     // One counter for the whole body: the transport's own (a connection's), else the process-wide one.
-    const nextId = first[CALL].nextId;
-    const ids = members.map((member) => (member.notification ? undefined : nextId()));
+    const ids = notifications.map((notification) => (notification ? undefined : first.nextId()));
     // The whole request has one signal and one timeout: the batch's own, else its first call's
     // (which holds its client's, and its own `withOptions`).
-    const answers = await sendBatch(first[CALL], specs, ids, { ...first[CALL].options, ...defined(options) });
+    const answers = await sendBatch(first, specs, ids, { ...first.options, ...defined(options) });
     keys.forEach((key, i) => {
       const id = ids[i];
-      out[key] = E.isLeft(answers)
-        ? answers
-        : id === undefined
-          ? E.right(undefined)
-          : memberAnswer(specs[i] as Spec<unknown>, answers.right.get(id));
+      // Defined, not assigned: a record's key `__proto__` is a member of the answers like any other.
+      Object.defineProperty(out, key, {
+        value: E.isLeft(answers)
+          ? answers
+          : id === undefined
+            ? E.right(undefined)
+            : memberAnswer(specs[i] as Spec<unknown>, answers.right.get(id)),
+        enumerable: true,
+        writable: true,
+        configurable: true,
+      });
     });
     return out as BatchAnswers<T>;
   };
@@ -104,9 +111,9 @@ export const batch = <const T extends ReadonlyArray<BatchMember> | { readonly [k
  * other headers or credentials) would otherwise be sent through the first member's, and be answered
  * there as if it were its own. A mistake in the code, so an exception where the batch is made.
  */
-const oneTransport = (isArray: boolean, keys: ReadonlyArray<string>, members: ReadonlyArray<BatchMember>): void => {
-  const transport = members[0]?.[CALL].transport;
-  const other = members.findIndex((member) => member[CALL].transport !== transport);
+const oneTransport = (isArray: boolean, keys: ReadonlyArray<string>, specs: ReadonlyArray<Spec<unknown>>): void => {
+  const transport = specs[0]?.transport;
+  const other = specs.findIndex((spec) => spec.transport !== transport);
   if (other === -1) return;
   // A tuple's members by their place, a record's by their key.
   const [first, second] = [keys[0], keys[other]].map((key) => (isArray ? key : JSON.stringify(key)));

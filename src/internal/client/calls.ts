@@ -8,7 +8,7 @@
  */
 import * as E from "fp-ts/Either";
 import { CALL, type CallOptions, type RpcCall, type RpcNotification, type RpcStream, type Spec } from "./call";
-import type { ClientError } from "./errors";
+import { StreamError, type ClientError } from "./errors";
 import { run, send } from "./send";
 import { open } from "./streams";
 
@@ -28,9 +28,24 @@ export const makeCall = <A>(spec: Spec<A>): RpcCall<A> => {
   return call as RpcCall<A>;
 };
 
-/** What iterating a stream does: `open` it, its result dropped. One function for every stream. */
-function iterate<V>(this: RpcStream<V, unknown>): AsyncIterator<V> {
-  return open(this);
+/** The last step of a run, as a loop takes it: a failure thrown (a loop has no place for the Either). */
+const thrownIfFailed = <V>(step: IteratorResult<V, E.Either<ClientError, unknown>>): IteratorResult<V, undefined> => {
+  if (step.done !== true) return step;
+  if (E.isLeft(step.value)) throw new StreamError(step.value.left);
+  return { done: true, value: undefined };
+};
+
+/**
+ * What iterating a stream does (`for await (const v of call)`): `open` it, its result dropped when
+ * the call succeeds, thrown as a {@link StreamError} when it fails. Leaving the loop (`return`)
+ * throws nothing. One function for every stream.
+ */
+function iterate<V>(this: RpcStream<V, unknown>): AsyncIterator<V, undefined> {
+  const run = open(this);
+  return {
+    next: () => run.next().then(thrownIfFailed),
+    return: () => run.return().then(() => ({ done: true, value: undefined })),
+  };
 }
 
 /**

@@ -318,3 +318,53 @@ export const matchClientError =
   }) =>
   (error: Err): B =>
     (cases[error._tag] as (error: Err) => B)(error);
+
+/** A client error in a line: its kind, and its reason or its code and message. */
+const lineOf = (error: ClientError): string => {
+  switch (error._tag) {
+    case "ServerError":
+      return `ServerError ${error.code} ${error.message}`;
+    case "InvalidCall":
+      return `InvalidCall (${error.method})`;
+    default:
+      return `${error._tag} ${error.reason}`;
+  }
+};
+
+/**
+ * What `for await (const value of call)` throws when the streamed call fails (an error answer, a
+ * lost connection, a refused value, a time-out): a loop has no place for the call's `Either`, so
+ * its failure is thrown, the `ClientError` in `error`, after the values that came before it.
+ * Leaving the loop (`break`, `return`) throws nothing. `open(call)` never throws: its `result`
+ * holds the same `Either`.
+ *
+ * @example
+ * import * as E from "fp-ts/Either";
+ * import * as t from "io-ts";
+ * import { contract, implement, RpcError } from "rpcserver";
+ * import { client, local, StreamError } from "rpcserver/client";
+ * const api = contract({ count: { params: t.tuple([t.number]), stream: t.number, result: t.string } });
+ * const { count } = client(api, local(implement(api, {
+ *   count: async function* (to) {
+ *     yield 1;
+ *     return to > 1 ? RpcError(400, "Too far") : E.right("done");
+ *   },
+ * })));
+ * const seen: number[] = [];
+ * try {
+ *   for await (const n of count(2)) seen.push(n);
+ * } catch (thrown) {
+ *   if (thrown instanceof StreamError) thrown.error; // { _tag: "ServerError", code: 400, message: "Too far", ... }
+ * }
+ * seen; // [1]
+ *
+ * @since 5.0.10
+ * @category client
+ */
+export class StreamError<L extends ClientError = ClientError> extends globalThis.Error {
+  override readonly name = "StreamError";
+
+  constructor(readonly error: L) {
+    super(`the streamed call failed: ${lineOf(error)}`);
+  }
+}

@@ -182,20 +182,17 @@ type WireResult<E> = E extends { readonly result: infer R extends Schema }
  */
 export type Checked<M> = {
   readonly [K in keyof M]: K extends RefusedName
-    ? `contract: "${K & string}" cannot be a name: ${WhyRefused<K>}`
+    ? `contract: "${K & string}" cannot be a name: ${K extends `rpc.${string}`
+        ? `"rpc." begins the protocol's own methods (rpc.discover)`
+        : K extends "then" | `then.${string}` | `${string}.then` | `${string}.then.${string}`
+          ? `a part named "then" would make the contract (or a branch) a thenable, which await takes apart`
+          : "no part of a dotted name may be empty"}`
     : M[K] extends Contract<Entries>
       ? K extends "rpc" | `${string}.${string}`
         ? `contract: a branch cannot be named "${K & string}": its methods would be named "${K & string}.…" (${K extends "rpc" ? "rpc. begins the protocol's own methods" : "a branch's name has no dot"})`
         : unknown
       : { readonly examples?: ReadonlyArray<MethodExample<WireParams<M[K]>, WireResult<M[K]>>> };
 };
-
-/** Why `contract` refuses the name `K`, for the message of the compile error. */
-type WhyRefused<K> = K extends `rpc.${string}`
-  ? `"rpc." begins the protocol's own methods (rpc.discover)`
-  : K extends "then" | `then.${string}` | `${string}.then` | `${string}.then.${string}`
-    ? `a part named "then" would make the contract (or a branch) a thenable, which await takes apart`
-    : "no part of a dotted name may be empty";
 
 /** The names `contract` refuses: `rpc.*`, and any holding a segment `then` or an empty one. */
 type RefusedName =

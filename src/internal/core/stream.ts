@@ -124,7 +124,7 @@ export const passSink = (request: Request, next: Request): void => {
  */
 export const endStream = (request: Request, reason: JsonRpcError): void => {
   if (!isObjectKey(request)) return;
-  if (cuts.size !== 0) cuts.get(request)?.(reason);
+  if (cuts.size !== 0) cuts.take(request)?.(reason);
   const stream = streams.get(request);
   if (stream === undefined) streams.set(request, { sink: undefined, ended: reason, wake: undefined });
   else if (stream.ended === undefined) {
@@ -145,12 +145,46 @@ export const isStreamed = (value: unknown): value is AsyncIterator<unknown> =>
   typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === "function";
 
 /**
- * The taps waiting for their request's drain (`tapStream`), by the request object the drain will
- * hold. A Map, emptied by the one who tapped once its call is over: a WeakMap entry per request (or
- * a `Stream` made for each) cost a traced dispatch a third of its time in the garbage collector,
- * for the rare request that streams.
+ * Listeners by request object, each told once: one held as it is, more in a Set (two `traced`
+ * stages on one pipeline listen to the same request). A Map, emptied by whoever listens once its
+ * call is over: a WeakMap entry per request (or a `Stream` made for each) cost a traced dispatch a
+ * third of its time in the garbage collector, for the rare request that streams or is cut.
  */
-const taps = new Map<Request, (value: unknown) => void>();
+class ByRequest<A> {
+  private readonly held = new Map<Request, ((a: A) => void) | Set<(a: A) => void>>();
+
+  get size(): number {
+    return this.held.size;
+  }
+
+  /** Adds `f` for `request`; returns what removes it. */
+  add(request: Request, f: (a: A) => void): () => void {
+    const before = this.held.get(request);
+    if (before === undefined) this.held.set(request, f);
+    else if (before instanceof Set) before.add(f);
+    else this.held.set(request, new Set([before, f]));
+    return () => {
+      const held = this.held.get(request);
+      if (held === f) this.held.delete(request);
+      else if (held instanceof Set && held.delete(f) && held.size === 0) this.held.delete(request);
+    };
+  }
+
+  /** Every listener of `request`, taken off, as one function (in the order they came), or `undefined`. */
+  take(request: Request): ((a: A) => void) | undefined {
+    const held = this.held.get(request);
+    if (held === undefined) return undefined;
+    this.held.delete(request);
+    if (!(held instanceof Set)) return held;
+    const all = [...held];
+    return (a) => {
+      for (const f of all) f(a);
+    };
+  }
+}
+
+/** The taps waiting for their request's drain (`tapStream`), by the request object the drain will hold. */
+const taps = new ByRequest<unknown>();
 
 /**
  * Puts `tap` before the sink of `request` once its method turns out to stream (its drain starts):
@@ -158,33 +192,22 @@ const taps = new Map<Request, (value: unknown) => void>();
  * it as before; without a sink, the values are still dropped. Returns what removes the tap: call
  * it when the call is over, streamed or not. @internal
  */
-export const tapStream = (request: Request, tap: (value: unknown) => void): (() => void) => {
-  taps.set(request, tap);
-  return () => {
-    taps.delete(request);
-  };
-};
+export const tapStream = (request: Request, tap: (value: unknown) => void): (() => void) => taps.add(request, tap);
 
 /**
  * What hears of a request ended from outside (`endStream`: a cancel, the client gone, a deadline),
  * by the request object the wire ends: `rpcserver/otel`'s span, which the request's answer may
- * never end (a stage or a method that ignores its signal). A Map emptied by whoever listens, as
- * the taps are.
+ * never end (a stage or a method that ignores its signal).
  */
-const cuts = new Map<Request, (reason: JsonRpcError) => void>();
+const cuts = new ByRequest<JsonRpcError>();
 
 /**
  * Calls `cut` when `request` is ended from outside (`endStream`), once, before its stream hears of
  * it. Returns what stops listening: call it when the call is over. `cut` must not throw. @internal
  */
-export const onCut = (request: Request, cut: (reason: JsonRpcError) => void): (() => void) => {
-  cuts.set(request, cut);
-  return () => {
-    cuts.delete(request);
-  };
-};
+export const onCut = (request: Request, cut: (reason: JsonRpcError) => void): (() => void) => cuts.add(request, cut);
 
-/** How many taps wait for a drain: none once every tapped call is over (a test's look for a leak). @internal */
+/** How many requests have taps waiting for a drain: none once every tapped call is over (a test's look for a leak). @internal */
 export const tapsHeld = (): number => taps.size;
 
 /** How many requests are listened to for an end from outside: none once every traced call is over (a test's look for a leak). @internal */
@@ -194,9 +217,8 @@ export const cutsHeld = (): number => cuts.size;
 export const drainedStreamOf = (request: Request): Stream => {
   const stream = streamOf(request);
   if (taps.size === 0) return stream;
-  const tap = taps.get(request);
+  const tap = taps.take(request);
   if (tap === undefined) return stream;
-  taps.delete(request);
   const sink = stream.sink;
   // A step that sends nothing (rpcserver/mcp's, for a tool's value with no progress token) is no value to trace.
   stream.sink =

@@ -81,6 +81,23 @@ export type AppHandlerOptions<In> = Omit<JsonOptions, "context" | "stages"> &
       });
 
 /**
+ * What a compile error names when an HTTP handler is given a server that declares a context, and
+ * no options: the `context` function it needs (`fetchHandler(app, { context: (request) => ... })`).
+ * Never a value.
+ *
+ * @example
+ * import type { ContextNeeded } from "rpcserver/fetch";
+ * type Needed = ContextNeeded<{ user: string }>; // { context: (request: Request) => { user: string } | Promise<...> }
+ *
+ * @since 5.0.10
+ * @category fetch
+ */
+export interface ContextNeeded<In> {
+  /** The options' `context` function: this server's handlers take a context. */
+  readonly context: (request: Request) => In | Promise<In>;
+}
+
+/**
  * The options argument of an HTTP handler (`fetchHandler`, `nodeHandler`) for a contract's server:
  * required exactly when the server declares a context.
  */
@@ -302,6 +319,8 @@ export function fetchHandler<M extends Entries, In, Cur>(
   app: Server<M, In, Cur>,
   ...options: AppOptionsArg<In>
 ): FetchHandler;
+// Only to name what is missing: a server that declares a context, given without options.
+export function fetchHandler<M extends Entries, In, Cur>(app: Server<M, In, Cur> & ContextNeeded<In>): FetchHandler;
 export function fetchHandler(methodsOrApp: unknown, options?: unknown): FetchHandler {
   return handlerOf(serviceOf("fetchHandler", methodsOrApp, options));
 }

@@ -15,6 +15,7 @@ import type { AnyStage } from "../core/stages";
 import {
   serviceBehind,
   type AppOptionsArg,
+  type ContextNeeded,
   type FetchHandler,
   type NativeFetchHandler,
   type TableOptionsArg,
@@ -74,6 +75,8 @@ export function nodeHandler<M extends Entries, In, Cur>(
   app: Server<M, In, Cur>,
   ...options: AppOptionsArg<In>
 ): NodeHandler;
+// Only to name what is missing: a server that declares a context, given without options.
+export function nodeHandler<M extends Entries, In, Cur>(app: Server<M, In, Cur> & ContextNeeded<In>): NodeHandler;
 export function nodeHandler(methodsOrApp: unknown, options?: unknown): NodeHandler {
   if (typeof methodsOrApp !== "function") return nodeExchange(serviceOf("nodeHandler", methodsOrApp, options));
   const service = serviceBehind(methodsOrApp as FetchHandler);

@@ -154,7 +154,10 @@ export function traced<C = unknown>(options: TracedOptions<C> = {}): TypedAround
         // aborts it: heard by the request, with no signal made for it. A signal of the caller's
         // own in the context is followed.
         const unhook = onCut(call.request, cutBy);
-        const own = requestAbortOf(call.context, call.request) === undefined ? signalIn(call.context) : undefined;
+        // A signal the caller aborted before the call is the method's to read: the call goes on, and
+        // its answer (which the method may still give) ends the span.
+        const given = requestAbortOf(call.context, call.request) === undefined ? signalIn(call.context) : undefined;
+        const own = given?.aborted === true ? undefined : given;
         const unfollow = follow(own, () => cutBy(own?.reason));
         letGo = () => {
           unhook();
