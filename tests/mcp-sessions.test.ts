@@ -10,7 +10,9 @@ import { spawn } from "node:child_process";
 import { randomUUID } from "node:crypto";
 import { request, type IncomingMessage } from "node:http";
 import { join } from "node:path";
-import { mcpHandler, mcpServer, mcpSessions } from "../src/mcp";
+import * as E from "fp-ts/Either";
+import * as t from "io-ts";
+import { mcpHandler, mcpServer, mcpSessions, tool } from "../src/mcp";
 import { usingFixture } from "./helpers/processes";
 import { onEvents, postHeaders, type SseEvent } from "./helpers/mcp-http";
 
@@ -344,6 +346,83 @@ describe("mcpHandler with sessions, on real sockets", () => {
 });
 
 describe("mcpHandler with sessions, in process", () => {
+  test("a session's calls under way are bounded (maxCalls): past it a call is 429, a cancel is still taken", async () => {
+    const held: Array<() => void> = [];
+    let stopped = 0;
+    const server = mcpServer({
+      name: "capped",
+      version: "1.0.0",
+      tools: {
+        hold: tool({
+          description: "Sends one progress, then waits until its call is cancelled",
+          input: t.type({}),
+          run: async function* (_args, { signal }) {
+            try {
+              yield { progress: 1 };
+              await new Promise<void>((resolve) => {
+                held.push(resolve);
+                signal.addEventListener("abort", () => resolve(), { once: true });
+              });
+              return E.right("held");
+            } finally {
+              stopped += 1;
+            }
+          },
+        }),
+      },
+    });
+    const handler = mcpHandler(server, { sessions: mcpSessions({ maxCalls: 2, id: randomUUID }) });
+    const to = (body: unknown, session?: string): Request =>
+      new Request("http://127.0.0.1/mcp", {
+        method: "POST",
+        headers: {
+          "Content-Type": "application/json",
+          Accept: BOTH,
+          ...(session === undefined ? {} : { "Mcp-Session-Id": session }),
+        },
+        body: JSON.stringify(body),
+      });
+    const session = (await handler(to(INITIALIZE))).headers.get("Mcp-Session-Id") ?? "";
+    const hold = (id: number): Record<string, unknown> =>
+      call(id, "tools/call", { name: "hold", arguments: {}, _meta: { progressToken: id } });
+    // Two calls whose clients read their first event and leave: each goes on, waiting for its client.
+    for (const id of [2, 3]) {
+      const answer = await handler(to(hold(id), session));
+      expect(answer.headers.get("content-type")).toBe("text/event-stream");
+      const reader = answer.body?.getReader();
+      await reader?.read();
+      await reader?.cancel();
+    }
+    const refused = await handler(to(hold(4), session));
+    expect(refused.status).toBe(429);
+    expect(JSON.parse(await refused.text())).toStrictEqual({
+      jsonrpc: "2.0",
+      error: {
+        code: -32000,
+        message: "Too Many Requests: this session has 2 calls under way; wait for one to end, or cancel one",
+      },
+      id: null,
+    });
+    expect(held).toHaveLength(2);
+    // A body of notifications alone is taken at the bound: here the cancel that frees a call.
+    const cancelled = await handler(
+      to({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 2 } }, session),
+    );
+    expect(cancelled.status).toBe(202);
+    for (let turn = 0; stopped < 1 && turn < 1000; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(stopped).toBe(1);
+    let again = await handler(to(hold(5), session));
+    for (let turn = 0; again.status === 429 && turn < 100; turn++) {
+      await new Promise((resolve) => setImmediate(resolve));
+      again = await handler(to(hold(5), session));
+    }
+    expect(again.headers.get("content-type")).toBe("text/event-stream");
+    await again.body?.cancel();
+    await handler(new Request("http://127.0.0.1/mcp", { method: "DELETE", headers: { "Mcp-Session-Id": session } }));
+    for (let turn = 0; stopped < 3 && turn < 1000; turn++) await new Promise((resolve) => setImmediate(resolve));
+    expect(stopped).toBe(3);
+  });
+
   test("a reader that falls `replay` events behind has its stream closed, holding no more than that", async () => {
     const sessions = mcpSessions({ replay: 3, id: randomUUID });
     const handler = mcpHandler(mcpServer({ name: "slow", version: "1.0.0" }), { sessions });

@@ -37,7 +37,8 @@ import { callEventOf, encode, lostEvent, ResumableCall } from "./resumable";
  * The bounds of `mcpHandler`'s sessions: how many at once, how long one lives idle, and how many of
  * its stream's events each keeps for a `Last-Event-ID` replay, and how long a call whose stream
  * dropped waits for its client. Memory is bounded by `max` × `replay` events (each as long as its
- * message), and 2 × `replay` more for each call under way with an event stream.
+ * message), and 2 × `replay` more for each call under way with an event stream, of which a session
+ * has at most `maxCalls`.
  *
  * @example
  * import type { McpSessionsOptions } from "rpcserver/mcp";
@@ -69,6 +70,13 @@ export interface McpSessionsOptions {
    */
   readonly resumeMs?: number | undefined;
   /**
+   * The most calls one session may have under way: answered or not yet, a call whose client left
+   * and may come back (`resumeMs`) included. A POST holding a request past it is refused, 429, and
+   * runs nothing; one of notifications alone (a `notifications/cancelled`) is always taken.
+   * Default 100.
+   */
+  readonly maxCalls?: number | undefined;
+  /**
    * Makes a session's id: it must be unguessable (a session's id is all a request shows of it) and
    * of visible ASCII. Default `globalThis.crypto.randomUUID()`; Node 18 has no `globalThis.crypto`
    * (unless run with `--experimental-global-webcrypto`): there, give node:crypto's `randomUUID`.
@@ -97,6 +105,7 @@ export interface McpSessions {
 const DEFAULT_MAX = 1000;
 const DEFAULT_IDLE_MS = 30 * 60_000;
 const DEFAULT_REPLAY = 100;
+const DEFAULT_MAX_CALLS = 100;
 const DEFAULT_RESUME_MS = 60_000;
 
 /** One event kept for replay: its id, and its bytes as written. */
@@ -126,6 +135,7 @@ class Session {
     readonly id: string,
     private readonly replay: number,
     private readonly resumeMs: number,
+    private readonly maxCalls: number,
     now: number,
   ) {
     this.seen = now;
@@ -157,12 +167,21 @@ class Session {
    * the call is over: a call waiting for its client (an elicitation a user takes long over) keeps
    * its session, as an open stream does. The body is read here once, and handed on read.
    */
-  async during(request: Request, service: Service): Promise<Response> {
+  async during(request: Request, service: Service, cors: Readonly<Record<string, string>>): Promise<Response> {
     const incoming = incomingOf(request);
     const read = await incoming.read(service.limit);
     const sent = read instanceof Uint8Array ? read : undefined;
     // A cancel is rare: only a body that names one is parsed here (then those of the calls under way).
     if (sent !== undefined && textOf(sent).includes("notifications/cancelled")) this.cancelNamed(sent);
+    // Calls whose clients left cost no socket: without a bound, one client could keep any number.
+    if (this.under.size >= this.maxCalls && sent !== undefined && asksSomething(sent)) {
+      return refused(
+        429,
+        -32000,
+        `Too Many Requests: this session has ${this.maxCalls} calls under way; wait for one to end, or cancel one`,
+        cors,
+      );
+    }
     const controller = new AbortController();
     const cancel = (): void => controller.abort();
     const under: Under = { body: sent, id: undefined, cancel };
@@ -349,6 +368,7 @@ export class Table implements McpSessions {
   private readonly idleMs: number;
   private readonly replay: number;
   private readonly resumeMs: number;
+  private readonly maxCalls: number;
   private readonly id: () => string;
 
   constructor(options: McpSessionsOptions) {
@@ -356,6 +376,7 @@ export class Table implements McpSessions {
     this.idleMs = bound(options.idleMs, DEFAULT_IDLE_MS, "idleMs");
     this.replay = bound(options.replay, DEFAULT_REPLAY, "replay");
     this.resumeMs = bound(options.resumeMs, DEFAULT_RESUME_MS, "resumeMs");
+    this.maxCalls = bound(options.maxCalls, DEFAULT_MAX_CALLS, "maxCalls");
     // A longer delay than one timer holds would fire at once.
     if (!fitsOneTimer(this.resumeMs)) throw new TypeError("mcpSessions: resumeMs must be at most 2^31 - 1");
     this.id = options.id ?? randomUuid();
@@ -403,7 +424,7 @@ export class Table implements McpSessions {
       if (idlest === undefined) return undefined;
       this.end(idlest.id);
     }
-    const session = new Session(this.id(), this.replay, this.resumeMs, now);
+    const session = new Session(this.id(), this.replay, this.resumeMs, this.maxCalls, now);
     this.all.set(session.id, session);
     return session;
   }
@@ -491,7 +512,7 @@ export const mcpSessions = (options: McpSessionsOptions = {}): McpSessions => ne
 
 /** A JSON-RPC error answered with an HTTP status, id `null`, as MCP's SDKs answer session errors. */
 const refused = (
-  status: 400 | 404 | 503,
+  status: 400 | 404 | 429 | 503,
   code: number,
   message: string,
   cors: Readonly<Record<string, string>>,
@@ -540,6 +561,10 @@ const idOf = (call: Under): string | undefined => {
 const messagesOf = (bytes: Uint8Array): Array<Record<string, unknown>> =>
   (messagesIn(textOf(bytes)) ?? []).filter(isRecord);
 
+/** Does a body hold a request (a message with a method and an id): a call that would be under way? */
+const asksSomething = (bytes: Uint8Array): boolean =>
+  messagesOf(bytes).some((message) => typeof message["method"] === "string" && "id" in message);
+
 /** The id of the one request in a body (`JSON.stringify`'d), `undefined` for none or several. */
 const requestIdOf = (bytes: Uint8Array): string | undefined => {
   const asked = messagesOf(bytes).filter((message) => typeof message["method"] === "string" && "id" in message);
@@ -587,7 +612,7 @@ export const sessionHandler = (sessions: McpSessions, service: Service, inner: F
     if (method === "POST") {
       if (id !== null) {
         const session = table.use(id);
-        return session === undefined ? unknown(cors) : session.during(request, service);
+        return session === undefined ? unknown(cors) : session.during(request, service, cors);
       }
       const body = await incomingOf(request.clone()).read(limit);
       // Too large, read before, broken: `inner` answers it as it answers any such body.
