@@ -136,7 +136,12 @@ describe.each(jsonDispatchers)("a method that returns something other than a Res
       internalWith("The method did not return a Result"),
     );
     expect(logs.entries).toStrictEqual([
-      { level: "error", args: ['rpcserver: method "m" returned something other than a Result'] },
+      {
+        level: "error",
+        args: [
+          'rpcserver: method "m" returned something other than a Result (its value wrapped: Success(value), or Error(code, message))',
+        ],
+      },
     ]);
   });
 });

@@ -60,7 +60,7 @@ test("errors of one task are one write, in order", async () => {
     'rpcserver: method "boom" raised an exception',
     'rpcserver: method "boom" raised an exception',
     'rpcserver: method "boom" raised an exception',
-    'rpcserver: method "nope" returned something other than a Result',
+    'rpcserver: method "nope" returned something other than a Result (its value wrapped: Success(value), or Error(code, message))',
   ]);
 });
 
@@ -97,6 +97,14 @@ test("one exit listener however many loggers log: a listener each would pass Nod
 test("an exception without a stack is formatted by console", async () => {
   const error = new globalThis.Error("no stack");
   Object.defineProperty(error, "stack", { value: undefined });
+  defaultLogger.error("message", error);
+  await tick();
+  expect(written).toEqual([["message", error]]);
+});
+
+test("an exception with an empty stack is formatted by console, not written as a blank line", async () => {
+  const error = new globalThis.Error("connection disconnected");
+  error.stack = "";
   defaultLogger.error("message", error);
   await tick();
   expect(written).toEqual([["message", error]]);

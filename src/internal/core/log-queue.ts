@@ -21,7 +21,9 @@ const lineOf = (args: ReadonlyArray<unknown>): string | undefined => {
   try {
     if (thrown instanceof globalThis.Error) {
       const stack: unknown = thrown.stack;
-      if (typeof stack === "string") return `${message}\n${stack}`;
+      // An empty stack (a library's error made with `stack: ""`) would write a blank line: such an
+      // exception is formatted by the console, as one with no stack.
+      if (typeof stack === "string" && stack.trim() !== "") return `${message}\n${stack}`;
     }
   } catch {
     return `${message}\n${messageOf(thrown)}`;

@@ -124,7 +124,9 @@ const fromReturned = (invocation: Invocation, returned: unknown): Response | Uns
       : success(request, codec, returned.right.result);
   }
   if (isStreamed(returned)) return new Streaming(returned, invocation);
-  logSafely(`rpcserver: method "${request.method}" returned something other than a Result`);
+  logSafely(
+    `rpcserver: method "${request.method}" returned something other than a Result (its value wrapped: Success(value), or Error(code, message))`,
+  );
   return failWith(ERROR_INTERNAL_ERROR, "Internal error", "The method did not return a Result", request);
 };
 

@@ -6,7 +6,7 @@
  * @module
  */
 import * as E from "fp-ts/Either";
-import { ERROR_INTERNAL_ERROR, ERROR_INVALID_REQUEST, ERROR_SERVER_ERROR } from "../codes";
+import { ERROR_INTERNAL_ERROR, ERROR_INVALID_REQUEST, ERROR_REQUEST_CANCELLED, ERROR_SERVER_ERROR } from "../codes";
 import { messageOf, methodNameOf } from "../describe";
 import { isJsonRpcError } from "../exceptions";
 import { lookup } from "../methods";
@@ -16,6 +16,7 @@ import type { Id, Request } from "../request";
 import { ErrorResponse, type Response } from "../response";
 import { isSchemaRefused } from "../schema";
 import { NODATA } from "../sentinels";
+import { requestAbortOf, signalIn } from "../signal";
 import { idOf, type Call } from "../stages";
 
 export const failWith = (
@@ -58,14 +59,32 @@ export const methodSite = (call: Call, env: Env | undefined): string => {
  * send: a JsonRpcError as given, anything else -32603 (logged; its message in `data` only under
  * `debug`).
  */
-export const thrownError = (env: Env, call: Call, what: string, thrown: unknown): ErrorResponse =>
-  errorFor(
+export const thrownError = (env: Env, call: Call, what: string, thrown: unknown): ErrorResponse => {
+  // A request cancelled already (a cancel, its client gone, a deadline): what its code throws now is
+  // most likely that abort handed on (`await sleep(ms, undefined, { signal })`), no fault of the
+  // code's. It is answered as cancelled (the answer is seldom sent), and nothing is logged.
+  if (!isJsonRpcError(thrown) && cancelled(call)) {
+    return ErrorResponse(ERROR_REQUEST_CANCELLED, "Request cancelled", NODATA, idOf(call.request));
+  }
+  return errorFor(
     env,
     idOf(call.request),
     `${what} "${methodNameOf(call.request)}"`,
     thrown,
     `${what} ${methodSite(call, env)}`,
   );
+};
+
+/** Was the request of `call` aborted: the abort a wire made for it, or a signal the caller put in the context? */
+const cancelled = (call: Call): boolean => {
+  try {
+    const { context, request } = call;
+    return (requestAbortOf(context, request)?.aborted ?? signalIn(context)?.aborted) === true;
+  } catch {
+    // A call whose reads throw (a stage's Proxy): not known to be cancelled.
+    return false;
+  }
+};
 
 /**
  * An exception as the error answering the request `id`; `who` names what raised it in the log, and
