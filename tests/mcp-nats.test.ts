@@ -273,10 +273,11 @@ describe("an MCP server's workers over NATS behind mcpHandler's relay", () => {
           body: '{"jsonrpc":"2.0","id":40,"method":"ping"}',
         }),
       );
+      // The request's own id: a client (the SDK's) matches the error to its call, and does not wait on.
       expect(await response.json()).toEqual({
         jsonrpc: "2.0",
         error: { code: -32000, message: "Server error" },
-        id: null,
+        id: 40,
       });
       return said.mock.calls.flat().join(" ");
     } finally {

@@ -29,10 +29,15 @@ const relayOf =
     );
   };
 
+/** What relayHttp was told failed, for the log (the exchange writes it). */
+const failures: unknown[] = [];
+const failed = (thrown: unknown): void => void failures.push(thrown);
+
 const logged: unknown[] = [];
 let previous: ReturnType<typeof setLogger>;
 beforeEach(() => {
   logged.length = 0;
+  failures.length = 0;
   previous = setLogger({ error: (...line) => void logged.push(line), warn: () => undefined, info: () => undefined });
 });
 afterEach(() => setLogger(previous));
@@ -42,15 +47,21 @@ test("a body of notifications from a JSON-only client is 204, as answerHttp's JS
     accept: "application/json",
     signal: departure().signal,
     headers: {},
+    failed,
   });
   expect(json.status).toBe(204);
-  const events = await relayHttp(BODY, relayOf([], ""), { accept: EVENTS, signal: departure().signal, headers: {} });
+  const events = await relayHttp(BODY, relayOf([], ""), {
+    accept: EVENTS,
+    signal: departure().signal,
+    headers: {},
+    failed,
+  });
   expect(events.status).toBe(202);
 });
 
 test("the client leaving before the first event: the relay's wait aborts and the POST is answered quietly, never rejected", async () => {
   const client = departure();
-  const answered = relayHttp(BODY, relayOf([]), { accept: EVENTS, signal: client.signal, headers: {} });
+  const answered = relayHttp(BODY, relayOf([]), { accept: EVENTS, signal: client.signal, headers: {}, failed });
   client.leave();
   await expect(answered).resolves.toMatchObject({ status: 202 });
   expect(logged).toEqual([]);
@@ -63,7 +74,7 @@ test("the client leaving after the first event: the stream ends closed, not erro
     relaySignal = options.signal;
     return relayOf(['{"jsonrpc":"2.0","method":"notifications/progress","params":{"progress":1}}'])(body, options);
   };
-  const answer = await relayHttp(BODY, relay, { accept: EVENTS, signal: client.signal, headers: {} });
+  const answer = await relayHttp(BODY, relay, { accept: EVENTS, signal: client.signal, headers: {}, failed });
   expect(answer.body).toBeInstanceOf(ReadableStream);
   const reader = (answer.body as ReadableStream<Uint8Array>).getReader();
   expect(new TextDecoder().decode((await reader.read()).value)).toContain("notifications/progress");
@@ -73,22 +84,51 @@ test("the client leaving after the first event: the stream ends closed, not erro
   expect(logged).toEqual([]);
 });
 
-test("a relay that fails after the first event errors the stream; one that fails before it rejects", async () => {
+test("a relay that fails: each request answered -32000 with its id, after what came (a stream), or as JSON; the failure told", async () => {
   const failing =
     (messages: string[]): Relay =>
     async (_body, { onMessage }) => {
       for (const message of messages) await onMessage?.(message);
       throw new Error("the worker is gone");
     };
+  const serverError = (id: unknown): string =>
+    JSON.stringify({ jsonrpc: "2.0", error: { code: -32000, message: "Server error" }, id });
   const begun = await relayHttp(BODY, failing(['{"jsonrpc":"2.0","method":"x"}']), {
     accept: EVENTS,
     signal: departure().signal,
     headers: {},
+    failed,
   });
-  const reader = (begun.body as ReadableStream<Uint8Array>).getReader();
-  await reader.read();
-  await expect(reader.read()).rejects.toThrow("the worker is gone");
-  await expect(
-    relayHttp(BODY, failing([]), { accept: EVENTS, signal: departure().signal, headers: {} }),
-  ).rejects.toThrow("the worker is gone");
+  const text = await new Response(begun.body).text();
+  expect(text).toBe(
+    `event: message\ndata: {"jsonrpc":"2.0","method":"x"}\n\nevent: message\ndata: ${serverError(1)}\n\n`,
+  );
+  const early = await relayHttp(BODY, failing([]), { accept: EVENTS, signal: departure().signal, headers: {}, failed });
+  expect([early.status, early.body]).toStrictEqual([200, serverError(1)]);
+  const batch = new TextEncoder().encode(
+    '[{"jsonrpc":"2.0","method":"a","id":"x"},{"jsonrpc":"2.0","method":"n"},{"jsonrpc":"2.0","method":"b","id":2}]',
+  );
+  const json = await relayHttp(batch, failing([]), {
+    accept: "application/json",
+    signal: departure().signal,
+    headers: {},
+    failed,
+  });
+  expect([json.status, json.body]).toStrictEqual([200, `[${serverError("x")},${serverError(2)}]`]);
+  const notification = new TextEncoder().encode('{"jsonrpc":"2.0","method":"n"}');
+  const none = await relayHttp(notification, failing([]), {
+    accept: "application/json",
+    signal: departure().signal,
+    headers: {},
+    failed,
+  });
+  expect(none.status).toBe(204);
+  const garbled = await relayHttp(new TextEncoder().encode("{"), failing([]), {
+    accept: "application/json",
+    signal: departure().signal,
+    headers: {},
+    failed,
+  });
+  expect(garbled.body).toBe(serverError(null));
+  expect(failures.map(String)).toStrictEqual(Array.from({ length: 5 }, () => "Error: the worker is gone"));
 });

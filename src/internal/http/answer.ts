@@ -29,6 +29,7 @@ import type { Relay } from "../core/relay";
 import { follow, type Followed } from "../core/signal";
 import type { AnyStage } from "../core/stages";
 import { dispatchFollowing, dispatchStreamed, type BodyOutlet, type ServedBody } from "../core/served-body";
+import { ERROR_SERVER_ERROR } from "../core/codes";
 import { acceptsEvents, EVENT_STREAM } from "./accept";
 import { EventQueue } from "./event-stream-writer";
 import { toHttp, type HttpAnswer } from "./json-answer";
@@ -315,7 +316,13 @@ export const answerHttp = <C = NoContext, const S extends ReadonlyArray<AnyStage
 export const relayHttp = (
   body: Uint8Array,
   relay: Relay,
-  o: { readonly accept: string | undefined; readonly signal: Followed; readonly headers: Record<string, string> },
+  o: {
+    readonly accept: string | undefined;
+    readonly signal: Followed;
+    readonly headers: Record<string, string>;
+    /** The relay failed (no answer in time, a lost message, the broker gone): for the log. */
+    readonly failed: (thrown: unknown) => void;
+  },
 ): Promise<HttpStreamAnswer> =>
   new Promise<HttpStreamAnswer>((settle, fail) => {
     const outlet = new HttpOutlet(settle, fail);
@@ -346,8 +353,46 @@ export const relayHttp = (
       (thrown: unknown) => {
         release();
         // A relay the client's leaving aborted has failed no one: nothing reads its answer.
-        if (abort.signal.aborted) outlet.finish("");
-        else outlet.failed(thrown);
+        if (abort.signal.aborted) return outlet.finish("");
+        // Each request is answered, with its id, as a call whose server failed: on the event stream
+        // after what came, or as JSON. A client waits for its id; a stream that ended without it, or
+        // an error with id null, would leave it waiting for its own time-out.
+        o.failed(thrown);
+        const text = relayFailure(body);
+        if (events) outlet.finish(text);
+        else settle(toHttp(text));
       },
     );
   });
+
+/**
+ * The answer to a relayed body whose relay failed: -32000 Server error for each request in it, with
+ * its id (none for notifications: `""`), or one with id `null` for a body that is not JSON-RPC.
+ */
+const relayFailure = (body: Uint8Array): string => {
+  const error = (id: unknown): string =>
+    JSON.stringify({ jsonrpc: "2.0", error: { code: ERROR_SERVER_ERROR, message: "Server error" }, id });
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(new TextDecoder().decode(body));
+  } catch {
+    return error(null);
+  }
+  const idOf = (message: unknown): unknown =>
+    typeof message === "object" && message !== null && "id" in message && "method" in message
+      ? (message as { id: unknown }).id
+      : undefined;
+  if (!Array.isArray(parsed)) {
+    const id = idOf(parsed);
+    return id === undefined
+      ? typeof parsed === "object" && parsed !== null && "method" in parsed
+        ? ""
+        : error(null)
+      : error(id);
+  }
+  const errors = parsed
+    .map(idOf)
+    .filter((id) => id !== undefined)
+    .map(error);
+  return errors.length === 0 ? "" : `[${errors.join(",")}]`;
+};

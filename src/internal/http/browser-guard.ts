@@ -135,30 +135,53 @@ export interface GuardedHeaders {
   readonly origin?: string | undefined;
 }
 
-const hostRefusal = (value: string, hostname: string | undefined, listening: string, loopback: boolean): Refusal => {
+/**
+ * How a refusal tells its reader to accept what it refused: the development server's (its
+ * listening address known, the `rpcserver` command's flags), or an HTTP handler's (`who`: where it
+ * is served is not known to it, and its options are named).
+ */
+interface Advice {
+  readonly who: string | undefined;
+}
+
+const hostRefusal = (
+  value: string,
+  hostname: string | undefined,
+  listening: string,
+  loopback: boolean,
+  { who }: Advice,
+): Refusal => {
   const named = hostname === undefined ? "is not a host name and port" : `names ${hostname}`;
-  const accepts = loopback
-    ? `listens on ${listening}, a loopback address, so it answers only requests addressed to localhost, 127.0.0.1 or [::1]`
-    : `listens on ${listening === "" || listening === "::" || listening === "0.0.0.0" ? "every interface" : listening}, ` +
-      "and answers requests addressed to an IP address or localhost";
+  const accepts =
+    who !== undefined
+      ? `The ${who} answers requests addressed to an IP address or localhost`
+      : loopback
+        ? `The server listens on ${listening}, a loopback address, so it answers only requests addressed to localhost, 127.0.0.1 or [::1]`
+        : `The server listens on ${listening === "" || listening === "::" || listening === "0.0.0.0" ? "every interface" : listening}, ` +
+          "and answers requests addressed to an IP address or localhost";
   const allow = hostname === undefined ? "" : ` --allowed-host ${hostname}`;
+  const how =
+    who !== undefined
+      ? `list it in the ${who}'s allowedHosts option`
+      : `list it in allowedHosts (the rpcserver command:${allow || " --allowed-host NAME"})`;
   return {
     header: "host",
     value,
     message:
-      `rpcserver: refused: the Host header "${value}" ${named}. The server ${accepts}: a web page whose ` +
+      `rpcserver: refused: the Host header "${value}" ${named}. ${accepts}: a web page whose ` +
       "name was made to point at this machine (DNS rebinding) must not reach its methods. To accept " +
-      `requests addressed to ${hostname ?? "that name"}, list it in allowedHosts (the rpcserver command:${allow || " --allowed-host NAME"}).\n`,
+      `requests addressed to ${hostname ?? "that name"}, ${how}.\n`,
   };
 };
 
-const originRefusal = (value: string): Refusal => ({
+const originRefusal = (value: string, { who }: Advice): Refusal => ({
   header: "origin",
   value,
   message:
     `rpcserver: refused: the Origin header "${value}" is not a page of this machine: only pages on localhost, ` +
     "127.0.0.1 or [::1] may call this server, or any web site one visits could call its methods. To accept " +
-    `calls from that page, list its origin in allowedOrigins (the rpcserver command: --allowed-origin ${value}), ` +
+    `calls from that page, list its origin in ${who === undefined ? "" : `the ${who}'s `}allowedOrigins` +
+    `${who === undefined ? ` (the rpcserver command: --allowed-origin ${value})` : ""}, ` +
     "or in cors.origins to let it read the answers too.\n",
 });
 
@@ -201,7 +224,14 @@ const originRefusal = (value: string): Refusal => ({
  * @since 5.0.10
  * @category server
  */
-export const browserGuard = (options: BrowserGuardOptions): ((headers: GuardedHeaders) => Refusal | undefined) => {
+export const browserGuard = (options: BrowserGuardOptions): ((headers: GuardedHeaders) => Refusal | undefined) =>
+  guardFor(options, { who: undefined });
+
+/** {@link browserGuard}, its refusals advising as `advice` says (an HTTP handler names itself and its options). @internal */
+export const guardFor = (
+  options: BrowserGuardOptions,
+  advice: Advice,
+): ((headers: GuardedHeaders) => Refusal | undefined) => {
   const { listening, allowedHosts, allowedOrigins } = options;
   if (typeof listening !== "string") throw new TypeError("browserGuard: listening must be a string");
   if (allowedHosts !== undefined && allowedHosts !== true && !Array.isArray(allowedHosts)) {
@@ -243,10 +273,11 @@ export const browserGuard = (options: BrowserGuardOptions): ((headers: GuardedHe
   return ({ host, origin }) => {
     if (host !== undefined && allowedHosts !== true && !known.has(host)) {
       const hostname = hostnameOf(host);
-      if (hostname === undefined || !hostAllowed(hostname)) return hostRefusal(host, hostname, listening, loopback);
+      if (hostname === undefined || !hostAllowed(hostname))
+        return hostRefusal(host, hostname, listening, loopback, advice);
       if (known.size < MAX_KNOWN_HOSTS) known.add(host);
     }
-    if (origin !== undefined && !originAllowed(origin)) return originRefusal(origin);
+    if (origin !== undefined && !originAllowed(origin)) return originRefusal(origin, advice);
     return undefined;
   };
 };

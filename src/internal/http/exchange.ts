@@ -182,7 +182,12 @@ export const answerExchange = async (service: Service, incoming: Incoming): Prom
     try {
       const headers = Object.fromEntries(incoming.request().headers);
       return replyOf(
-        await relayHttp(read, relay, { accept: incoming.header("accept"), signal: incoming.signal, headers }),
+        await relayHttp(read, relay, {
+          accept: incoming.header("accept"),
+          signal: incoming.signal,
+          headers,
+          failed: (thrown) => say("error", `rpcserver: ${who}: the relay failed: ${messageOf(thrown)}`),
+        }),
         cors,
       );
     } catch (thrown) {

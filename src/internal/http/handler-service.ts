@@ -14,7 +14,7 @@ import type { JsonOptions } from "../core/options";
 import type { Relay } from "../core/relay";
 import type { AnyStage } from "../core/stages";
 import { heartbeatOf } from "./answer";
-import { browserGuard } from "./browser-guard";
+import { guardFor } from "./browser-guard";
 import { discoverable } from "./discovery";
 import { refusedBy, type Made, type Service } from "./exchange";
 import { servedPage } from "./inspector-route";
@@ -139,11 +139,10 @@ export const serviceOf = (who: string, methodsOrApp: unknown, given: unknown, re
   const make = context as ((request: Request) => unknown) | undefined;
   const app = isApp(methodsOrApp) ? methodsOrApp : undefined;
   const cors = corsOption(corsGiven, who);
-  const guard = browserGuard({
-    listening: "",
-    allowedHosts,
-    allowedOrigins: [...(allowedOrigins ?? []), ...cors.origins],
-  });
+  const guard = guardFor(
+    { listening: "", allowedHosts, allowedOrigins: [...(allowedOrigins ?? []), ...cors.origins] },
+    { who },
+  );
   const title = openrpc === false ? undefined : (openrpc?.title ?? DEFAULT_INFO.title);
   const gate: Gate = {
     guard,
