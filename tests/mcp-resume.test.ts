@@ -15,12 +15,11 @@ import { promisify } from "node:util";
 import { mcpHandler, mcpServer, mcpSessions, tool } from "../src/mcp";
 import { ResumableCall } from "../src/internal/mcp/resumable";
 import { usingFixture } from "./helpers/processes";
-import { onEvents, postHeaders, type SseEvent } from "./helpers/mcp-http";
+import { onEvents, postHeaders, postRequest, type SseEvent } from "./helpers/mcp-http";
 import * as E from "fp-ts/Either";
 import * as t from "io-ts";
 
 const ROOT = join(__dirname, "..");
-const BOTH = "application/json, text/event-stream";
 
 const fixture = usingFixture("tests/fixtures/mcp-resume-server.mjs");
 
@@ -334,17 +333,6 @@ describe("a POST's event stream, resumable, on the fetch handler", () => {
     return mcpHandler(server, { sessions: mcpSessions({ replay, id: randomUUID }) });
   };
 
-  const posted = (session: string | undefined, body: unknown): Request =>
-    new Request("http://localhost/mcp", {
-      method: "POST",
-      headers: {
-        "Content-Type": "application/json",
-        Accept: BOTH,
-        ...(session === undefined ? {} : { "Mcp-Session-Id": session }),
-      },
-      body: JSON.stringify(body),
-    });
-
   /** One event a pull, as the stream hands it. */
   const read = async (reader: ReadableStreamDefaultReader<Uint8Array>): Promise<Event | "end"> => {
     const step = await reader.read();
@@ -356,9 +344,9 @@ describe("a POST's event stream, resumable, on the fetch handler", () => {
 
   test("a reader that comes back from further than what is kept is told what it lost, then gets what is kept", async () => {
     const handler = handlerOf(2);
-    const session = (await handler(posted(undefined, INITIALIZE))).headers.get("mcp-session-id") ?? "";
+    const session = (await handler(postRequest(undefined, INITIALIZE))).headers.get("mcp-session-id") ?? "";
     const answer = await handler(
-      posted(session, {
+      postRequest(session, {
         jsonrpc: "2.0",
         id: 2,
         method: "tools/call",
@@ -396,9 +384,9 @@ describe("a POST's event stream, resumable, on the fetch handler", () => {
 
   test("DELETE cancels a call not answered yet (no event yet): its finally runs, and its POST is answered", async () => {
     const handler = handlerOf(2);
-    const session = (await handler(posted(undefined, INITIALIZE))).headers.get("mcp-session-id") ?? "";
+    const session = (await handler(postRequest(undefined, INITIALIZE))).headers.get("mcp-session-id") ?? "";
     const answer = handler(
-      posted(session, {
+      postRequest(session, {
         jsonrpc: "2.0",
         id: 2,
         method: "tools/call",
@@ -418,11 +406,11 @@ describe("a POST's event stream, resumable, on the fetch handler", () => {
   test("a cancel that names no request id (none, or null) cancels nothing, not the calls whose own id cannot be told", async () => {
     held.length = 0;
     const handler = handlerOf(4);
-    const session = (await handler(posted(undefined, INITIALIZE))).headers.get("mcp-session-id") ?? "";
+    const session = (await handler(postRequest(undefined, INITIALIZE))).headers.get("mcp-session-id") ?? "";
     const call = { jsonrpc: "2.0", method: "tools/call", params: { name: "held", arguments: {} } };
     // A batch: its calls' ids are not one request's, so no cancel names it by them.
     const batch = handler(
-      posted(session, [
+      postRequest(session, [
         { ...call, id: 7 },
         { ...call, id: 8 },
       ]),
@@ -430,7 +418,7 @@ describe("a POST's event stream, resumable, on the fetch handler", () => {
     await new Promise((settle) => setTimeout(settle, 50));
     expect(held).toEqual(["started", "started"]);
     for (const params of [{}, { requestId: null }]) {
-      const cancel = await handler(posted(session, { jsonrpc: "2.0", method: "notifications/cancelled", params }));
+      const cancel = await handler(postRequest(session, { jsonrpc: "2.0", method: "notifications/cancelled", params }));
       expect(cancel.status).toBe(202);
     }
     await new Promise((settle) => setTimeout(settle, 50));
@@ -444,12 +432,12 @@ describe("a POST's event stream, resumable, on the fetch handler", () => {
   test("a batch of cancels against many calls under way reads each call's body once, not once per cancel", async () => {
     held.length = 0;
     const handler = handlerOf(4);
-    const session = (await handler(posted(undefined, INITIALIZE))).headers.get("mcp-session-id") ?? "";
+    const session = (await handler(postRequest(undefined, INITIALIZE))).headers.get("mcp-session-id") ?? "";
     const CALLS = 20;
     const pad = "x".repeat(10_000);
     const answers = Array.from({ length: CALLS }, (_, i) =>
       handler(
-        posted(session, {
+        postRequest(session, {
           jsonrpc: "2.0",
           id: 100 + i,
           method: "tools/call",
@@ -467,7 +455,7 @@ describe("a POST's event stream, resumable, on the fetch handler", () => {
     const parse = jest.spyOn(JSON, "parse");
     let parses: number;
     try {
-      expect((await handler(posted(session, cancels))).status).toBe(202);
+      expect((await handler(postRequest(session, cancels))).status).toBe(202);
       parses = parse.mock.calls.length;
     } finally {
       parse.mockRestore();
@@ -481,7 +469,7 @@ describe("a POST's event stream, resumable, on the fetch handler", () => {
     // A second batch reads no call's body again.
     const again = jest.spyOn(JSON, "parse");
     try {
-      await handler(posted(session, cancels.slice(0, 10)));
+      await handler(postRequest(session, cancels.slice(0, 10)));
       expect(again.mock.calls.length).toBeLessThanOrEqual(10);
     } finally {
       again.mockRestore();
@@ -493,9 +481,14 @@ describe("a POST's event stream, resumable, on the fetch handler", () => {
 
   test("a call answered as JSON keeps nothing: its id names no stream", async () => {
     const handler = handlerOf(2);
-    const session = (await handler(posted(undefined, INITIALIZE))).headers.get("mcp-session-id") ?? "";
+    const session = (await handler(postRequest(undefined, INITIALIZE))).headers.get("mcp-session-id") ?? "";
     const answer = await handler(
-      posted(session, { jsonrpc: "2.0", id: 2, method: "tools/call", params: { name: "steps", arguments: { to: 0 } } }),
+      postRequest(session, {
+        jsonrpc: "2.0",
+        id: 2,
+        method: "tools/call",
+        params: { name: "steps", arguments: { to: 0 } },
+      }),
     );
     expect(answer.headers.get("content-type")).toBe("application/json");
     expect(await answer.text()).toContain("0 steps");

@@ -14,7 +14,7 @@ import * as E from "fp-ts/Either";
 import * as t from "io-ts";
 import { mcpHandler, mcpServer, mcpSessions, tool } from "../src/mcp";
 import { usingFixture } from "./helpers/processes";
-import { onEvents, postHeaders, type SseEvent } from "./helpers/mcp-http";
+import { onEvents, postHeaders, postRequest, type SseEvent } from "./helpers/mcp-http";
 
 const ROOT = join(__dirname, "..");
 const SERVER = "tests/fixtures/mcp-sessions-server.mjs";
@@ -372,16 +372,7 @@ describe("mcpHandler with sessions, in process", () => {
       },
     });
     const handler = mcpHandler(server, { sessions: mcpSessions({ maxCalls: 2, id: randomUUID }) });
-    const to = (body: unknown, session?: string): Request =>
-      new Request("http://127.0.0.1/mcp", {
-        method: "POST",
-        headers: {
-          "Content-Type": "application/json",
-          Accept: BOTH,
-          ...(session === undefined ? {} : { "Mcp-Session-Id": session }),
-        },
-        body: JSON.stringify(body),
-      });
+    const to = (body: unknown, session?: string): Request => postRequest(session, body);
     const session = (await handler(to(INITIALIZE))).headers.get("Mcp-Session-Id") ?? "";
     const hold = (id: number): Record<string, unknown> =>
       call(id, "tools/call", { name: "hold", arguments: {}, _meta: { progressToken: id } });

@@ -35,3 +35,7 @@ export const postHeaders = (session?: string): Record<string, string> => ({
   Accept: "application/json, text/event-stream",
   ...(session === undefined ? {} : { "Mcp-Session-Id": session, "MCP-Protocol-Version": "2025-11-25" }),
 });
+
+/** A POST of `body` (as JSON) to an in-process handler, as {@link postHeaders} makes its headers. */
+export const postRequest = (session: string | undefined, body: unknown): Request =>
+  new Request("http://localhost/mcp", { method: "POST", headers: postHeaders(session), body: JSON.stringify(body) });
