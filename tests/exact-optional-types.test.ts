@@ -4,6 +4,7 @@
  * values that may be undefined (`{ timeoutMs: config.timeout }`). Compiled by `npm run typecheck`;
  * each call also runs, so that the default is really what `undefined` gets.
  */
+import { randomUUID } from "node:crypto";
 import { Success } from "../src";
 import { http, local } from "../src/client";
 import { fetchHandler } from "../src/fetch";
@@ -57,7 +58,16 @@ test("the HTTP handlers, the development server, otel, MCP and the inspector pag
     sessions: unset<boolean>(),
     relay: undefined,
   });
-  mcpSessions({ max: unset<number>(), idleMs: undefined, replay: undefined, resumeMs: undefined, id: undefined });
+  // Node 18 has no globalThis.crypto: there the ids' maker must be given.
+  const id: (() => string) | undefined = globalThis.crypto === undefined ? randomUUID : undefined;
+  mcpSessions({
+    max: unset<number>(),
+    idleMs: undefined,
+    replay: undefined,
+    resumeMs: undefined,
+    maxCalls: undefined,
+    id,
+  });
   expect(inspectorPage({ url: "/rpc", title: unset<string>() })).toContain("<title>JSON-RPC inspector</title>");
   const quiet = recordLogs();
   try {

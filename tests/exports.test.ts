@@ -157,6 +157,7 @@ describe("rpcserver/client", () => {
       notify: calls.notify,
       withOptions: calls.withOptions,
       matchClientError: clientError.matchClientError,
+      StreamError: clientError.StreamError,
       open: clientStreams.open,
       foldStream: clientStreams.foldStream,
     });
