@@ -77,6 +77,33 @@ test.each(["lsp", "mcp"] as const)(
   },
 );
 
+test("an error of the method's own after its request was cancelled is still logged: a cancel hides no error", async () => {
+  const logs = recordLogs();
+  try {
+    const controller = new AbortController();
+    let go!: () => void;
+    const gate = new Promise<void>((resolve) => (go = resolve));
+    const checks = {
+      check: async () => {
+        await gate;
+        throw new globalThis.Error("signature check failed");
+      },
+    };
+    const answer = asyncDispatch('{"jsonrpc":"2.0","method":"check","id":1}', checks, {
+      context: { signal: controller.signal },
+    });
+    controller.abort();
+    go();
+    expect(JSON.parse(await answer)).toMatchObject({ error: { code: -32603 }, id: 1 });
+    await turns();
+    expect(logs.entries.map((entry) => [String(entry.args[0]), String(entry.args[1])])).toEqual([
+      ['rpcserver: method "check" raised an exception', "Error: signature check failed"],
+    ]);
+  } finally {
+    logs.restore();
+  }
+});
+
 test("dispatch with the caller's own signal: aborted, the method's abort is answered -32800, and not logged", async () => {
   const logs = recordLogs();
   try {

@@ -60,10 +60,11 @@ export const methodSite = (call: Call, env: Env | undefined): string => {
  * `debug`).
  */
 export const thrownError = (env: Env, call: Call, what: string, thrown: unknown): ErrorResponse => {
-  // A request cancelled already (a cancel, its client gone, a deadline): what its code throws now is
-  // most likely that abort handed on (`await sleep(ms, undefined, { signal })`), no fault of the
-  // code's. It is answered as cancelled (the answer is seldom sent), and nothing is logged.
-  if (!isJsonRpcError(thrown) && cancelled(call)) {
+  // The abort of a request cancelled already (a cancel, its client gone, a deadline), handed on by
+  // its code (`await sleep(ms, undefined, { signal })`, `fetch`): no fault of the code's. It is
+  // answered as cancelled (the answer is seldom sent), and not logged. Any other exception is, even
+  // after a cancel: a client must not be able to keep an error out of the log by cancelling.
+  if (!isJsonRpcError(thrown) && isItsAbort(call, thrown)) {
     return ErrorResponse(ERROR_REQUEST_CANCELLED, "Request cancelled", NODATA, idOf(call.request));
   }
   return errorFor(
@@ -75,13 +76,23 @@ export const thrownError = (env: Env, call: Call, what: string, thrown: unknown)
   );
 };
 
-/** Was the request of `call` aborted: the abort a wire made for it, or a signal the caller put in the context? */
-const cancelled = (call: Call): boolean => {
+/**
+ * Is `thrown` the abort of the request of `call`, which was aborted (the abort a wire made for it,
+ * or a signal the caller put in the context): its reason itself, an `AbortError`, or an error
+ * caused by the reason (Node's timers)?
+ */
+const isItsAbort = (call: Call, thrown: unknown): boolean => {
   try {
     const { context, request } = call;
-    return (requestAbortOf(context, request)?.aborted ?? signalIn(context)?.aborted) === true;
+    const abort = requestAbortOf(context, request);
+    const signal = abort === undefined ? signalIn(context) : abort.aborted ? abort.signal : undefined;
+    if (signal?.aborted !== true) return false;
+    const reason: unknown = signal.reason;
+    if (thrown === reason) return true;
+    if (typeof thrown !== "object" || thrown === null) return false;
+    return (thrown as { name?: unknown }).name === "AbortError" || (thrown as { cause?: unknown }).cause === reason;
   } catch {
-    // A call whose reads throw (a stage's Proxy): not known to be cancelled.
+    // A call or an exception whose reads throw (a Proxy): not known to be the abort.
     return false;
   }
 };
