@@ -56,9 +56,9 @@ const require = createRequire(import.meta.url);
  * followed into the method's signal, log kinds bounded by what the server defines, declared
  * errors), 19.5 KiB with issue 33 (one abort per request, one sink of streamed values for every
  * wire, the HTTP part's own modules), 20.4 KiB with issue 34 (nested contracts: the tree of names,
- * `lazy` branches, `merge`), 21.8 KiB with the heartbeat, 22.2 KiB with the review of 2026-12-01
- * (a lazy load's waiters that leave at their signal, a request's cut heard by `traced`, messages
- * that name what a batch or a contract refuses), whence a ceiling of 23 KiB. The development server is loaded only when `serve` is called (a
+ * `lazy` branches, `merge`), 21.8 KiB with the heartbeat, 22.5 KiB with the review of 2026-12-01
+ * (a lazy load's waiters that leave at their signal, a request's cut heard by `traced`, a relay's
+ * failure answered per request, a cancelled request's abort not logged), whence a ceiling of 23 KiB. The development server is loaded only when `serve` is called (a
  * chunk of its own, not counted): the headroom leaves room for features, and a jump past it (a
  * dependency bundled by mistake, a Node polyfill) still fails.
  */
@@ -73,9 +73,9 @@ const MAX_MIN_GZIP_BYTES = 23 * 1024;
  * values (issue 24: `local`'s pipeline drains a method's async generator); 13.9 KiB with streamed
  * calls (issue 24: `open`'s buffer, the event-stream parser of `http`, `local`'s sink; the core's
  * `answerHttp` is made lazily so that it stays out); 15.1 KiB with issue 32 (the drain's turns and
- * followed signal in `local`'s pipeline, log kinds, the `redirect` refusal of `http`); 16.0 KiB with
+ * followed signal in `local`'s pipeline, log kinds, the `redirect` refusal of `http`); 16.1 KiB with
  * the review of 2026-12-01 (`batch`'s one transport, `StreamError` for a loop over a failed stream,
- * the cuts `local`'s pipeline tells). A jump past it (the OpenRPC document or the dev server pulled
+ * the cuts `local`'s pipeline tells, a cancelled request's abort not logged). A jump past it (the OpenRPC document or the dev server pulled
  * in, a Node polyfill) fails.
  */
 const MAX_CLIENT_MIN_GZIP_BYTES = 16.5 * 1024;
