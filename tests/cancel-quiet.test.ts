@@ -5,12 +5,16 @@
  * under both conventions and in dispatch with a caller's own signal. An exception thrown before
  * any cancel is still the method's, and logged.
  */
+import { randomUUID } from "node:crypto";
 import { setTimeout as sleep } from "node:timers/promises";
 import * as E from "fp-ts/Either";
 import { pipe } from "fp-ts/function";
 import { asyncDispatch, Success } from "../src";
 import { client, withOptions } from "../src/client";
 import { connect, type ConnectionContext } from "../src/connection";
+import * as t from "io-ts";
+import { mcpHandler, mcpServer, mcpSessions, tool } from "../src/mcp";
+import { postRequest } from "./helpers/mcp-http";
 import { tcpPair } from "./helpers/real-channels";
 import { recordLogs } from "./support";
 
@@ -116,6 +120,56 @@ test("dispatch with the caller's own signal: aborted, the method's abort is answ
     controller.abort();
     expect(await answer).toBe('{"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":1}');
     expect(logs.entries).toEqual([]);
+  } finally {
+    logs.restore();
+  }
+});
+
+test("an MCP tool cancelled by notifications/cancelled: its abort is not logged, an error of its own is", async () => {
+  const logs = recordLogs();
+  try {
+    const waiting = (after: (signal: AbortSignal) => unknown) =>
+      tool({
+        description: "Waits for its cancel, then throws",
+        input: t.type({}),
+        run: async (_args, { signal }) => {
+          await new Promise((resolve) => signal.addEventListener("abort", resolve, { once: true }));
+          throw after(signal);
+        },
+      });
+    const server = mcpServer({
+      name: "cancelled",
+      version: "1.0.0",
+      tools: {
+        abort: waiting((signal) => signal.reason),
+        fault: waiting(() => new TypeError("a genuine db failure")),
+      },
+    });
+    const handler = mcpHandler(server, { sessions: mcpSessions({ id: randomUUID }) });
+    const initialize = {
+      jsonrpc: "2.0",
+      id: 1,
+      method: "initialize",
+      params: { protocolVersion: "2025-11-25", capabilities: {}, clientInfo: { name: "test", version: "1" } },
+    };
+    const session = (await handler(postRequest(undefined, initialize))).headers.get("Mcp-Session-Id") ?? "";
+    for (const [id, name] of [
+      [2, "abort"],
+      [3, "fault"],
+    ] as const) {
+      const call = handler(
+        postRequest(session, { jsonrpc: "2.0", id, method: "tools/call", params: { name, arguments: {} } }),
+      );
+      await turns();
+      await handler(
+        postRequest(session, { jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: id } }),
+      );
+      await (await call).text();
+      await turns();
+    }
+    expect(logs.entries.map((entry) => [String(entry.args[0]), String(entry.args[1])])).toEqual([
+      ["rpcserver/mcp: a tool threw", "TypeError: a genuine db failure"],
+    ]);
   } finally {
     logs.restore();
   }

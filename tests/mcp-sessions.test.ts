@@ -395,6 +395,13 @@ describe("mcpHandler with sessions, in process", () => {
       id: null,
     });
     expect(held).toHaveLength(2);
+    // A batch counts each request: three, under a bound of two, are refused whole (another session, none held).
+    const other = (await handler(to(INITIALIZE))).headers.get("Mcp-Session-Id") ?? "";
+    const batched = await handler(to([hold(6), hold(7), hold(8)], other));
+    expect(batched.status).toBe(429);
+    // A client's answer (to an elicitation, say) is always taken: a server's request waits for it.
+    const answer = await handler(to({ jsonrpc: "2.0", id: 99, result: {} }, session));
+    expect(answer.status).not.toBe(429);
     // A body of notifications alone is taken at the bound: here the cancel that frees a call.
     const cancelled = await handler(
       to({ jsonrpc: "2.0", method: "notifications/cancelled", params: { requestId: 2 } }, session),

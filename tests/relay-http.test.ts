@@ -106,7 +106,7 @@ test("a relay that fails: each request answered -32000 with its id, after what c
   const early = await relayHttp(BODY, failing([]), { accept: EVENTS, signal: departure().signal, headers: {}, failed });
   expect([early.status, early.body]).toStrictEqual([200, serverError(1)]);
   const batch = new TextEncoder().encode(
-    '[{"jsonrpc":"2.0","method":"a","id":"x"},{"jsonrpc":"2.0","method":"n"},{"jsonrpc":"2.0","method":"b","id":2}]',
+    '[{"jsonrpc":"2.0","method":"a","id":"x"},{"jsonrpc":"2.0","method":"n"},{"jsonrpc":"2.0","method":"b","id":2},{"jsonrpc":"2.0","method":"c","id":{"a":1}}]',
   );
   const json = await relayHttp(batch, failing([]), {
     accept: "application/json",
@@ -114,7 +114,8 @@ test("a relay that fails: each request answered -32000 with its id, after what c
     headers: {},
     failed,
   });
-  expect([json.status, json.body]).toStrictEqual([200, `[${serverError("x")},${serverError(2)}]`]);
+  // An id JSON-RPC does not allow is answered null, as -32600 would answer it, not echoed.
+  expect([json.status, json.body]).toStrictEqual([200, `[${serverError("x")},${serverError(2)},${serverError(null)}]`]);
   const notification = new TextEncoder().encode('{"jsonrpc":"2.0","method":"n"}');
   const none = await relayHttp(notification, failing([]), {
     accept: "application/json",

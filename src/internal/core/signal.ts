@@ -166,6 +166,28 @@ export const follow = (given: Followed | undefined, onAbort: () => void): (() =>
   return () => given.removeEventListener("abort", onAbort);
 };
 
+/**
+ * Is `thrown` the abort of `signal`, which has aborted: what code that handed the signal on throws
+ * when it aborts. Its reason itself (`fetch`), an error the reason caused (Node's timers), or an
+ * `AbortError` of no cause (a library of its own). Any other exception is not: a cancel must not
+ * keep an error out of the log. Reads that throw (a Proxy) count as no.
+ */
+export const isAbortOf = (
+  thrown: unknown,
+  signal: { readonly aborted: boolean; readonly reason?: unknown } | undefined,
+): boolean => {
+  try {
+    if (signal?.aborted !== true) return false;
+    const reason: unknown = signal.reason;
+    if (thrown === reason) return true;
+    if (typeof thrown !== "object" || thrown === null) return false;
+    const { name, cause } = thrown as { name?: unknown; cause?: unknown };
+    return cause === reason || (name === "AbortError" && cause === undefined);
+  } catch {
+    return false;
+  }
+};
+
 /** Whether `value` is an `AbortSignal` (read by shape: a signal of another realm is one too). */
 const isSignal = (value: unknown): value is AbortSignal =>
   isObject(value) &&

@@ -378,10 +378,13 @@ const relayFailure = (body: Uint8Array): string => {
   } catch {
     return error(null);
   }
-  const idOf = (message: unknown): unknown =>
-    typeof message === "object" && message !== null && "id" in message && "method" in message
-      ? (message as { id: unknown }).id
-      : undefined;
+  // An id JSON-RPC does not allow (an object, an array, a boolean) is not echoed: null, as -32600 would answer it.
+  const idOf = (message: unknown): unknown => {
+    if (typeof message !== "object" || message === null || !("id" in message) || !("method" in message))
+      return undefined;
+    const { id } = message as { id: unknown };
+    return typeof id === "string" || typeof id === "number" ? id : null;
+  };
   if (!Array.isArray(parsed)) {
     const id = idOf(parsed);
     return id === undefined

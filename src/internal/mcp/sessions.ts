@@ -71,9 +71,9 @@ export interface McpSessionsOptions {
   readonly resumeMs?: number | undefined;
   /**
    * The most calls one session may have under way: answered or not yet, a call whose client left
-   * and may come back (`resumeMs`) included. A POST holding a request past it is refused, 429, and
-   * runs nothing; one of notifications alone (a `notifications/cancelled`) is always taken.
-   * Default 100.
+   * and may come back (`resumeMs`) included, each request of a batch counted. A POST whose requests
+   * would pass it is refused, 429, and runs nothing; one of notifications or answers alone (a
+   * `notifications/cancelled`, an elicitation's result) is always taken. Default 100.
    */
   readonly maxCalls?: number | undefined;
   /**
@@ -149,6 +149,8 @@ class Session {
   private numbered = 0;
   /** Each call under way: what cancels it, and what a cancel names it by (read from its body at the first cancel). */
   private readonly under = new Set<Under>();
+  /** How many requests those calls hold (a batch's each counted): at most `maxCalls`. */
+  private asked = 0;
   /** Ended (DELETE, idle, pushed out): a call answered after is cancelled at once. */
   private ended = false;
 
@@ -174,7 +176,9 @@ class Session {
     // A cancel is rare: only a body that names one is parsed here (then those of the calls under way).
     if (sent !== undefined && textOf(sent).includes("notifications/cancelled")) this.cancelNamed(sent);
     // Calls whose clients left cost no socket: without a bound, one client could keep any number.
-    if (this.under.size >= this.maxCalls && sent !== undefined && asksSomething(sent)) {
+    // A batch counts each of its requests.
+    const asked = sent === undefined ? 0 : requestsIn(sent);
+    if (asked > 0 && this.asked + asked > this.maxCalls) {
       return refused(
         429,
         -32000,
@@ -186,8 +190,10 @@ class Session {
     const cancel = (): void => controller.abort();
     const under: Under = { body: sent, id: undefined, cancel };
     this.under.add(under);
+    this.asked += asked;
     const letGo = (): void => {
-      this.under.delete(under);
+      if (!this.under.delete(under)) return;
+      this.asked -= asked;
       this.seen = Date.now();
     };
     const { signal } = incoming;
@@ -561,9 +567,23 @@ const idOf = (call: Under): string | undefined => {
 const messagesOf = (bytes: Uint8Array): Array<Record<string, unknown>> =>
   (messagesIn(textOf(bytes)) ?? []).filter(isRecord);
 
-/** Does a body hold a request (a message with a method and an id): a call that would be under way? */
-const asksSomething = (bytes: Uint8Array): boolean =>
-  messagesOf(bytes).some((message) => typeof message["method"] === "string" && "id" in message);
+/**
+ * How many requests (messages with a method and an id) a body holds: not a notification, nor a
+ * client's answer (which a server's request waits for, and must always be taken). A body that is
+ * plainly one request is not parsed for it: the common POST is not parsed twice.
+ */
+const requestsIn = (bytes: Uint8Array): number => {
+  const text = textOf(bytes);
+  const plainly =
+    !/^\s*\[/.test(text) &&
+    text.includes('"method"') &&
+    text.includes('"id"') &&
+    !text.includes("notifications/") &&
+    !text.includes('"result"') &&
+    !text.includes('"error"');
+  if (plainly) return 1;
+  return messagesOf(bytes).filter((message) => typeof message["method"] === "string" && "id" in message).length;
+};
 
 /** The id of the one request in a body (`JSON.stringify`'d), `undefined` for none or several. */
 const requestIdOf = (bytes: Uint8Array): string | undefined => {

@@ -13,6 +13,7 @@ import type { Connection } from "../connection/options";
 import { messageOf } from "../core/describe";
 import { isRecord, isThenable } from "../core/guards";
 import { logSafely } from "../core/logger";
+import { isAbortOf } from "../core/signal";
 import { text } from "./content";
 import type { Outbox } from "./outbox";
 import {
@@ -266,12 +267,12 @@ export const isGenerator = (value: unknown): value is AsyncGenerator<Progress, u
   isRecord(value) && typeof value["next"] === "function" && Symbol.asyncIterator in value;
 
 /**
- * What a handler (or a schema) threw: an `isError` result, and a log line, unless the call's signal
- * has aborted: a throw then is the cancel's own end (a wait that rejects with the signal's reason),
- * no fault to log.
+ * What a handler (or a schema) threw: an `isError` result, and a log line, unless it is the abort of
+ * the call's signal (a wait that rejects with its reason: the cancel's own end, no fault). Any other
+ * exception is logged, cancelled or not: a client must not keep an error out of the log by cancelling.
  */
 const threw = (thrown: unknown, context: McpContext): ToolResult => {
-  if (!context.signal.aborted) logSafely("rpcserver/mcp: a tool threw", thrown);
+  if (!isAbortOf(thrown, context.signal)) logSafely("rpcserver/mcp: a tool threw", thrown);
   return failed(messageOf(thrown));
 };
 

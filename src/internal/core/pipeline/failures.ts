@@ -16,7 +16,7 @@ import type { Id, Request } from "../request";
 import { ErrorResponse, type Response } from "../response";
 import { isSchemaRefused } from "../schema";
 import { NODATA } from "../sentinels";
-import { requestAbortOf, signalIn } from "../signal";
+import { isAbortOf, requestAbortOf, signalIn } from "../signal";
 import { idOf, type Call } from "../stages";
 
 export const failWith = (
@@ -76,23 +76,14 @@ export const thrownError = (env: Env, call: Call, what: string, thrown: unknown)
   );
 };
 
-/**
- * Is `thrown` the abort of the request of `call`, which was aborted (the abort a wire made for it,
- * or a signal the caller put in the context): its reason itself, an `AbortError`, or an error
- * caused by the reason (Node's timers)?
- */
+/** Is `thrown` the abort of the request of `call`, aborted already: the abort a wire made for it, or a signal the caller put in the context? */
 const isItsAbort = (call: Call, thrown: unknown): boolean => {
   try {
     const { context, request } = call;
     const abort = requestAbortOf(context, request);
-    const signal = abort === undefined ? signalIn(context) : abort.aborted ? abort.signal : undefined;
-    if (signal?.aborted !== true) return false;
-    const reason: unknown = signal.reason;
-    if (thrown === reason) return true;
-    if (typeof thrown !== "object" || thrown === null) return false;
-    return (thrown as { name?: unknown }).name === "AbortError" || (thrown as { cause?: unknown }).cause === reason;
+    return isAbortOf(thrown, abort === undefined ? signalIn(context) : abort.aborted ? abort.signal : undefined);
   } catch {
-    // A call or an exception whose reads throw (a Proxy): not known to be the abort.
+    // A call whose reads throw (a stage's Proxy): not known to be cancelled.
     return false;
   }
 };
