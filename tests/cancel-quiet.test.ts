@@ -108,6 +108,35 @@ test("an error of the method's own after its request was cancelled is still logg
   }
 });
 
+test("each form of a handed-on abort goes unlogged: the reason itself, an error it caused, an AbortError of no cause", async () => {
+  const logs = recordLogs();
+  try {
+    const forms = [
+      (signal: AbortSignal) => signal.reason as unknown,
+      (signal: AbortSignal) => new globalThis.Error("timers", { cause: signal.reason }),
+      () => new DOMException("The operation was aborted", "AbortError"),
+    ];
+    for (const [id, form] of forms.entries()) {
+      const controller = new AbortController();
+      const aborting = {
+        go: async (ctx: { signal: AbortSignal }) => {
+          await new Promise((resolve) => ctx.signal.addEventListener("abort", resolve, { once: true }));
+          throw form(ctx.signal);
+        },
+      };
+      const answer = asyncDispatch(`{"jsonrpc":"2.0","method":"go","id":${id}}`, aborting, {
+        context: { signal: controller.signal },
+      });
+      controller.abort();
+      expect(await answer).toBe(`{"jsonrpc":"2.0","error":{"code":-32800,"message":"Request cancelled"},"id":${id}}`);
+    }
+    await turns();
+    expect(logs.entries).toEqual([]);
+  } finally {
+    logs.restore();
+  }
+});
+
 test("dispatch with the caller's own signal: aborted, the method's abort is answered -32800, and not logged", async () => {
   const logs = recordLogs();
   try {

@@ -29,10 +29,10 @@ import type { Relay } from "../core/relay";
 import { follow, type Followed } from "../core/signal";
 import type { AnyStage } from "../core/stages";
 import { dispatchFollowing, dispatchStreamed, type BodyOutlet, type ServedBody } from "../core/served-body";
-import { ERROR_SERVER_ERROR } from "../core/codes";
+import { isRecord } from "../core/guards";
 import { acceptsEvents, EVENT_STREAM } from "./accept";
 import { EventQueue } from "./event-stream-writer";
-import { toHttp, type HttpAnswer } from "./json-answer";
+import { serverErrorOf, toHttp, type HttpAnswer } from "./json-answer";
 
 /**
  * The options of {@link answerHttp}: dispatch's (`context`, `maxBatchSize`, `stages`, `serializer`...)
@@ -367,35 +367,21 @@ export const relayHttp = (
 
 /**
  * The answer to a relayed body whose relay failed: -32000 Server error for each request in it, with
- * its id (none for notifications: `""`), or one with id `null` for a body that is not JSON-RPC.
+ * its id (an id JSON-RPC does not allow, null, as -32600 would answer it); id null for a message that
+ * is no request, or a body that is not JSON; nothing for notifications.
  */
 const relayFailure = (body: Uint8Array): string => {
-  const error = (id: unknown): string =>
-    JSON.stringify({ jsonrpc: "2.0", error: { code: ERROR_SERVER_ERROR, message: "Server error" }, id });
   let parsed: unknown;
   try {
     parsed = JSON.parse(new TextDecoder().decode(body));
   } catch {
-    return error(null);
+    return serverErrorOf(null);
   }
-  // An id JSON-RPC does not allow (an object, an array, a boolean) is not echoed: null, as -32600 would answer it.
-  const idOf = (message: unknown): unknown => {
-    if (typeof message !== "object" || message === null || !("id" in message) || !("method" in message))
-      return undefined;
-    const { id } = message as { id: unknown };
-    return typeof id === "string" || typeof id === "number" ? id : null;
-  };
-  if (!Array.isArray(parsed)) {
-    const id = idOf(parsed);
-    return id === undefined
-      ? typeof parsed === "object" && parsed !== null && "method" in parsed
-        ? ""
-        : error(null)
-      : error(id);
-  }
-  const errors = parsed
-    .map(idOf)
-    .filter((id) => id !== undefined)
-    .map(error);
-  return errors.length === 0 ? "" : `[${errors.join(",")}]`;
+  const answers = (Array.isArray(parsed) ? parsed : [parsed]).flatMap((message: unknown) => {
+    if (!isRecord(message) || !("method" in message)) return [serverErrorOf(null)];
+    if (!("id" in message)) return [];
+    const { id } = message;
+    return [serverErrorOf(typeof id === "string" || typeof id === "number" ? id : null)];
+  });
+  return answers.length === 0 ? "" : Array.isArray(parsed) ? `[${answers.join(",")}]` : (answers[0] as string);
 };

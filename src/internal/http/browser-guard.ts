@@ -135,21 +135,12 @@ export interface GuardedHeaders {
   readonly origin?: string | undefined;
 }
 
-/**
- * How a refusal tells its reader to accept what it refused: the development server's (its
- * listening address known, the `rpcserver` command's flags), or an HTTP handler's (`who`: where it
- * is served is not known to it, and its options are named).
- */
-interface Advice {
-  readonly who: string | undefined;
-}
-
 const hostRefusal = (
   value: string,
   hostname: string | undefined,
   listening: string,
   loopback: boolean,
-  { who }: Advice,
+  who: string | undefined,
 ): Refusal => {
   const named = hostname === undefined ? "is not a host name and port" : `names ${hostname}`;
   const accepts =
@@ -174,7 +165,7 @@ const hostRefusal = (
   };
 };
 
-const originRefusal = (value: string, { who }: Advice): Refusal => ({
+const originRefusal = (value: string, who: string | undefined): Refusal => ({
   header: "origin",
   value,
   message:
@@ -225,12 +216,16 @@ const originRefusal = (value: string, { who }: Advice): Refusal => ({
  * @category server
  */
 export const browserGuard = (options: BrowserGuardOptions): ((headers: GuardedHeaders) => Refusal | undefined) =>
-  guardFor(options, { who: undefined });
+  guardFor(options, undefined);
 
-/** {@link browserGuard}, its refusals advising as `advice` says (an HTTP handler names itself and its options). @internal */
+/**
+ * {@link browserGuard}, its refusals advising as `who` serves: the development server (`undefined`:
+ * its listening address known, the `rpcserver` command's flags named), or an HTTP handler of that
+ * name (where it is served not known to it, its options named). @internal
+ */
 export const guardFor = (
   options: BrowserGuardOptions,
-  advice: Advice,
+  who: string | undefined,
 ): ((headers: GuardedHeaders) => Refusal | undefined) => {
   const { listening, allowedHosts, allowedOrigins } = options;
   if (typeof listening !== "string") throw new TypeError("browserGuard: listening must be a string");
@@ -274,10 +269,10 @@ export const guardFor = (
     if (host !== undefined && allowedHosts !== true && !known.has(host)) {
       const hostname = hostnameOf(host);
       if (hostname === undefined || !hostAllowed(hostname))
-        return hostRefusal(host, hostname, listening, loopback, advice);
+        return hostRefusal(host, hostname, listening, loopback, who);
       if (known.size < MAX_KNOWN_HOSTS) known.add(host);
     }
-    if (origin !== undefined && !originAllowed(origin)) return originRefusal(origin, advice);
+    if (origin !== undefined && !originAllowed(origin)) return originRefusal(origin, who);
     return undefined;
   };
 };

@@ -141,7 +141,7 @@ export const serviceOf = (who: string, methodsOrApp: unknown, given: unknown, re
   const cors = corsOption(corsGiven, who);
   const guard = guardFor(
     { listening: "", allowedHosts, allowedOrigins: [...(allowedOrigins ?? []), ...cors.origins] },
-    { who },
+    who,
   );
   const title = openrpc === false ? undefined : (openrpc?.title ?? DEFAULT_INFO.title);
   const gate: Gate = {

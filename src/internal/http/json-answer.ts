@@ -18,6 +18,8 @@
  * @module
  */
 
+import { ERROR_SERVER_ERROR } from "../core/codes";
+
 /**
  * What to send over HTTP for a piece of dispatch output: a status, headers and a body. It fits the
  * Fetch API as is: `new Response(answer.body, answer)` (the extra `body` member of the init is ignored).
@@ -68,3 +70,7 @@ const NO_CONTENT: HttpAnswer = Object.freeze({ status: 204, headers: Object.free
  */
 export const toHttp = (text: string): HttpAnswer =>
   text === "" ? NO_CONTENT : { status: 200, headers: { "Content-Type": "application/json" }, body: text };
+
+/** -32000 Server error for the request of `id`, as JSON text: what a failure of the server's own answers. @internal */
+export const serverErrorOf = (id: string | number | null): string =>
+  JSON.stringify({ jsonrpc: "2.0", error: { code: ERROR_SERVER_ERROR, message: "Server error" }, id });

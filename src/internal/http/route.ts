@@ -7,10 +7,11 @@
  *
  * @module
  */
-import { ERROR_INVALID_REQUEST, ERROR_SERVER_ERROR } from "../core/codes";
+import { ERROR_INVALID_REQUEST } from "../core/codes";
 import { log } from "../core/logger";
 import type { GuardedHeaders, Refusal } from "./browser-guard";
 import { acceptsHtml, varyingByAccept, type ServedPage } from "./inspector-route";
+import { serverErrorOf } from "./json-answer";
 
 /** Logging must never stop a server, so a logger that throws is ignored. */
 export const say = (level: "error" | "warn" | "info", message: string): void => {
@@ -28,11 +29,7 @@ export type HeaderValues = { readonly [name: string]: string | number };
 export const NO_HEADERS: HeaderValues = {};
 
 /** What a request that made dispatch itself fail gets (a bad option, say): -32000, and a log line. */
-export const SERVER_ERROR_BODY = JSON.stringify({
-  jsonrpc: "2.0",
-  error: { code: ERROR_SERVER_ERROR, message: "Server error" },
-  id: null,
-});
+export const SERVER_ERROR_BODY = serverErrorOf(null);
 
 /**
  * The body of a POST refused as a whole, before dispatch (too large, encoded): JSON-RPC's -32600

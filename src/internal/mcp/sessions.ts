@@ -149,10 +149,15 @@ class Session {
   private numbered = 0;
   /** Each call under way: what cancels it, and what a cancel names it by (read from its body at the first cancel). */
   private readonly under = new Set<Under>();
-  /** How many requests those calls hold (a batch's each counted): at most `maxCalls`. */
-  private asked = 0;
   /** Ended (DELETE, idle, pushed out): a call answered after is cancelled at once. */
   private ended = false;
+
+  /** How many requests the calls under way hold (a batch's each counted): at most `maxCalls`. */
+  private requestsUnder(): number {
+    let sum = 0;
+    for (const { asked } of this.under) sum += asked;
+    return sum;
+  }
 
   /** A stream is open, or a call is under way: the session is in use, however long since its last request. */
   get streaming(): boolean {
@@ -178,7 +183,7 @@ class Session {
     // Calls whose clients left cost no socket: without a bound, one client could keep any number.
     // A batch counts each of its requests.
     const asked = sent === undefined ? 0 : requestsIn(sent);
-    if (asked > 0 && this.asked + asked > this.maxCalls) {
+    if (asked > 0 && this.requestsUnder() + asked > this.maxCalls) {
       return refused(
         429,
         -32000,
@@ -188,12 +193,10 @@ class Session {
     }
     const controller = new AbortController();
     const cancel = (): void => controller.abort();
-    const under: Under = { body: sent, id: undefined, cancel };
+    const under: Under = { body: sent, id: undefined, asked, cancel };
     this.under.add(under);
-    this.asked += asked;
     const letGo = (): void => {
-      if (!this.under.delete(under)) return;
-      this.asked -= asked;
+      this.under.delete(under);
       this.seen = Date.now();
     };
     const { signal } = incoming;
@@ -551,6 +554,8 @@ const over = (cors: Readonly<Record<string, string>>): Response =>
 interface Under {
   body: Uint8Array | undefined;
   id: string | undefined;
+  /** How many requests its body holds. */
+  readonly asked: number;
   readonly cancel: () => void;
 }
 
@@ -567,27 +572,16 @@ const idOf = (call: Under): string | undefined => {
 const messagesOf = (bytes: Uint8Array): Array<Record<string, unknown>> =>
   (messagesIn(textOf(bytes)) ?? []).filter(isRecord);
 
-/**
- * How many requests (messages with a method and an id) a body holds: not a notification, nor a
- * client's answer (which a server's request waits for, and must always be taken). A body that is
- * plainly one request is not parsed for it: the common POST is not parsed twice.
- */
-const requestsIn = (bytes: Uint8Array): number => {
-  const text = textOf(bytes);
-  const plainly =
-    !/^\s*\[/.test(text) &&
-    text.includes('"method"') &&
-    text.includes('"id"') &&
-    !text.includes("notifications/") &&
-    !text.includes('"result"') &&
-    !text.includes('"error"');
-  if (plainly) return 1;
-  return messagesOf(bytes).filter((message) => typeof message["method"] === "string" && "id" in message).length;
-};
+/** A request, of a body's messages: a method and an id (not a notification, nor a client's answer). */
+const isRequest = (message: Record<string, unknown>): boolean =>
+  typeof message["method"] === "string" && "id" in message;
+
+/** How many requests a body holds: a client's answers (which a server's request waits for) and notifications are none. */
+const requestsIn = (bytes: Uint8Array): number => messagesOf(bytes).filter(isRequest).length;
 
 /** The id of the one request in a body (`JSON.stringify`'d), `undefined` for none or several. */
 const requestIdOf = (bytes: Uint8Array): string | undefined => {
-  const asked = messagesOf(bytes).filter((message) => typeof message["method"] === "string" && "id" in message);
+  const asked = messagesOf(bytes).filter(isRequest);
   return asked.length === 1 ? JSON.stringify(asked[0]?.["id"]) : undefined;
 };
 

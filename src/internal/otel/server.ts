@@ -136,12 +136,12 @@ export function traced<C = unknown>(options: TracedOptions<C> = {}): TypedAround
         // the life of the process.
         let over = false;
         let letGo = constVoid;
-        const finish = (outcome: Outcome, known: boolean, cut = false): void => {
+        const finish = (outcome: Outcome, guessing: boolean, cut = false): void => {
           if (over) return;
           over = true;
           untap();
           letGo();
-          end(span, described, outcome, elapsed, known, cut);
+          end(span, described, outcome, elapsed, guessing, cut);
         };
         const cutBy = (reason: unknown): void => {
           try {
